@@ -1,0 +1,45 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "cog-cred",
+    products: [
+        .executable(name: "cog-cred", targets: ["cog-cred"]),
+        .library(name: "CogCredCore", targets: ["CogCredCore"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    ],
+    targets: [
+        // Thin executable: parses arguments, wires library objects together,
+        // maps failures to exit codes.
+        .executableTarget(
+            name: "cog-cred",
+            dependencies: [
+                "CogCredCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        // All of the logic, unit-tested with in-memory fakes.
+        .target(
+            name: "CogCredCore",
+            dependencies: ["CSecret", "CCurl"]
+        ),
+        // System library targets: one per C library, each with a shim header
+        // that makes the variadic C APIs callable from Swift.
+        .systemLibrary(
+            name: "CSecret",
+            pkgConfig: "libsecret-1",
+            providers: [.apt(["libsecret-1-dev", "libglib2.0-dev"])]
+        ),
+        .systemLibrary(
+            name: "CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
+        .testTarget(
+            name: "CogCredCoreTests",
+            dependencies: ["CogCredCore"]
+        ),
+    ]
+)

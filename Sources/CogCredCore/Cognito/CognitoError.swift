@@ -1,0 +1,53 @@
+/// A Cognito call that did not succeed.
+///
+/// Keeps Cognito's own error code (`__type`, without any `prefix#`) and
+/// message, so that what the service said is never lost behind our wording.
+public enum CognitoError: Error, Sendable, Equatable {
+    /// Cognito answered with a JSON error.
+    case service(code: String, message: String, httpStatus: Int)
+    /// No complete answer: connection refused, timeout, TLS failure.
+    case transport(TransportError)
+    /// An answer that is not what Cognito sends: HTML, truncated or empty JSON.
+    case badResponse(httpStatus: Int, detail: String)
+    /// The command's overall time budget ran out before the request was sent.
+    case deadlineExceeded
+
+    /// Cognito's error code, when it sent one.
+    public var code: String? {
+        if case .service(let code, _, _) = self { return code }
+        return nil
+    }
+
+    /// Worth trying again later: the fault is not in what was asked.
+    public var isTemporary: Bool {
+        switch self {
+        case .transport, .badResponse, .deadlineExceeded: return true
+        case .service(let code, _, let status):
+            return status >= 500 || CognitoError.temporaryCodes.contains(code)
+        }
+    }
+
+    static let temporaryCodes: Set<String> = [
+        "TooManyRequestsException", "LimitExceededException", "InternalErrorException",
+        "ServiceUnavailableException", "ThrottlingException", "RequestTimeoutException",
+    ]
+
+    /// What went wrong, in words for a person, without any wording that
+    /// depends on which command was running (the callers add that).
+    public var summary: String {
+        switch self {
+        case .service(let code, let message, _):
+            return message.isEmpty ? code : "\(code): \(message.oneLine())"
+        case .transport(let error):
+            switch error.kind {
+            case .timedOut: return "Cognito did not answer in time (\(error.detail.oneLine()))"
+            case .tls: return "the TLS connection to Cognito failed (\(error.detail.oneLine()))"
+            case .connectionFailed, .other: return "cannot reach Cognito (\(error.detail.oneLine()))"
+            }
+        case .badResponse(let status, let detail):
+            return "Cognito sent an answer that cannot be read (HTTP \(status), \(detail.oneLine(limit: 120)))"
+        case .deadlineExceeded:
+            return "the command ran out of time before Cognito answered"
+        }
+    }
+}

@@ -1,0 +1,170 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// Cognito's user pool API: JSON over HTTPS, unsigned (the actions cog-cred
+/// uses are public and authenticate with the app client id and the user's
+/// own credentials).
+public struct CognitoHTTPClient: CognitoClient {
+    public let endpoint: String
+    public let clientID: String
+    public let timeouts: Timeouts
+    public let deadline: Deadline
+    let transport: any HTTPTransport
+
+    public init(endpoint: String, clientID: String, timeouts: Timeouts, deadline: Deadline, transport: any HTTPTransport = CurlTransport()) {
+        self.endpoint = endpoint
+        self.clientID = clientID
+        self.timeouts = timeouts
+        self.deadline = deadline
+        self.transport = transport
+    }
+
+    public func signInWithPassword(username: String, password: String) throws(CognitoError) -> AuthOutcome {
+        let response: InitiateAuthResponse = try call(
+            "InitiateAuth",
+            InitiateAuthRequest(
+                authFlow: "USER_PASSWORD_AUTH", clientID: clientID,
+                authParameters: ["USERNAME": username, "PASSWORD": password]))
+        return try response.outcome()
+    }
+
+    public func refresh(refreshToken: String) throws(CognitoError) -> AuthenticationResult {
+        let response: InitiateAuthResponse = try call(
+            "InitiateAuth",
+            InitiateAuthRequest(
+                authFlow: "REFRESH_TOKEN_AUTH", clientID: clientID,
+                authParameters: ["REFRESH_TOKEN": refreshToken]))
+        guard case .authenticated(let result) = try response.outcome() else {
+            throw .badResponse(httpStatus: 200, detail: "a refresh answered with a challenge")
+        }
+        return result
+    }
+
+    /// POSTs one action and decodes its answer or its error.
+    func call<Request: Encodable, Response: Decodable>(_ action: String, _ body: Request) throws(CognitoError) -> Response {
+        let remaining = deadline.remaining
+        guard remaining > 0.05 else { throw .deadlineExceeded }
+        let payload: Data
+        do {
+            payload = try JSONEncoder().encode(body)
+        } catch {
+            throw .badResponse(httpStatus: 0, detail: "could not encode the request")
+        }
+        // Exactly these two headers and no Authorization header: Cognito (and
+        // its emulators) route on them.
+        let request = HTTPRequest(
+            url: endpoint,
+            headers: [
+                ("Content-Type", "application/x-amz-json-1.1"),
+                ("X-Amz-Target", "AWSCognitoIdentityProviderService.\(action)"),
+            ],
+            body: payload,
+            connectTimeout: min(timeouts.connect, remaining),
+            totalTimeout: min(timeouts.request, remaining))
+        let response: HTTPResponse
+        do {
+            response = try transport.post(request)
+        } catch {
+            throw .transport(error)
+        }
+        return try CognitoHTTPClient.decode(response)
+    }
+
+    /// Turns an HTTP answer into the action's result or a `CognitoError`.
+    /// Anything that is not Cognito-shaped JSON is a `badResponse`.
+    static func decode<Response: Decodable>(_ response: HTTPResponse) throws(CognitoError) -> Response {
+        if response.status == 200 {
+            do {
+                return try JSONDecoder().decode(Response.self, from: response.body)
+            } catch {
+                throw .badResponse(httpStatus: 200, detail: response.body.isEmpty ? "empty body" : "not the expected JSON")
+            }
+        }
+        if let error = try? JSONDecoder().decode(ErrorBody.self, from: response.body), let type = error.type, !type.isEmpty {
+            // "com.amazonaws...#NotAuthorizedException" -> "NotAuthorizedException"
+            let code = type.split(separator: "#").last.map(String.init) ?? type
+            throw .service(code: code, message: error.message ?? "", httpStatus: response.status)
+        }
+        let detail = response.body.isEmpty ? "empty body" : "not a JSON error"
+        throw .badResponse(httpStatus: response.status, detail: detail)
+    }
+}
+
+// MARK: - Wire shapes
+
+struct InitiateAuthRequest: Encodable {
+    var authFlow: String
+    var clientID: String
+    var authParameters: [String: String]
+
+    enum CodingKeys: String, CodingKey {
+        case authFlow = "AuthFlow"
+        case clientID = "ClientId"
+        case authParameters = "AuthParameters"
+    }
+}
+
+struct InitiateAuthResponse: Decodable {
+    var authenticationResult: AuthenticationResultBody?
+    var challengeName: String?
+    var session: String?
+    var challengeParameters: [String: String]?
+
+    enum CodingKeys: String, CodingKey {
+        case authenticationResult = "AuthenticationResult"
+        case challengeName = "ChallengeName"
+        case session = "Session"
+        case challengeParameters = "ChallengeParameters"
+    }
+
+    func outcome() throws(CognitoError) -> AuthOutcome {
+        if let result = authenticationResult {
+            guard let access = result.accessToken, !access.isEmpty else {
+                throw .badResponse(httpStatus: 200, detail: "no access token in the answer")
+            }
+            return .authenticated(
+                AuthenticationResult(
+                    accessToken: access, idToken: result.idToken, refreshToken: result.refreshToken,
+                    expiresIn: result.expiresIn))
+        }
+        if let name = challengeName, !name.isEmpty {
+            return .challenge(name: name, session: session, parameters: challengeParameters ?? [:])
+        }
+        throw .badResponse(httpStatus: 200, detail: "neither tokens nor a challenge in the answer")
+    }
+}
+
+struct AuthenticationResultBody: Decodable {
+    var accessToken: String?
+    var idToken: String?
+    var refreshToken: String?
+    var expiresIn: Int64?
+
+    enum CodingKeys: String, CodingKey {
+        case accessToken = "AccessToken"
+        case idToken = "IdToken"
+        case refreshToken = "RefreshToken"
+        case expiresIn = "ExpiresIn"
+    }
+}
+
+struct ErrorBody: Decodable {
+    var type: String?
+    var message: String?
+
+    enum CodingKeys: String, CodingKey {
+        case type = "__type"
+        case message
+        // Some AWS services spell it with a capital M.
+        case capitalMessage = "Message"
+    }
+
+    init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        type = try c.decodeIfPresent(String.self, forKey: .type)
+        message = try c.decodeIfPresent(String.self, forKey: .message) ?? c.decodeIfPresent(String.self, forKey: .capitalMessage)
+    }
+}

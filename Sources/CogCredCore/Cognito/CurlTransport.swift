@@ -1,0 +1,104 @@
+import CCurl
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// HTTPS through libcurl, the system's well-tested HTTP client.
+///
+/// One easy handle per request: a command makes one or two requests, so
+/// connection reuse would buy nothing and cost state.
+public struct CurlTransport: HTTPTransport {
+    public init() {}
+
+    /// The response body is collected here by the write callback.
+    private final class Sink {
+        var data = Data()
+        /// Cognito answers are a few KiB; stop a runaway peer well before memory matters.
+        let limit = 4 << 20
+        var overflowed = false
+    }
+
+    public func post(_ request: HTTPRequest) throws(TransportError) -> HTTPResponse {
+        CurlTransport.globalInit
+        guard let handle = curl_easy_init() else { throw TransportError(.other, "libcurl could not start") }
+        defer { curl_easy_cleanup(handle) }
+
+        var headerList: UnsafeMutablePointer<curl_slist>? = nil
+        for (name, value) in request.headers {
+            headerList = curl_slist_append(headerList, "\(name): \(value)")
+        }
+        // libcurl adds "Expect: 100-continue" for larger bodies; Cognito does not need the extra round trip.
+        headerList = curl_slist_append(headerList, "Expect:")
+        defer { curl_slist_free_all(headerList) }
+
+        let sink = Sink()
+        let context = Unmanaged.passUnretained(sink).toOpaque()
+        var errorBuffer = [CChar](repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
+
+        let code: CURLcode = withExtendedLifetime(sink) {
+            errorBuffer.withUnsafeMutableBufferPointer { errorPointer in
+                ccurl_setopt_string(handle, CURLOPT_URL, request.url)
+                ccurl_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
+                ccurl_setopt_long(handle, CURLOPT_POST, 1)
+                ccurl_setopt_long(handle, CURLOPT_POSTFIELDSIZE, request.body.count)
+                request.body.withUnsafeBytes { raw in
+                    // COPYPOSTFIELDS copies, so the buffer need not outlive this call.
+                    _ = ccurl_setopt_pointer(handle, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: raw.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!))
+                }
+                ccurl_setopt_slist(handle, CURLOPT_HTTPHEADER, headerList)
+                ccurl_setopt_string(handle, CURLOPT_USERAGENT, "cog-cred/\(cogCredVersion)")
+                // Only HTTP(S); no redirects: a credential request must not wander.
+                ccurl_setopt_string(handle, CURLOPT_PROTOCOLS_STR, "http,https")
+                ccurl_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 0)
+                ccurl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, max(1, Int(request.connectTimeout * 1000)))
+                ccurl_setopt_long(handle, CURLOPT_TIMEOUT_MS, max(1, Int(request.totalTimeout * 1000)))
+                ccurl_setopt_pointer(handle, CURLOPT_ERRORBUFFER, errorPointer.baseAddress)
+                ccurl_setopt_pointer(handle, CURLOPT_WRITEDATA, context)
+                ccurl_setopt_write_callback(handle, CURLOPT_WRITEFUNCTION) { data, size, count, context in
+                    guard let data, let context else { return 0 }
+                    let sink = Unmanaged<Sink>.fromOpaque(context).takeUnretainedValue()
+                    let n = size * count
+                    if sink.data.count + n > sink.limit {
+                        sink.overflowed = true
+                        return 0  // tells libcurl to abort the transfer
+                    }
+                    data.withMemoryRebound(to: UInt8.self, capacity: n) { sink.data.append($0, count: n) }
+                    return n
+                }
+                return curl_easy_perform(handle)
+            }
+        }
+
+        guard code == CURLE_OK else {
+            let detail = errorBuffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+            let text = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
+            if sink.overflowed { throw TransportError(.other, "the response was larger than \(sink.limit) bytes") }
+            throw TransportError(CurlTransport.kind(of: code), text)
+        }
+        var status = 0
+        ccurl_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
+        return HTTPResponse(status: status, body: sink.data)
+    }
+
+    static func kind(of code: CURLcode) -> TransportError.Kind {
+        switch code {
+        case CURLE_COULDNT_CONNECT, CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY,
+            CURLE_SEND_ERROR, CURLE_RECV_ERROR, CURLE_GOT_NOTHING, CURLE_PARTIAL_FILE:
+            return .connectionFailed
+        case CURLE_OPERATION_TIMEDOUT:
+            return .timedOut
+        case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CACERT_BADFILE,
+            CURLE_SSL_CERTPROBLEM:
+            return .tls
+        default:
+            return .other
+        }
+    }
+
+    /// curl_global_init is not thread-safe; a lazy global runs it exactly once.
+    private static let globalInit: Void = {
+        curl_global_init(Int(CURL_GLOBAL_DEFAULT))
+    }()
+}

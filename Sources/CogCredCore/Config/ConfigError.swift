@@ -1,0 +1,31 @@
+/// Problems with profiles and the config file. All exit 78 except a bad
+/// value typed on the command line, which the executable reports as usage.
+public enum ConfigError: CogCredFailure, Equatable {
+    /// No profile of that name in the config file.
+    case profileNotFound(profile: String, path: String)
+    /// The file exists but cannot be read or parsed.
+    case unreadable(path: String, reason: String)
+    /// The file could not be written.
+    case unwritable(path: String, reason: String)
+    /// A setting has a value cog-cred cannot use.
+    case invalidValue(String, String)
+    /// A new profile needs a setting that was not given.
+    case missingSetting(profile: String, setting: String)
+
+    public var category: FailureCategory { .configuration }
+
+    public var message: String {
+        switch self {
+        case .profileNotFound(let profile, let path):
+            return "profile '\(profile)' is not configured (\(path)); run: cog-cred configure --profile \(profile) --user-pool-id POOL_ID --client-id CLIENT_ID"
+        case .unreadable(let path, let reason):
+            return "cannot read the config file \(path): \(reason.oneLine()); fix or remove it, then run cog-cred configure"
+        case .unwritable(let path, let reason):
+            return "cannot write the config file \(path): \(reason.oneLine())"
+        case .invalidValue(let setting, let problem):
+            return "invalid \(setting): \(problem)"
+        case .missingSetting(let profile, let setting):
+            return "profile '\(profile)' is new: --\(setting) is required"
+        }
+    }
+}

@@ -1,0 +1,31 @@
+/// The Secret Service could not be used. Every case exits 69, each with its
+/// own message, and cog-cred never falls back to storing anything elsewhere.
+public enum SecretServiceError: CogCredFailure, Equatable {
+    /// No D-Bus session bus to talk to (and cog-cred will not start one).
+    case noSessionBus
+    /// A bus, but nothing provides org.freedesktop.secrets on it, or it failed to answer.
+    case serviceUnavailable(String)
+    /// The Secret Service has no default collection (keyring) to keep items in.
+    case noDefaultCollection
+    /// The default collection exists but is locked.
+    case locked
+    /// Any other failure, with libsecret's GError domain, code and message.
+    case failed(operation: String, domain: String, code: Int32, detail: String)
+
+    public var category: FailureCategory { .secretServiceUnavailable }
+
+    public var message: String {
+        switch self {
+        case .noSessionBus:
+            return "no D-Bus session bus (DBUS_SESSION_BUS_ADDRESS is unset and there is no $XDG_RUNTIME_DIR/bus): cog-cred keeps tokens only in the Secret Service; run it inside a desktop or `dbus-run-session` with a keyring daemon"
+        case .serviceUnavailable(let detail):
+            return "the Secret Service is not available on the session bus (\(detail.oneLine())); start a keyring daemon such as gnome-keyring or KeePassXC"
+        case .noDefaultCollection:
+            return "the Secret Service has no default keyring; create one in your keyring manager (for gnome-keyring: unlock it once with `gnome-keyring-daemon --unlock`)"
+        case .locked:
+            return "the keyring is locked; unlock it (log in to the desktop, open your keyring manager, or pipe the password to `gnome-keyring-daemon --unlock`) and try again"
+        case .failed(let operation, let domain, let code, let detail):
+            return "the Secret Service failed to \(operation) (\(domain) \(code): \(detail.oneLine()))"
+        }
+    }
+}

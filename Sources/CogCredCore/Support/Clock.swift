@@ -1,0 +1,34 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Seconds since the Unix epoch. Token expiry has one-second resolution
+/// (JWT `exp`), so whole seconds are all the token logic needs.
+public protocol Clock: Sendable {
+    func now() -> Int64
+}
+
+/// The real wall clock.
+public struct SystemClock: Clock {
+    public init() {}
+    public func now() -> Int64 { Int64(time(nil)) }
+}
+
+/// A monotonic deadline for one command, so that all the requests a command
+/// makes share one time budget.
+public struct Deadline: Sendable {
+    private let end: Double
+
+    public init(secondsFromNow: Double) {
+        end = Deadline.monotonicSeconds() + secondsFromNow
+    }
+
+    /// Seconds left, never negative.
+    public var remaining: Double { max(0, end - Deadline.monotonicSeconds()) }
+
+    static func monotonicSeconds() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    }
+}

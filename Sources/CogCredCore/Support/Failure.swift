@@ -1,0 +1,60 @@
+/// What kind of failure an error is, independent of where it came from.
+///
+/// The executable turns each category into one documented exit status (see
+/// the README); the library never decides exit numbers itself.
+public enum FailureCategory: Sendable, Equatable {
+    /// The command line was wrong, or input that only a terminal can give was needed.
+    case usage
+    /// Input data (a password, a code, a file) was malformed.
+    case dataError
+    /// The Secret Service is missing, unreachable or locked.
+    case secretServiceUnavailable
+    /// A temporary failure: network, timeout, throttling, a 5xx or an unreadable answer.
+    case temporary
+    /// Not signed in, credentials rejected, or the session expired.
+    case notAuthenticated
+    /// The profile is missing or its configuration is invalid.
+    case configuration
+    /// Anything else.
+    case other
+}
+
+/// An error that knows how to explain itself to the person at the terminal.
+///
+/// `message` is one line, says what to do next, and never contains a secret.
+public protocol CogCredFailure: Error {
+    var category: FailureCategory { get }
+    var message: String { get }
+}
+
+/// An input value that cannot be used: empty passwords, malformed codes.
+public struct InputError: CogCredFailure, Equatable {
+    public let message: String
+    public let category: FailureCategory
+
+    public init(_ message: String, category: FailureCategory = .dataError) {
+        self.message = message
+        self.category = category
+    }
+}
+
+extension String {
+    /// Collapses a message from elsewhere (a server, a C library) to one
+    /// printable line of bounded length, so it can be shown in a one-line error.
+    func oneLine(limit: Int = 300) -> String {
+        var out = ""
+        var lastWasSpace = false
+        for scalar in unicodeScalars {
+            let isSpace = scalar.properties.isWhitespace || scalar.value < 0x20 || scalar.value == 0x7F
+            if isSpace {
+                if !lastWasSpace && !out.isEmpty { out.append(" ") }
+                lastWasSpace = true
+            } else {
+                out.unicodeScalars.append(scalar)
+                lastWasSpace = false
+            }
+            if out.count >= limit { return String(out.prefix(limit)) + "…" }
+        }
+        return lastWasSpace ? String(out.dropLast()) : out
+    }
+}

@@ -1,0 +1,106 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Reads passwords without ever putting them on argv, in the environment or
+/// on screen.
+public enum PasswordInput {
+    /// One line from standard input, without its line ending (`\n` or `\r\n`).
+    /// An empty line or no input at all is an error: an empty password is
+    /// never what was meant.
+    public static func fromStandardInput(what: String = "password") throws(InputError) -> String {
+        guard var line = readLine(strippingNewline: true) else {
+            throw InputError("no \(what) on standard input (--password-stdin reads one line)")
+        }
+        if line.hasSuffix("\r") { line.removeLast() }
+        guard !line.isEmpty else { throw InputError("the \(what) is empty") }
+        return line
+    }
+
+    /// Asks on the controlling terminal with echo off. Without a terminal that
+    /// is a usage error: the caller should have used --password-stdin.
+    public static func prompt(_ text: String, flagHint: String = "--password-stdin") throws(InputError) -> String {
+        let fd = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)
+        guard fd >= 0 else {
+            throw InputError("no terminal to ask for the password on; pipe it in with \(flagHint)", category: .usage)
+        }
+        defer { close(fd) }
+        writeAll(fd, text)
+
+        var original = termios()
+        let haveTermios = tcgetattr(fd, &original) == 0
+        if haveTermios {
+            var silent = original
+            silent.c_lflag &= ~tcflag_t(ECHO)
+            silent.c_lflag |= tcflag_t(ECHONL)
+            savedTerminal.set(fd: fd, state: original)
+            installInterruptRestorer()
+            tcsetattr(fd, TCSAFLUSH, &silent)
+        }
+        defer {
+            if haveTermios {
+                tcsetattr(fd, TCSAFLUSH, &original)
+                savedTerminal.clear()
+            }
+        }
+
+        var bytes: [UInt8] = []
+        var byte: UInt8 = 0
+        while true {
+            let n = read(fd, &byte, 1)
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 || byte == UInt8(ascii: "\n") { break }
+            bytes.append(byte)
+            if bytes.count > 4096 { break }
+        }
+        if bytes.last == UInt8(ascii: "\r") { bytes.removeLast() }
+        let password = String(decoding: bytes, as: UTF8.self)
+        // Overwrite our copy; Swift's string copy is out of reach.
+        for i in bytes.indices { bytes[i] = 0 }
+        guard !password.isEmpty else { throw InputError("the password is empty") }
+        return password
+    }
+
+    static func writeAll(_ fd: Int32, _ text: String) {
+        var bytes = Array(text.utf8)
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes.withUnsafeMutableBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
+            if n <= 0 { if errno == EINTR { continue } else { return } }
+            offset += n
+        }
+    }
+}
+
+/// The terminal state to put back if the user presses Ctrl-C at a silent
+/// prompt; otherwise their shell would be left with echo off.
+private final class SavedTerminal: @unchecked Sendable {
+    // Written before the handler is armed, read by the handler only: the
+    // handler may only use async-signal-safe calls, so no locks.
+    var fd: Int32 = -1
+    var state = termios()
+
+    func set(fd: Int32, state: termios) {
+        self.state = state
+        self.fd = fd
+    }
+
+    func clear() { fd = -1 }
+}
+
+private let savedTerminal = SavedTerminal()
+
+private func installInterruptRestorer() {
+    var action = sigaction()
+    action.__sigaction_handler.sa_handler = { signal in
+        if savedTerminal.fd >= 0 {
+            tcsetattr(savedTerminal.fd, TCSAFLUSH, &savedTerminal.state)
+            _ = write(savedTerminal.fd, "\n", 1)
+        }
+        // Die of the same signal so the shell sees the usual status.
+        Glibc.signal(signal, SIG_DFL)
+        raise(signal)
+    }
+    sigemptyset(&action.sa_mask)
+    for sig in [SIGINT, SIGTERM, SIGHUP, SIGQUIT] { sigaction(sig, &action, nil) }
+}

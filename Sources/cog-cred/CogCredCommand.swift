@@ -1,0 +1,65 @@
+import ArgumentParser
+import CogCredCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+@main
+struct CogCredCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "cog-cred",
+        abstract: "Keep Amazon Cognito tokens in the Secret Service and hand out fresh ones.",
+        discussion: """
+            Sign in once; cog-cred keeps the access, ID and refresh tokens in the \
+            desktop keyring (the Secret Service), refreshes them before they expire, \
+            and prints a valid token for any tool: curl -H "$(cog-cred get-header)" URL
+
+            Output: stdout carries data only (tokens, headers, status); messages go to stderr.
+
+            EXIT STATUS
+              0   success
+              64  usage error (bad arguments; a password needed but no terminal and no --password-stdin)
+              65  malformed input data (an empty password, unreadable input)
+              69  the Secret Service is unavailable or locked
+              75  temporary failure (network, timeout, throttling, Cognito 5xx or unreadable answer)
+              77  not signed in, credentials rejected, or session expired
+              78  the profile is missing or its configuration is invalid
+              1   anything else
+
+            ENVIRONMENT
+              COG_CRED_PROFILE  profile to use when --profile is not given (default: default)
+              XDG_CONFIG_HOME   config directory base (default: ~/.config); the file is cog-cred/config.json
+              AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER, AWS_ENDPOINT_URL
+                                override the profile's Cognito endpoint, in that order
+            """,
+        version: cogCredVersion,
+        subcommands: [
+            Configure.self, SignIn.self, Token.self, GetHeader.self, Refresh.self, Status.self, SignOut.self,
+        ]
+    )
+
+    /// Runs the command and turns every failure into one line on stderr and a
+    /// documented exit status.
+    static func main() {
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+        } catch let failure as any CogCredFailure {
+            Output.error(failure.message)
+            Glibc.exit(ExitStatus.code(for: failure.category))
+        } catch {
+            let code = exitCode(for: error)
+            if code == .validationFailure {
+                // swift-argument-parser's own report spans several lines with
+                // the whole usage; one line with a pointer to --help is kinder
+                // in scripts and logs.
+                let text = message(for: error).split(separator: "\n").first.map(String.init) ?? "invalid arguments"
+                let cleaned = text.hasPrefix("Error: ") ? String(text.dropFirst(7)) : text
+                Output.error("\(cleaned) (see: cog-cred --help)")
+                Glibc.exit(ExitStatus.usage)
+            }
+            exit(withError: error)
+        }
+    }
+}

@@ -1,0 +1,76 @@
+import ArgumentParser
+import CogCredCore
+
+struct Configure: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Create or update a profile: which user pool and app client to use.",
+        discussion: """
+            Settings are kept in $XDG_CONFIG_HOME/cog-cred/config.json (mode 0600); no secret \
+            is ever written there. Options not given keep their current value; an empty \
+            value ("") clears an optional setting.
+            """)
+
+    @OptionGroup var profileOptions: ProfileOptions
+
+    @Option(help: ArgumentHelp("The user pool id, such as us-east-1_Abc123.", valueName: "id"))
+    var userPoolId: String?
+
+    @Option(help: ArgumentHelp("The app client id.", valueName: "id"))
+    var clientId: String?
+
+    @Option(help: ArgumentHelp("AWS region (default: the user pool id's prefix).", valueName: "region"))
+    var region: String?
+
+    @Option(help: ArgumentHelp("Cognito endpoint, for a local emulator or a proxy.", valueName: "url"))
+    var endpointUrl: String?
+
+    @Option(help: ArgumentHelp("Default username for sign-in.", valueName: "name"))
+    var username: String?
+
+    @Option(help: ArgumentHelp("Seconds to connect (default 5).", valueName: "seconds"))
+    var connectTimeout: Double?
+
+    @Option(help: ArgumentHelp("Seconds for one request (default 15).", valueName: "seconds"))
+    var requestTimeout: Double?
+
+    @Option(help: ArgumentHelp("Seconds for everything one command does (default 30).", valueName: "seconds"))
+    var commandTimeout: Double?
+
+    func run() throws {
+        let wiring = Wiring()
+        let name = try profileOptions.name(wiring.environment)
+        let store = wiring.configStore
+        var file = try store.load()
+        let existing = file.profiles[name]
+
+        guard let poolID = userPoolId ?? existing?.userPoolID else {
+            throw ConfigError.missingSetting(profile: name, setting: "user-pool-id")
+        }
+        guard let clientID = clientId ?? existing?.clientID else {
+            throw ConfigError.missingSetting(profile: name, setting: "client-id")
+        }
+        var profile = existing ?? Profile(userPoolID: poolID, clientID: clientID)
+        profile.userPoolID = poolID
+        profile.clientID = clientID
+        if let region { profile.region = region.isEmpty ? nil : region }
+        if let endpointUrl { profile.endpointURL = endpointUrl.isEmpty ? nil : endpointUrl }
+        if let username { profile.username = username.isEmpty ? nil : username }
+        if let connectTimeout { profile.connectTimeout = connectTimeout }
+        if let requestTimeout { profile.requestTimeout = requestTimeout }
+        if let commandTimeout { profile.commandTimeout = commandTimeout }
+
+        do {
+            try profile.validate()
+        } catch {
+            // A value typed on this command line: a usage error, not a broken file.
+            throw ValidationError(error.message)
+        }
+        file.profiles[name] = profile
+        try store.save(file)
+
+        Output.note("Saved profile '\(name)' in \(store.path).")
+        if let existing, existing.userPoolID != profile.userPoolID || existing.clientID != profile.clientID {
+            Output.note("The profile now names a different user pool or app client: sign in again.")
+        }
+    }
+}

@@ -1,0 +1,16 @@
+import ArgumentParser
+import CogCredCore
+
+struct Refresh: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Refresh the tokens now, whatever their expiry. Prints nothing on stdout.")
+
+    @OptionGroup var profileOptions: ProfileOptions
+
+    func run() throws {
+        let manager = try Wiring().tokenManager(profileOptions)
+        let tokens = try manager.refresh()
+        let until = tokens.access.claims.exp.map { "; access token valid until \(rfc3339($0))" } ?? ""
+        Output.note("Refreshed (profile '\(manager.profileName)')\(until).")
+    }
+}

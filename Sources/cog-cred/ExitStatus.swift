@@ -1,0 +1,24 @@
+import CogCredCore
+
+/// The documented exit statuses (sysexits.h values), one per failure category.
+enum ExitStatus {
+    static let usage: Int32 = 64
+    static let dataError: Int32 = 65
+    static let unavailable: Int32 = 69
+    static let temporaryFailure: Int32 = 75
+    static let notAuthenticated: Int32 = 77
+    static let configuration: Int32 = 78
+    static let other: Int32 = 1
+
+    static func code(for category: FailureCategory) -> Int32 {
+        switch category {
+        case .usage: return usage
+        case .dataError: return dataError
+        case .secretServiceUnavailable: return unavailable
+        case .temporary: return temporaryFailure
+        case .notAuthenticated: return notAuthenticated
+        case .configuration: return configuration
+        case .other: return other
+        }
+    }
+}

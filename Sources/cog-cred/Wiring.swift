@@ -1,0 +1,79 @@
+import ArgumentParser
+import CogCredCore
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// `--profile`, shared by every command.
+struct ProfileOptions: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp("Profile to use (default: $COG_CRED_PROFILE, else 'default').", valueName: "name"))
+    var profile: String?
+
+    func validate() throws {
+        if let profile, let problem = ProfileValidation.profileNameProblem(profile) {
+            throw ValidationError("invalid --profile: \(problem)")
+        }
+    }
+
+    /// The profile name in effect: the flag, then COG_CRED_PROFILE, then "default".
+    func name(_ environment: [String: String]) throws(ConfigError) -> String {
+        if let profile { return profile }
+        if let fromEnvironment = environment["COG_CRED_PROFILE"], !fromEnvironment.isEmpty {
+            if let problem = ProfileValidation.profileNameProblem(fromEnvironment) {
+                throw .invalidValue("COG_CRED_PROFILE", problem)
+            }
+            return fromEnvironment
+        }
+        return "default"
+    }
+}
+
+/// Builds the library objects a command needs from the environment and the
+/// config file.
+struct Wiring {
+    let environment: [String: String]
+    let paths: Paths
+
+    init() {
+        environment = ProcessInfo.processInfo.environment
+        paths = Paths(environment: environment)
+    }
+
+    var configStore: ConfigStore { ConfigStore(path: paths.configFile) }
+
+    var tokenStore: SecretServiceStore { SecretServiceStore(environment: environment) }
+
+    /// The profile's token manager, talking to the real Secret Service and
+    /// the profile's Cognito endpoint under one deadline for the command.
+    func tokenManager(_ options: ProfileOptions) throws(ConfigError) -> TokenManager {
+        let name = try options.name(environment)
+        let profile = try configStore.profile(name)
+        let endpoint = try Endpoint.resolve(profile: profile, environment: environment)
+        let timeouts = profile.timeouts
+        let cognito = CognitoHTTPClient(
+            endpoint: endpoint, clientID: profile.clientID, timeouts: timeouts,
+            deadline: Deadline(secondsFromNow: timeouts.command))
+        return TokenManager(profileName: name, profile: profile, store: tokenStore, cognito: cognito)
+    }
+}
+
+/// `--min-ttl`, shared by the commands that hand out tokens.
+struct FreshnessOptions: ParsableArguments {
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Refresh unless the token has at least this many seconds left (default: 60 s or 10% of its lifetime, whichever is larger).",
+            valueName: "seconds"))
+    var minTTL: Int64?
+
+    func validate() throws {
+        if let minTTL, minTTL < 0 || minTTL > 86_400 {
+            throw ValidationError("--min-ttl must be between 0 and 86400 seconds")
+        }
+    }
+
+    var policy: RefreshPolicy { RefreshPolicy(minTTL: minTTL) }
+}
