@@ -1,0 +1,105 @@
+import Foundation
+import Synchronization
+@testable import CogCredCore
+
+/// A clock the test sets.
+final class FakeClock: Clock {
+    private let current: Mutex<Int64>
+    init(_ now: Int64) { current = Mutex(now) }
+    func now() -> Int64 { current.withLock { $0 } }
+    func advance(_ seconds: Int64) { current.withLock { $0 += seconds } }
+}
+
+/// Makes unsigned-but-well-formed JWTs with the claims a test needs.
+enum TestJWT {
+    static func make(_ claims: [String: Any]) -> String {
+        func b64url(_ data: Data) -> String {
+            data.base64EncodedString()
+                .replacingOccurrences(of: "+", with: "-")
+                .replacingOccurrences(of: "/", with: "_")
+                .replacingOccurrences(of: "=", with: "")
+        }
+        let header = try! JSONSerialization.data(withJSONObject: ["alg": "RS256", "kid": "test", "typ": "JWT"])
+        let payload = try! JSONSerialization.data(withJSONObject: claims, options: [.sortedKeys])
+        return "\(b64url(header)).\(b64url(payload)).c2lnbmF0dXJl"
+    }
+
+    static func access(iat: Int64, lifetime: Int64, username: String = "alice", jti: String = UUID().uuidString) -> String {
+        make(["iat": iat, "exp": iat + lifetime, "username": username, "token_use": "access", "jti": jti])
+    }
+
+    static func id(iat: Int64, lifetime: Int64, username: String = "alice", jti: String = UUID().uuidString) -> String {
+        make([
+            "iat": iat, "exp": iat + lifetime, "cognito:username": username, "token_use": "id", "email": "alice@example.com",
+            "jti": jti,
+        ])
+    }
+}
+
+/// A Cognito that answers from scripted results and counts calls.
+final class FakeCognito: CognitoClient {
+    struct State {
+        var signInResults: [Result<AuthOutcome, CognitoError>] = []
+        var refreshResults: [Result<AuthenticationResult, CognitoError>] = []
+        var signInCalls: [(String, String)] = []
+        var refreshCalls: [String] = []
+    }
+
+    let state = Mutex(State())
+
+    func signInWithPassword(username: String, password: String) throws(CognitoError) -> AuthOutcome {
+        let next: Result<AuthOutcome, CognitoError> = state.withLock { s in
+            s.signInCalls.append((username, password))
+            return s.signInResults.isEmpty ? .failure(.deadlineExceeded) : s.signInResults.removeFirst()
+        }
+        return try next.get()
+    }
+
+    func refresh(refreshToken: String) throws(CognitoError) -> AuthenticationResult {
+        let next: Result<AuthenticationResult, CognitoError> = state.withLock { s in
+            s.refreshCalls.append(refreshToken)
+            return s.refreshResults.isEmpty ? .failure(.deadlineExceeded) : s.refreshResults.removeFirst()
+        }
+        return try next.get()
+    }
+
+    var refreshCount: Int { state.withLock { $0.refreshCalls.count } }
+    var lastRefreshToken: String? { state.withLock { $0.refreshCalls.last } }
+
+    func onRefresh(_ result: Result<AuthenticationResult, CognitoError>) {
+        state.withLock { $0.refreshResults.append(result) }
+    }
+
+    func onSignIn(_ result: Result<AuthOutcome, CognitoError>) {
+        state.withLock { $0.signInResults.append(result) }
+    }
+}
+
+/// An HTTP transport that records the request and returns a canned answer.
+final class FakeTransport: HTTPTransport {
+    let answer: Result<HTTPResponse, TransportError>
+    let requests = Mutex<[HTTPRequest]>([])
+
+    init(_ answer: Result<HTTPResponse, TransportError>) { self.answer = answer }
+
+    convenience init(status: Int, body: String) {
+        self.init(.success(HTTPResponse(status: status, body: Data(body.utf8))))
+    }
+
+    func post(_ request: HTTPRequest) throws(TransportError) -> HTTPResponse {
+        requests.withLock { $0.append(request) }
+        return try answer.get()
+    }
+
+    var last: HTTPRequest? { requests.withLock { $0.last } }
+}
+
+let testProfile = Profile(userPoolID: "us-east-1_Test", clientID: "client123")
+
+func makeManager(store: InMemoryTokenStore = InMemoryTokenStore(), cognito: FakeCognito = FakeCognito(), clock: FakeClock)
+    -> TokenManager
+{
+    TokenManager(profileName: "default", profile: testProfile, store: store, cognito: cognito, clock: clock)
+}
+
+let context = ItemContext(userPoolID: "us-east-1_Test", clientID: "client123", username: "alice")
