@@ -1,0 +1,294 @@
+"""End-to-end fixtures: the built cog-cred binary against real parts.
+
+- a private D-Bus session bus with an unlocked gnome-keyring on it (the real
+  Secret Service, never the developer's own keyring);
+- moto's Cognito emulator on 127.0.0.1;
+- the project's Cognito test double (cognito_double.py) for what moto does
+  not do: expiring tokens, counting refreshes, answering with faults.
+
+Each test gets fresh config and home directories; the keyring is shared by
+the session and emptied of cog-cred items before every test.
+"""
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+HERE = Path(__file__).resolve().parent
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_until(predicate, what, attempts=300, pause=0.02):
+    """Polls for a service to come up; a start-up wait, not a test timing."""
+    for _ in range(attempts):
+        if predicate():
+            return
+        time.sleep(pause)
+    raise RuntimeError(f"{what} did not start")
+
+
+@pytest.fixture(scope="session")
+def binary():
+    path = Path(os.environ.get("COG_CRED_BIN", REPO / ".build" / "debug" / "cog-cred"))
+    if not path.exists():
+        pytest.exit(f"no cog-cred binary at {path}: run `swift build` first (scripts/test does)", returncode=2)
+    return str(path)
+
+
+class Bus:
+    """A private dbus-daemon; with `secrets=True`, gnome-keyring unlocked on it."""
+
+    def __init__(self, root, secrets=True, config_file=None):
+        self.root = Path(root)
+        self.procs = []
+        for d in ("data", "runtime"):
+            (self.root / d).mkdir(parents=True, exist_ok=True)
+        os.chmod(self.root / "runtime", 0o700)
+        read_fd, write_fd = os.pipe()
+        args = ["dbus-daemon", "--nofork", "--nopidfile", f"--print-address={write_fd}"]
+        args += [f"--config-file={config_file}"] if config_file else ["--session"]
+        daemon = subprocess.Popen(args, pass_fds=(write_fd,), stderr=subprocess.DEVNULL)
+        os.close(write_fd)
+        self.procs.append(daemon)
+        with os.fdopen(read_fd) as f:
+            self.address = f.readline().strip()
+        self.env = {
+            "DBUS_SESSION_BUS_ADDRESS": self.address,
+            "XDG_DATA_HOME": str(self.root / "data"),
+            "XDG_RUNTIME_DIR": str(self.root / "runtime"),
+        }
+        if secrets:
+            self.start_keyring()
+
+    def start_keyring(self):
+        # gnome-keyring reads the new keyring's password up to EOF: no newline.
+        keyring = subprocess.Popen(
+            ["gnome-keyring-daemon", "--foreground", "--unlock", "--components=secrets"],
+            stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            env={**os.environ, **self.env},
+        )
+        keyring.stdin.write(b"test-keyring-password")
+        keyring.stdin.close()
+        self.procs.append(keyring)
+        self.keyring = keyring
+        wait_until(self.has_secret_service, "gnome-keyring")
+
+    def has_secret_service(self):
+        out = subprocess.run(
+            ["dbus-send", "--session", "--print-reply", "--dest=org.freedesktop.DBus", "/org/freedesktop/DBus",
+             "org.freedesktop.DBus.NameHasOwner", "string:org.freedesktop.secrets"],
+            env={**os.environ, **self.env}, capture_output=True, text=True)
+        return "boolean true" in out.stdout
+
+    def secret_tool(self, *args, input=None):
+        return subprocess.run(["secret-tool", *args], env={**os.environ, **self.env}, input=input,
+                              capture_output=True, text=True, timeout=30)
+
+    def stop(self):
+        for p in reversed(self.procs):
+            p.terminate()
+        for p in self.procs:
+            try:
+                p.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                p.kill()
+
+
+@pytest.fixture(scope="session")
+def bus(tmp_path_factory):
+    b = Bus(tmp_path_factory.mktemp("bus"))
+    yield b
+    b.stop()
+
+
+class Server:
+    """A Python HTTP server process (moto or the test double) on loopback."""
+
+    def __init__(self, args, url, ready):
+        self.url = url
+        self.log = tempfile.TemporaryFile()
+        self.proc = subprocess.Popen(args, stdout=self.log, stderr=subprocess.STDOUT)
+        wait_until(ready, args[0], attempts=400, pause=0.05)
+
+    def stop(self):
+        self.proc.send_signal(signal.SIGTERM)
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+
+
+def http_ok(url):
+    try:
+        urllib.request.urlopen(url, timeout=1).read()
+        return True
+    except Exception:
+        return False
+
+
+@pytest.fixture(scope="session")
+def moto():
+    port = free_port()
+    url = f"http://127.0.0.1:{port}/"
+    server = Server([sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)], url,
+                    lambda: http_ok(url + "moto-api/"))
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def double_server():
+    port = free_port()
+    url = f"http://127.0.0.1:{port}/"
+    server = Server([sys.executable, str(HERE / "cognito_double.py"), "--host", "127.0.0.1", "--port", str(port)], url,
+                    lambda: http_ok(url + "_double/stats"))
+    yield server
+    server.stop()
+
+
+class Double:
+    """Admin calls to the Cognito test double."""
+
+    def __init__(self, url):
+        self.url = url
+
+    def admin(self, path, body=None):
+        data = None if body is None else json.dumps(body).encode()
+        req = urllib.request.Request(self.url + "_double/" + path, data=data, method="POST" if data is not None else "GET")
+        with urllib.request.urlopen(req, timeout=10) as r:
+            return json.loads(r.read() or b"{}")
+
+    def reset(self):
+        return self.admin("reset", {})
+
+    def configure(self, **config):
+        return self.admin("config", config)
+
+    def add_user(self, username, password, confirmed=True):
+        return self.admin("users", {"username": username, "password": password, "confirmed": confirmed})
+
+    def revoke(self, username):
+        return self.admin("revoke", {"username": username})
+
+    def stats(self):
+        return self.admin("stats")
+
+    def calls(self, key):
+        return self.stats()["calls"].get(key, 0)
+
+
+@pytest.fixture
+def double(double_server):
+    d = Double(double_server.url)
+    d.reset()
+    return d
+
+
+class CogCred:
+    """Runs the built binary as a user would, in this test's environment."""
+
+    def __init__(self, binary, env, home):
+        self.binary = binary
+        self.env = env
+        self.home = home
+        self.secrets_seen = set()
+
+    def run(self, *args, input=None, env=None, timeout=60):
+        full_env = {**self.env, **(env or {})}
+        full_env = {k: v for k, v in full_env.items() if v is not None}
+        result = subprocess.run([self.binary, *args], input=input, capture_output=True, text=True, env=full_env,
+                                timeout=timeout)
+        # Whatever happened, no token or password may reach stderr.
+        for secret in self.secrets_seen:
+            assert secret not in result.stderr, f"a secret leaked to stderr of {args}"
+        return result
+
+    def ok(self, *args, **kw):
+        result = self.run(*args, **kw)
+        assert result.returncode == 0, f"{args} exited {result.returncode}: {result.stderr}"
+        return result
+
+    def remember_secret(self, *values):
+        self.secrets_seen.update(v for v in values if v)
+
+    @property
+    def config_file(self):
+        return Path(self.env["XDG_CONFIG_HOME"]) / "cog-cred" / "config.json"
+
+
+@pytest.fixture
+def cog(binary, bus, tmp_path):
+    # Start every test with no cog-cred items in the shared keyring.
+    bus.secret_tool("clear", "service", "cog-cred")
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": str(home),
+        "XDG_CONFIG_HOME": str(tmp_path / "config"),
+        "LANG": "C.UTF-8",
+        **bus.env,
+    }
+    return CogCred(binary, env, home)
+
+
+def boto_client(url):
+    import boto3
+
+    return boto3.client("cognito-idp", endpoint_url=url, region_name="us-east-1",
+                        aws_access_key_id="testing", aws_secret_access_key="testing")
+
+
+class MotoPool:
+    """A user pool, app client and confirmed user in moto, made for one test."""
+
+    password = "Correct-Horse-Battery-9"
+
+    def __init__(self, url):
+        self.url = url
+        self.idp = boto_client(url)
+        self.pool_id = self.idp.create_user_pool(PoolName="e2e")["UserPool"]["Id"]
+        self.client_id = self.idp.create_user_pool_client(
+            UserPoolId=self.pool_id, ClientName="cli",
+            ExplicitAuthFlows=["ALLOW_USER_PASSWORD_AUTH", "ALLOW_REFRESH_TOKEN_AUTH"],
+        )["UserPoolClient"]["ClientId"]
+        self.username = "alice@example.com"
+        self.add_user(self.username, self.password)
+
+    def add_user(self, username, password, confirmed=True):
+        if confirmed:
+            self.idp.admin_create_user(UserPoolId=self.pool_id, Username=username, MessageAction="SUPPRESS")
+            self.idp.admin_set_user_password(UserPoolId=self.pool_id, Username=username, Password=password,
+                                             Permanent=True)
+        else:
+            self.idp.sign_up(ClientId=self.client_id, Username=username, Password=password)
+
+
+@pytest.fixture
+def pool(moto):
+    return MotoPool(moto.url)
+
+
+@pytest.fixture
+def signed_in(cog, pool):
+    """A `default` profile on moto, signed in as the pool's user."""
+    cog.ok("configure", "--user-pool-id", pool.pool_id, "--client-id", pool.client_id,
+           "--endpoint-url", pool.url, "--username", pool.username)
+    cog.remember_secret(pool.password)
+    cog.ok("sign-in", "--password-stdin", input=pool.password + "\n")
+    return pool
