@@ -15,23 +15,27 @@ struct CogCredCommand: ParsableCommand {
             desktop keyring (the Secret Service), refreshes them before they expire, \
             and prints a valid token for any tool: curl -H "$(cog-cred get-header)" URL
 
-            Output: stdout carries data only (tokens, headers, status); messages go to stderr.
+            stdout carries data only (tokens, headers, status); messages go to stderr.
 
             EXIT STATUS
               0   success
-              64  usage error (bad arguments; a password needed but no terminal and no --password-stdin)
-              65  malformed input data (an empty password, unreadable input)
+              64  usage error: bad arguments, or a password is needed
+                  but there is no terminal and no --password-stdin
+              65  malformed input data (an empty password)
               69  the Secret Service is unavailable or locked
-              75  temporary failure (network, timeout, throttling, Cognito 5xx or unreadable answer)
+              75  temporary failure: network, timeout, throttling,
+                  Cognito 5xx or an unreadable answer
               77  not signed in, credentials rejected, or session expired
               78  the profile is missing or its configuration is invalid
               1   anything else
 
             ENVIRONMENT
-              COG_CRED_PROFILE  profile to use when --profile is not given (default: default)
-              XDG_CONFIG_HOME   config directory base (default: ~/.config); the file is cog-cred/config.json
+              COG_CRED_PROFILE   profile when --profile is not given
+              XDG_CONFIG_HOME    config base directory (default ~/.config);
+                                 profiles live in cog-cred/config.json
               AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER, AWS_ENDPOINT_URL
-                                override the profile's Cognito endpoint, in that order
+                                 override the profile's Cognito endpoint
+              DBUS_SESSION_BUS_ADDRESS   the session bus of the Secret Service
             """,
         version: cogCredVersion,
         subcommands: [
