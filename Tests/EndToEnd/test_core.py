@@ -5,6 +5,7 @@ import os
 import re
 import stat
 import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -328,3 +329,19 @@ def test_a_locked_keyring_is_not_mistaken_for_signed_out(cog, bus, signed_in):
         bus.keyring.wait(timeout=10)
         bus.start_keyring()
     assert cog.ok("token").stdout.strip() == stored(bus, "access")
+
+
+def test_help_documents_every_exit_status_and_version_matches(cog):
+    help_text = cog.ok("--help").stdout
+    for code in ("64", "65", "69", "75", "77", "78"):
+        assert re.search(rf"^\s+{code}\s", help_text, re.M), code
+    version = cog.ok("--version").stdout.strip()
+    source = (Path(__file__).resolve().parents[2] / "Sources/CogCredCore/Support/Version.swift").read_text()
+    assert f'"{version}"' in source
+
+
+def test_unknown_options_are_one_line_usage_errors(cog):
+    result = cog.run("token", "--bogus")
+    assert result.returncode == 64
+    assert result.stderr.count("\n") == 1
+    assert "--bogus" in result.stderr
