@@ -23,7 +23,7 @@ let package = Package(
         // All of the logic, unit-tested with in-memory fakes.
         .target(
             name: "CogCredCore",
-            dependencies: ["CSecret", "CCurl"]
+            dependencies: ["CSecret", "CCurl", "COpenSSL"]
         ),
         // System library targets: one per C library, each with a shim header
         // that makes the variadic C APIs callable from Swift.
@@ -36,6 +36,11 @@ let package = Package(
             name: "CCurl",
             pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
+        .systemLibrary(
+            name: "COpenSSL",
+            pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"])]
         ),
         .testTarget(
             name: "CogCredCoreTests",

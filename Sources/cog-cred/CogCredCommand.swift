@@ -21,7 +21,8 @@ struct CogCredCommand: ParsableCommand {
               0   success
               64  usage error: bad arguments, or a password is needed
                   but there is no terminal and no --password-stdin
-              65  malformed input data (an empty password)
+              65  malformed input data: an empty password, a code that is not
+                  6 digits, a bad email address, a password the pool rejects
               69  the Secret Service is unavailable or locked
               75  temporary failure: network, timeout, throttling,
                   Cognito 5xx or an unreadable answer
@@ -40,6 +41,8 @@ struct CogCredCommand: ParsableCommand {
         version: cogCredVersion,
         subcommands: [
             Configure.self, SignIn.self, Token.self, GetHeader.self, Refresh.self, Status.self, SignOut.self,
+            SignUp.self, ConfirmSignUp.self, ResendCode.self, ForgotPassword.self, ConfirmForgotPassword.self,
+            ChangePassword.self,
         ]
     )
 

@@ -52,11 +52,23 @@ struct Wiring {
         let name = try options.name(environment)
         let profile = try configStore.profile(name)
         let endpoint = try Endpoint.resolve(profile: profile, environment: environment)
-        let timeouts = profile.timeouts
-        let cognito = CognitoHTTPClient(
-            endpoint: endpoint, clientID: profile.clientID, timeouts: timeouts,
-            deadline: Deadline(secondsFromNow: timeouts.command))
-        return TokenManager(profileName: name, profile: profile, store: tokenStore, cognito: cognito)
+        let deadline = Deadline(secondsFromNow: profile.timeouts.command)
+        let store = tokenStore
+        // Built on first use: reading the client secret costs a keyring
+        // lookup that handing out a fresh stored token never needs.
+        let cognito: @Sendable () throws -> any CognitoClient = {
+            var secret: String? = nil
+            if profile.clientSecretInKeyring == true {
+                guard let stored = try store.read(.clientSecret, profile: name) else {
+                    throw ConfigError.clientSecretMissing(profile: name)
+                }
+                secret = stored
+            }
+            return CognitoHTTPClient(
+                endpoint: endpoint, clientID: profile.clientID, clientSecret: secret, timeouts: profile.timeouts,
+                deadline: deadline)
+        }
+        return TokenManager(profileName: name, profile: profile, store: store, cognito: cognito)
     }
 }
 

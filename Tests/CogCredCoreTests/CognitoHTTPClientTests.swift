@@ -30,7 +30,7 @@ import CCurl
 
     @Test func refreshSendsTheRefreshToken() throws {
         let transport = FakeTransport(status: 200, body: #"{"AuthenticationResult":{"AccessToken":"a.b.c","IdToken":"d.e.f"}}"#)
-        let result = try client(transport).refresh(refreshToken: "rt-1")
+        let result = try client(transport).refresh(refreshToken: "rt-1", username: nil)
         #expect(result.refreshToken == nil)
         let body = try JSONSerialization.jsonObject(with: try #require(transport.last).body) as! [String: Any]
         #expect(body["AuthFlow"] as? String == "REFRESH_TOKEN_AUTH")
@@ -75,20 +75,20 @@ import CCurl
     @Test func transportFailuresAreTemporary() {
         let transport = FakeTransport(.failure(TransportError(.connectionFailed, "Failed to connect")))
         #expect(throws: CognitoError.transport(TransportError(.connectionFailed, "Failed to connect"))) {
-            try client(transport).refresh(refreshToken: "r")
+            try client(transport).refresh(refreshToken: "r", username: nil)
         }
         #expect(CognitoError.transport(TransportError(.timedOut, "")).isTemporary)
     }
 
     @Test func nothingIsSentOnceTheCommandDeadlineHasPassed() {
         let transport = FakeTransport(status: 200, body: "{}")
-        #expect(throws: CognitoError.deadlineExceeded) { try client(transport, deadline: 0).refresh(refreshToken: "r") }
+        #expect(throws: CognitoError.deadlineExceeded) { try client(transport, deadline: 0).refresh(refreshToken: "r", username: nil) }
         #expect(transport.last == nil)
     }
 
     @Test func requestTimeoutsNeverOutlastTheCommandDeadline() throws {
         let transport = FakeTransport(status: 200, body: #"{"AuthenticationResult":{"AccessToken":"a.b.c"}}"#)
-        _ = try client(transport, deadline: 2).refresh(refreshToken: "r")
+        _ = try client(transport, deadline: 2).refresh(refreshToken: "r", username: nil)
         let request = try #require(transport.last)
         #expect(request.totalTimeout <= 2)
         #expect(request.connectTimeout <= 2)

@@ -43,6 +43,10 @@ final class FakeCognito: CognitoClient {
         var refreshResults: [Result<AuthenticationResult, CognitoError>] = []
         var signInCalls: [(String, String)] = []
         var refreshCalls: [String] = []
+        var refreshUsernames: [String?] = []
+        /// Account actions, in order, with their arguments.
+        var accountCalls: [String] = []
+        var accountError: CognitoError? = nil
     }
 
     let state = Mutex(State())
@@ -55,13 +59,52 @@ final class FakeCognito: CognitoClient {
         return try next.get()
     }
 
-    func refresh(refreshToken: String) throws(CognitoError) -> AuthenticationResult {
+    func refresh(refreshToken: String, username: String?) throws(CognitoError) -> AuthenticationResult {
         let next: Result<AuthenticationResult, CognitoError> = state.withLock { s in
             s.refreshCalls.append(refreshToken)
+            s.refreshUsernames.append(username)
             return s.refreshResults.isEmpty ? .failure(.deadlineExceeded) : s.refreshResults.removeFirst()
         }
         return try next.get()
     }
+
+    /// Records an account action and fails it if the test asked for that.
+    private func account(_ call: String) throws(CognitoError) {
+        let error: CognitoError? = state.withLock { s in
+            s.accountCalls.append(call)
+            return s.accountError
+        }
+        if let error { throw error }
+    }
+
+    func signUp(username: String, password: String, attributes: [UserAttribute]) throws(CognitoError) -> SignUpResult {
+        try account("SignUp \(username) \(attributes.map { "\($0.name)=\($0.value)" }.joined(separator: ","))")
+        return SignUpResult(confirmed: false, userSub: "sub", delivery: CodeDelivery(destination: "a***@e***", medium: "EMAIL", attributeName: "email"))
+    }
+
+    func confirmSignUp(username: String, code: String) throws(CognitoError) {
+        try account("ConfirmSignUp \(username) \(code)")
+    }
+
+    func resendConfirmationCode(username: String) throws(CognitoError) -> CodeDelivery? {
+        try account("ResendConfirmationCode \(username)")
+        return nil
+    }
+
+    func forgotPassword(username: String) throws(CognitoError) -> CodeDelivery? {
+        try account("ForgotPassword \(username)")
+        return nil
+    }
+
+    func confirmForgotPassword(username: String, code: String, newPassword: String) throws(CognitoError) {
+        try account("ConfirmForgotPassword \(username) \(code)")
+    }
+
+    func changePassword(accessToken: String, previousPassword: String, proposedPassword: String) throws(CognitoError) {
+        try account("ChangePassword")
+    }
+
+    var accountCalls: [String] { state.withLock { $0.accountCalls } }
 
     var refreshCount: Int { state.withLock { $0.refreshCalls.count } }
     var lastRefreshToken: String? { state.withLock { $0.refreshCalls.last } }

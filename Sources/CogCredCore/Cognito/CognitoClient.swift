@@ -21,11 +21,64 @@ public enum AuthOutcome: Sendable, Equatable {
     case challenge(name: String, session: String?, parameters: [String: String])
 }
 
+/// Where Cognito sent a code (CodeDeliveryDetails).
+public struct CodeDelivery: Sendable, Equatable {
+    /// Masked, such as `a***@e***`.
+    public var destination: String?
+    /// `EMAIL` or `SMS`.
+    public var medium: String?
+    public var attributeName: String?
+
+    public init(destination: String?, medium: String?, attributeName: String?) {
+        self.destination = destination
+        self.medium = medium
+        self.attributeName = attributeName
+    }
+}
+
+/// What SignUp answered.
+public struct SignUpResult: Sendable, Equatable {
+    /// True when the pool confirmed the account at once (no code to enter).
+    public var confirmed: Bool
+    public var userSub: String?
+    public var delivery: CodeDelivery?
+
+    public init(confirmed: Bool, userSub: String?, delivery: CodeDelivery?) {
+        self.confirmed = confirmed
+        self.userSub = userSub
+        self.delivery = delivery
+    }
+}
+
 /// The Cognito user pool actions cog-cred uses. The real one speaks JSON
 /// over HTTPS (`CognitoHTTPClient`); tests use an in-memory fake.
 public protocol CognitoClient: Sendable {
     /// InitiateAuth with USER_PASSWORD_AUTH.
     func signInWithPassword(username: String, password: String) throws(CognitoError) -> AuthOutcome
-    /// InitiateAuth with REFRESH_TOKEN_AUTH.
-    func refresh(refreshToken: String) throws(CognitoError) -> AuthenticationResult
+    /// InitiateAuth with REFRESH_TOKEN_AUTH. `username` is the name Cognito
+    /// knows the user by, for SECRET_HASH.
+    func refresh(refreshToken: String, username: String?) throws(CognitoError) -> AuthenticationResult
+    func signUp(username: String, password: String, attributes: [UserAttribute]) throws(CognitoError) -> SignUpResult
+    func confirmSignUp(username: String, code: String) throws(CognitoError)
+    func resendConfirmationCode(username: String) throws(CognitoError) -> CodeDelivery?
+    func forgotPassword(username: String) throws(CognitoError) -> CodeDelivery?
+    func confirmForgotPassword(username: String, code: String, newPassword: String) throws(CognitoError)
+    /// ChangePassword, authorised by the user's own access token.
+    func changePassword(accessToken: String, previousPassword: String, proposedPassword: String) throws(CognitoError)
+}
+
+/// A user attribute such as `email` or `name`.
+public struct UserAttribute: Sendable, Equatable, Encodable {
+    public var name: String
+    public var value: String
+
+    public init(name: String, value: String) {
+        self.name = name
+        self.value = value
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case name = "Name"
+        case value = "Value"
+    }
 }

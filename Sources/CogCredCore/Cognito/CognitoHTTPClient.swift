@@ -10,37 +10,89 @@ import Foundation
 public struct CognitoHTTPClient: CognitoClient {
     public let endpoint: String
     public let clientID: String
+    /// The app client's secret, when it has one: every call that Cognito
+    /// requires it for then carries SECRET_HASH.
+    let clientSecret: String?
     public let timeouts: Timeouts
     public let deadline: Deadline
     let transport: any HTTPTransport
 
-    public init(endpoint: String, clientID: String, timeouts: Timeouts, deadline: Deadline, transport: any HTTPTransport = CurlTransport()) {
+    public init(
+        endpoint: String, clientID: String, clientSecret: String? = nil, timeouts: Timeouts, deadline: Deadline,
+        transport: any HTTPTransport = CurlTransport()
+    ) {
         self.endpoint = endpoint
         self.clientID = clientID
+        self.clientSecret = clientSecret
         self.timeouts = timeouts
         self.deadline = deadline
         self.transport = transport
     }
 
+    func secretHash(_ username: String?) -> String? {
+        guard let clientSecret, let username else { return nil }
+        return SecretHash.compute(username: username, clientID: clientID, clientSecret: clientSecret)
+    }
+
     public func signInWithPassword(username: String, password: String) throws(CognitoError) -> AuthOutcome {
+        var parameters = ["USERNAME": username, "PASSWORD": password]
+        parameters["SECRET_HASH"] = secretHash(username)
         let response: InitiateAuthResponse = try call(
-            "InitiateAuth",
-            InitiateAuthRequest(
-                authFlow: "USER_PASSWORD_AUTH", clientID: clientID,
-                authParameters: ["USERNAME": username, "PASSWORD": password]))
+            "InitiateAuth", InitiateAuthRequest(authFlow: "USER_PASSWORD_AUTH", clientID: clientID, authParameters: parameters))
         return try response.outcome()
     }
 
-    public func refresh(refreshToken: String) throws(CognitoError) -> AuthenticationResult {
+    public func refresh(refreshToken: String, username: String?) throws(CognitoError) -> AuthenticationResult {
+        var parameters = ["REFRESH_TOKEN": refreshToken]
+        parameters["SECRET_HASH"] = secretHash(username)
         let response: InitiateAuthResponse = try call(
-            "InitiateAuth",
-            InitiateAuthRequest(
-                authFlow: "REFRESH_TOKEN_AUTH", clientID: clientID,
-                authParameters: ["REFRESH_TOKEN": refreshToken]))
+            "InitiateAuth", InitiateAuthRequest(authFlow: "REFRESH_TOKEN_AUTH", clientID: clientID, authParameters: parameters))
         guard case .authenticated(let result) = try response.outcome() else {
             throw .badResponse(httpStatus: 200, detail: "a refresh answered with a challenge")
         }
         return result
+    }
+
+    public func signUp(username: String, password: String, attributes: [UserAttribute]) throws(CognitoError) -> SignUpResult {
+        let response: SignUpResponse = try call(
+            "SignUp",
+            AccountRequest(
+                clientID: clientID, username: username, secretHash: secretHash(username), password: password,
+                userAttributes: attributes))
+        return SignUpResult(
+            confirmed: response.userConfirmed ?? false, userSub: response.userSub, delivery: response.codeDeliveryDetails?.delivery)
+    }
+
+    public func confirmSignUp(username: String, code: String) throws(CognitoError) {
+        let _: Empty = try call(
+            "ConfirmSignUp",
+            AccountRequest(clientID: clientID, username: username, secretHash: secretHash(username), confirmationCode: code))
+    }
+
+    public func resendConfirmationCode(username: String) throws(CognitoError) -> CodeDelivery? {
+        let response: DeliveryResponse = try call(
+            "ResendConfirmationCode", AccountRequest(clientID: clientID, username: username, secretHash: secretHash(username)))
+        return response.codeDeliveryDetails?.delivery
+    }
+
+    public func forgotPassword(username: String) throws(CognitoError) -> CodeDelivery? {
+        let response: DeliveryResponse = try call(
+            "ForgotPassword", AccountRequest(clientID: clientID, username: username, secretHash: secretHash(username)))
+        return response.codeDeliveryDetails?.delivery
+    }
+
+    public func confirmForgotPassword(username: String, code: String, newPassword: String) throws(CognitoError) {
+        let _: Empty = try call(
+            "ConfirmForgotPassword",
+            AccountRequest(
+                clientID: clientID, username: username, secretHash: secretHash(username), password: newPassword,
+                confirmationCode: code))
+    }
+
+    public func changePassword(accessToken: String, previousPassword: String, proposedPassword: String) throws(CognitoError) {
+        let _: Empty = try call(
+            "ChangePassword",
+            ChangePasswordRequest(accessToken: accessToken, previousPassword: previousPassword, proposedPassword: proposedPassword))
     }
 
     /// POSTs one action and decodes its answer or its error.
@@ -150,6 +202,78 @@ struct AuthenticationResultBody: Decodable {
         case expiresIn = "ExpiresIn"
     }
 }
+
+/// The shared shape of the unauthenticated account actions (SignUp,
+/// ConfirmSignUp, ResendConfirmationCode, ForgotPassword,
+/// ConfirmForgotPassword); absent fields are not sent.
+struct AccountRequest: Encodable {
+    var clientID: String
+    var username: String
+    var secretHash: String?
+    var password: String? = nil
+    var confirmationCode: String? = nil
+    var userAttributes: [UserAttribute]? = nil
+
+    enum CodingKeys: String, CodingKey {
+        case clientID = "ClientId"
+        case username = "Username"
+        case secretHash = "SecretHash"
+        case password = "Password"
+        case confirmationCode = "ConfirmationCode"
+        case userAttributes = "UserAttributes"
+    }
+}
+
+struct ChangePasswordRequest: Encodable {
+    var accessToken: String
+    var previousPassword: String
+    var proposedPassword: String
+
+    enum CodingKeys: String, CodingKey {
+        case accessToken = "AccessToken"
+        case previousPassword = "PreviousPassword"
+        case proposedPassword = "ProposedPassword"
+    }
+}
+
+struct CodeDeliveryDetailsBody: Decodable {
+    var destination: String?
+    var deliveryMedium: String?
+    var attributeName: String?
+
+    enum CodingKeys: String, CodingKey {
+        case destination = "Destination"
+        case deliveryMedium = "DeliveryMedium"
+        case attributeName = "AttributeName"
+    }
+
+    var delivery: CodeDelivery {
+        CodeDelivery(destination: destination, medium: deliveryMedium, attributeName: attributeName)
+    }
+}
+
+struct SignUpResponse: Decodable {
+    var userConfirmed: Bool?
+    var userSub: String?
+    var codeDeliveryDetails: CodeDeliveryDetailsBody?
+
+    enum CodingKeys: String, CodingKey {
+        case userConfirmed = "UserConfirmed"
+        case userSub = "UserSub"
+        case codeDeliveryDetails = "CodeDeliveryDetails"
+    }
+}
+
+struct DeliveryResponse: Decodable {
+    var codeDeliveryDetails: CodeDeliveryDetailsBody?
+
+    enum CodingKeys: String, CodingKey {
+        case codeDeliveryDetails = "CodeDeliveryDetails"
+    }
+}
+
+/// Actions that answer `{}`.
+struct Empty: Decodable {}
 
 struct ErrorBody: Decodable {
     var type: String?

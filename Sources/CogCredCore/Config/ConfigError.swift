@@ -11,6 +11,8 @@ public enum ConfigError: CogCredFailure, Equatable {
     case invalidValue(String, String)
     /// A new profile needs a setting that was not given.
     case missingSetting(profile: String, setting: String)
+    /// The profile says its app client has a secret, but the keyring has none.
+    case clientSecretMissing(profile: String)
 
     public var category: FailureCategory { .configuration }
 
@@ -26,6 +28,8 @@ public enum ConfigError: CogCredFailure, Equatable {
             return "invalid \(setting): \(problem)"
         case .missingSetting(let profile, let setting):
             return "profile '\(profile)' is new: --\(setting) is required"
+        case .clientSecretMissing(let profile):
+            return "profile '\(profile)' uses an app client secret, but the Secret Service has none for it; store it with: cog-cred configure\(profileFlag(profile)) --client-secret-stdin"
         }
     }
 }

@@ -14,6 +14,9 @@ public struct Profile: Codable, Sendable, Equatable {
     public var requestTimeout: Double?
     /// Seconds for everything one command does (default 30).
     public var commandTimeout: Double?
+    /// The app client has a secret, kept in the Secret Service (never here)
+    /// as the profile's `client-secret` item.
+    public var clientSecretInKeyring: Bool?
 
     enum CodingKeys: String, CodingKey {
         case userPoolID = "user-pool-id"
@@ -24,6 +27,7 @@ public struct Profile: Codable, Sendable, Equatable {
         case connectTimeout = "connect-timeout"
         case requestTimeout = "request-timeout"
         case commandTimeout = "command-timeout"
+        case clientSecretInKeyring = "client-secret-in-keyring"
     }
 
     public init(

@@ -4,6 +4,9 @@ public enum SecretKind: String, Sendable, CaseIterable {
     case access
     case id
     case refresh
+    /// The app client's secret, for clients that have one. Configuration
+    /// rather than session: sign-out leaves it.
+    case clientSecret = "client-secret"
 
     /// Words for labels and messages.
     public var displayName: String {
@@ -11,6 +14,7 @@ public enum SecretKind: String, Sendable, CaseIterable {
         case .access: return "access token"
         case .id: return "ID token"
         case .refresh: return "refresh token"
+        case .clientSecret: return "client secret"
         }
     }
 }

@@ -61,6 +61,16 @@ public enum PasswordInput {
         return password
     }
 
+    /// A password being chosen: one line from stdin, or asked twice on the
+    /// terminal and compared, so a typo does not lock the user out.
+    public static func newPassword(fromStandardInput: Bool, prompt text: String = "New password: ") throws(InputError) -> String {
+        if fromStandardInput { return try PasswordInput.fromStandardInput(what: "new password") }
+        let first = try prompt(text)
+        let second = try prompt("Repeat it: ")
+        guard first == second else { throw InputError("the two passwords do not match") }
+        return first
+    }
+
     static func writeAll(_ fd: Int32, _ text: String) {
         var bytes = Array(text.utf8)
         var offset = 0

@@ -1,4 +1,5 @@
-/// Failures of signing in, refreshing and handing out tokens.
+/// Failures of signing in, refreshing, handing out tokens and the account
+/// calls, worded for the command that was running.
 public enum AuthError: CogCredFailure, Equatable {
     /// No refresh token is stored for the profile.
     case notSignedIn(profile: String)
@@ -13,26 +14,16 @@ public enum AuthError: CogCredFailure, Equatable {
 
     public var category: FailureCategory {
         switch self {
-        case .notSignedIn: return .notAuthenticated
-        case .unsupportedChallenge: return .notAuthenticated
+        case .notSignedIn, .unsupportedChallenge: return .notAuthenticated
         case .malformedToken, .freshTokenExpired: return .temporary
-        case .cognito(let error, _):
-            if error.isTemporary { return .temporary }
-            switch error.code ?? "" {
-            case "NotAuthorizedException", "UserNotFoundException", "UserNotConfirmedException",
-                "PasswordResetRequiredException":
-                return .notAuthenticated
-            case "ResourceNotFoundException": return .configuration
-            case "InvalidParameterException": return .dataError
-            default: return .other
-            }
+        case .cognito(let error, let operation): return AuthError.category(of: error, operation)
         }
     }
 
     public var message: String {
         switch self {
         case .notSignedIn(let profile):
-            return "not signed in (profile '\(profile)'); run: cog-cred sign-in\(AuthError.profileFlag(profile))"
+            return "not signed in (profile '\(profile)'); run: cog-cred sign-in\(profileFlag(profile))"
         case .unsupportedChallenge(let name):
             return "Cognito asks for the \(name) challenge, which this version of cog-cred cannot answer; sign in with a client or user that does not require it"
         case .malformedToken(let kind):
@@ -44,43 +35,103 @@ public enum AuthError: CogCredFailure, Equatable {
         }
     }
 
-    static func profileFlag(_ profile: String) -> String {
-        profile == "default" ? "" : " --profile \(profile)"
+    /// NotAuthorizedException covers both a wrong password and a wrong
+    /// client secret; only the message tells them apart.
+    static func isSecretHashFailure(_ error: CognitoError) -> Bool {
+        guard case .service("NotAuthorizedException", let message, _) = error else { return false }
+        let lower = message.lowercased()
+        return lower.contains("secret hash") || lower.contains("secret_hash")
+    }
+
+    static func category(of error: CognitoError, _ operation: AuthOperation) -> FailureCategory {
+        if error.isTemporary { return .temporary }
+        if isSecretHashFailure(error) { return .configuration }
+        switch (error.code ?? "", operation) {
+        case ("NotAuthorizedException", .confirmSignUp): return .dataError
+        case ("NotAuthorizedException", _), ("UserNotFoundException", _), ("UserNotConfirmedException", _),
+            ("PasswordResetRequiredException", _):
+            return .notAuthenticated
+        case ("ResourceNotFoundException", _): return .configuration
+        case ("InvalidParameterException", _), ("UsernameExistsException", _), ("InvalidPasswordException", _),
+            ("CodeMismatchException", _), ("ExpiredCodeException", _), ("AliasExistsException", _):
+            return .dataError
+        case ("CodeDeliveryFailureException", _): return .temporary
+        default: return .other
+        }
     }
 
     static func describe(_ error: CognitoError, _ operation: AuthOperation) -> String {
-        let said = "Cognito: \(error.summary)"
         if error.isTemporary {
             return "\(error.summary); try again later"
         }
+        let said = "Cognito: \(error.summary)"
+        if isSecretHashFailure(error) {
+            return "the app client's secret does not match: set it again with cog-cred configure --client-secret-stdin (\(said))"
+        }
+        let message: String
         switch (error.code ?? "", operation) {
         case ("NotAuthorizedException", .refresh(let profile)):
-            return "the session has expired or was revoked; sign in again: cog-cred sign-in\(profileFlag(profile)) (\(said))"
+            message = "the session has expired or was revoked; sign in again: cog-cred sign-in\(profileFlag(profile))"
+        case ("NotAuthorizedException", .confirmSignUp):
+            message = "the account cannot be confirmed; it may be confirmed already: try cog-cred sign-in"
+        case ("NotAuthorizedException", .changePassword(let profile)):
+            message = error.summary.contains("Access Token")
+                ? "the session is no longer valid; sign in again: cog-cred sign-in\(profileFlag(profile))"
+                : "the current password is incorrect"
         case ("NotAuthorizedException", _):
-            return "incorrect username or password (\(said))"
+            message = "incorrect username or password"
         case ("UserNotFoundException", _):
-            return "the user does not exist in this user pool; check the username (\(said))"
+            message = "the user does not exist in this user pool; check the username"
         case ("UserNotConfirmedException", _):
-            return "the account is not confirmed yet; check your email for the confirmation code (\(said))"
+            message = "the account is not confirmed yet; check your email for the code and run cog-cred confirm-sign-up"
         case ("PasswordResetRequiredException", _):
-            return "Cognito requires a password reset for this user (\(said))"
+            message = "Cognito requires a password reset for this user: run cog-cred forgot-password"
         case ("ResourceNotFoundException", _):
-            return "the user pool or app client in this profile does not exist; check it with cog-cred configure (\(said))"
+            message = "the user pool or app client in this profile does not exist; check it with cog-cred configure"
+        case ("UsernameExistsException", _):
+            message = "an account with this username already exists: sign in, or reset the password with cog-cred forgot-password"
+        case ("InvalidPasswordException", _):
+            message = "the password does not meet the user pool's password policy"
+        case ("CodeMismatchException", _):
+            message = "the code is incorrect: check it and try again"
+        case ("ExpiredCodeException", .confirmForgotPassword):
+            message = "the code has expired: run cog-cred forgot-password again for a new one"
+        case ("ExpiredCodeException", _):
+            message = "the code has expired: run cog-cred resend-code for a new one"
+        case ("InvalidParameterException", _):
+            message = "Cognito rejected the request"
         default:
-            return "\(operation.verb) failed (\(said))"
+            message = "\(operation.verb) failed"
         }
+        return "\(message) (\(said))"
     }
+}
+
+func profileFlag(_ profile: String) -> String {
+    profile == "default" ? "" : " --profile \(profile)"
 }
 
 /// What was being done when Cognito answered with an error.
 public enum AuthOperation: Sendable, Equatable {
     case signIn
     case refresh(profile: String)
+    case signUp
+    case confirmSignUp
+    case resendCode
+    case forgotPassword
+    case confirmForgotPassword
+    case changePassword(profile: String)
 
     var verb: String {
         switch self {
         case .signIn: return "sign-in"
         case .refresh: return "refreshing the tokens"
+        case .signUp: return "sign-up"
+        case .confirmSignUp: return "confirming the sign-up"
+        case .resendCode: return "resending the code"
+        case .forgotPassword: return "starting the password reset"
+        case .confirmForgotPassword: return "resetting the password"
+        case .changePassword: return "changing the password"
         }
     }
 }

@@ -21,16 +21,29 @@ public struct TokenManager: Sendable {
     public let profileName: String
     public let profile: Profile
     let store: any TokenStore
-    let cognito: any CognitoClient
+    /// Made only when a call to Cognito is needed: building the real client
+    /// may read the client secret from the keyring, which the common case
+    /// (a stored token that is still fresh) never needs.
+    let makeCognito: @Sendable () throws -> any CognitoClient
     let clock: any Clock
 
-    public init(profileName: String, profile: Profile, store: any TokenStore, cognito: any CognitoClient, clock: any Clock = SystemClock()) {
+    public init(
+        profileName: String, profile: Profile, store: any TokenStore,
+        cognito: @escaping @Sendable () throws -> any CognitoClient, clock: any Clock = SystemClock()
+    ) {
         self.profileName = profileName
         self.profile = profile
         self.store = store
-        self.cognito = cognito
+        self.makeCognito = cognito
         self.clock = clock
     }
+
+    public init(profileName: String, profile: Profile, store: any TokenStore, cognito: any CognitoClient, clock: any Clock = SystemClock()) {
+        self.init(profileName: profileName, profile: profile, store: store, cognito: { cognito }, clock: clock)
+    }
+
+    /// The Cognito client, for account calls made beside the token logic.
+    public func cognito() throws -> any CognitoClient { try makeCognito() }
 
     /// A token with more than the policy's margin of life left, refreshing
     /// (at most once) when the stored one has less.
@@ -65,10 +78,11 @@ public struct TokenManager: Sendable {
         guard let refreshToken = try store.read(.refresh, profile: profileName), !refreshToken.isEmpty else {
             throw AuthError.notSignedIn(profile: profileName)
         }
+        let cognito = try makeCognito()
         let result: AuthenticationResult
         do {
-            result = try cognito.refresh(refreshToken: refreshToken)
-        } catch {
+            result = try cognito.refresh(refreshToken: refreshToken, username: try cognitoUsername())
+        } catch let error as CognitoError {
             throw AuthError.cognito(error, operation: .refresh(profile: profileName))
         }
         return try save(result, requireRefreshToken: false)
@@ -77,10 +91,11 @@ public struct TokenManager: Sendable {
     /// Signs in with a password and stores the three tokens.
     @discardableResult
     public func signIn(username: String, password: String) throws -> RefreshedTokens {
+        let cognito = try makeCognito()
         let outcome: AuthOutcome
         do {
             outcome = try cognito.signInWithPassword(username: username, password: password)
-        } catch {
+        } catch let error as CognitoError {
             throw AuthError.cognito(error, operation: .signIn)
         }
         switch outcome {
@@ -89,6 +104,20 @@ public struct TokenManager: Sendable {
         case .challenge(let name, _, _):
             throw AuthError.unsupportedChallenge(name)
         }
+    }
+
+    /// The name Cognito knows the signed-in user by (the access token's
+    /// `username` claim), which SECRET_HASH on a refresh must use: with email
+    /// or phone aliases it is not what the user typed. Expired tokens still
+    /// say whose they are.
+    func cognitoUsername() throws -> String? {
+        if let access = try store.read(.access, profile: profileName), let name = (try? JWT.claims(of: access))?.username {
+            return name
+        }
+        if let id = try store.read(.id, profile: profileName), let name = (try? JWT.claims(of: id))?.cognitoUsername {
+            return name
+        }
+        return profile.username
     }
 
     /// Deletes the profile's tokens: access first and refresh last, so that an

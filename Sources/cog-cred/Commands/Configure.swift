@@ -36,6 +36,18 @@ struct Configure: ParsableCommand {
     @Option(help: ArgumentHelp("Seconds for everything one command does (default 30).", valueName: "seconds"))
     var commandTimeout: Double?
 
+    @Flag(help: "Read the app client's secret from the first line of standard input and keep it in the Secret Service.")
+    var clientSecretStdin = false
+
+    @Flag(help: "Delete the stored app client secret (for an app client without one).")
+    var removeClientSecret = false
+
+    func validate() throws {
+        if clientSecretStdin && removeClientSecret {
+            throw ValidationError("--client-secret-stdin and --remove-client-secret cannot be used together")
+        }
+    }
+
     func run() throws {
         let wiring = Wiring()
         let name = try profileOptions.name(wiring.environment)
@@ -65,10 +77,24 @@ struct Configure: ParsableCommand {
             // A value typed on this command line: a usage error, not a broken file.
             throw ValidationError(error.message)
         }
+        // The secret goes to the keyring before the config says it is there,
+        // so the config never points at a secret that was not stored.
+        if clientSecretStdin {
+            let secret = try PasswordInput.fromStandardInput(what: "client secret")
+            try wiring.tokenStore.write(
+                .clientSecret, profile: name, secret: secret,
+                context: ItemContext(userPoolID: poolID, clientID: clientID, username: nil))
+            profile.clientSecretInKeyring = true
+        }
+        if removeClientSecret {
+            try wiring.tokenStore.delete(.clientSecret, profile: name)
+            profile.clientSecretInKeyring = nil
+        }
         file.profiles[name] = profile
         try store.save(file)
 
         Output.note("Saved profile '\(name)' in \(store.path).")
+        if clientSecretStdin { Output.note("The app client secret is in the Secret Service, not in the file.") }
         if let existing, existing.userPoolID != profile.userPoolID || existing.clientID != profile.clientID {
             Output.note("The profile now names a different user pool or app client: sign in again.")
         }
