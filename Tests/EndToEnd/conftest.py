@@ -18,6 +18,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.parse
 import urllib.request
 from pathlib import Path
 
@@ -187,6 +188,16 @@ class Double:
 
     def stats(self):
         return self.admin("stats")
+
+    def codes(self, username):
+        """What the last emails to the user carried: {"signup": ..., "reset": ...}."""
+        return self.admin("codes?username=" + urllib.parse.quote(username))
+
+    def expire_codes(self, username):
+        return self.admin("expire_codes", {"username": username})
+
+    def user(self, username):
+        return self.admin("users?username=" + urllib.parse.quote(username))
 
     def calls(self, key):
         return self.stats()["calls"].get(key, 0)
