@@ -44,7 +44,9 @@ let package = Package(
         ),
         .testTarget(
             name: "CogCredCoreTests",
-            dependencies: ["CogCredCore"]
+            dependencies: ["CogCredCore"],
+            // Read by path from the source tree (see SRPTests).
+            exclude: ["Fixtures"]
         ),
     ]
 )

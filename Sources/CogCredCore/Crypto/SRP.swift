@@ -1,0 +1,156 @@
+import COpenSSL
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The client side of Cognito's Secure Remote Password variant
+/// (USER_SRP_AUTH then PASSWORD_VERIFIER), so the password never leaves the
+/// machine.
+///
+/// Cognito's variant is SRP-6a over the 3072-bit group of RFC 5054 with
+/// g = 2, SHA-256, k = H(N | g), x = H(salt | H(poolName | userID | ":" | password)),
+/// and a 16-byte key from HKDF(ikm: S, salt: u, info: "Caldera Derived Key").
+/// Numbers are hashed as "padded hex": even-length, with a 00 byte in front
+/// when the top bit is set, exactly as Amazon's own SDKs do; the
+/// cross-check against pycognito in the tests pins this down.
+/// All arithmetic is OpenSSL's, with secret exponents on its constant-time path.
+public final class SRPClient {
+    static let nHex =
+        "FFFFFFFFFFFFFFFFC90FDAA22168C234C4C6628B80DC1CD129024E088A67CC74020BBEA63B139B22514A08798E3404DD"
+        + "EF9519B3CD3A431B302B0A6DF25F14374FE1356D6D51C245E485B576625E7EC6F44C42E9A637ED6B0BFF5CB6F406B7ED"
+        + "EE386BFB5A899FA5AE9F24117C4B1FE649286651ECE45B3DC2007CB8A163BF0598DA48361C55D39A69163FA8FD24CF5F"
+        + "83655D23DCA3AD961C62F356208552BB9ED529077096966D670C354E4ABC9804F1746C08CA18217C32905E462E36CE3B"
+        + "E39E772C180E86039B2783A2EC07A28FB5C55DF06F4C52C9DE2BCBF6955817183995497CEA956AE515D2261898FA0510"
+        + "15728E5A8AAAC42DAD33170D04507A33A85521ABDF1CBA64ECFB850458DBEF0A8AEA71575D060C7DB3970F85A6E1E4C7"
+        + "ABF5AE8CDB0933D71E8C94E04A25619DCEE3D2261AD2EE6BF12FFA06D98A0864D87602733EC86A64521F2B18177B200C"
+        + "BBE117577A615D6C770988C0BAD946E208E24FA074E5AB3143DB5BFCE0FD108E4B82D120A93AD2CAFFFFFFFFFFFFFFFF"
+    static let gHex = "2"
+
+    let group: ModularArithmetic
+    let g: BigNumber
+    let k: BigNumber
+    let a: BigNumber
+    /// The public value A = g^a mod N, in hex: SRP_A.
+    public let publicA: String
+    private let aValue: BigNumber
+
+    /// A fresh client with a random 128-byte private value.
+    public convenience init() throws(SRPError) {
+        var random = [UInt8](repeating: 0, count: 128)
+        guard RAND_bytes(&random, Int32(random.count)) == 1 else { throw .randomFailed }
+        try self.init(privateHex: hexString(random))
+        for i in random.indices { random[i] = 0 }
+    }
+
+    /// A client with a chosen private value, for tests that compare against
+    /// another implementation.
+    public init(privateHex: String) throws(SRPError) {
+        guard let n = BigNumber(hex: SRPClient.nHex), let g = BigNumber(hex: SRPClient.gHex),
+            let rawA = BigNumber(hex: privateHex)
+        else { throw .malformed("private value") }
+        group = ModularArithmetic(modulus: n)
+        self.g = g
+        k = BigNumber(bytes: Digest.sha256(bytes(fromHex: SRPClient.padHex(SRPClient.nHex) + SRPClient.padHex(SRPClient.gHex))))
+        a = group.reduce(rawA)
+        a.markSecret()
+        aValue = group.power(g, a)
+        // A must not be 0 mod N, or the server could learn nothing and neither could we.
+        guard !aValue.isZero else { throw .malformed("private value") }
+        publicA = aValue.hex
+    }
+
+    /// PASSWORD_CLAIM_SIGNATURE for the PASSWORD_VERIFIER challenge.
+    ///
+    /// - Parameters:
+    ///   - poolName: the user pool id after its `region_` prefix.
+    ///   - userID: USER_ID_FOR_SRP from the challenge.
+    ///   - saltHex, serverBHex, secretBlock: SALT, SRP_B and SECRET_BLOCK from the challenge.
+    ///   - timestamp: `SRPClient.timestamp(...)`, sent as TIMESTAMP.
+    public func passwordSignature(
+        poolName: String, userID: String, password: String, saltHex: String, serverBHex: String, secretBlock: String,
+        timestamp: String
+    ) throws(SRPError) -> String {
+        guard let rawB = BigNumber(hex: serverBHex) else { throw .malformed("SRP_B") }
+        guard saltHex.utf8.allSatisfy({ $0.isHexDigit }), !saltHex.isEmpty else { throw .malformed("SALT") }
+        guard let block = Data(base64Encoded: secretBlock) else { throw .malformed("SECRET_BLOCK") }
+        let b = rawB
+        // A B that is 0 mod N would make the shared secret predictable.
+        guard !group.reduce(b).isZero else { throw .malformed("SRP_B") }
+
+        let u = BigNumber(bytes: Digest.sha256(bytes(fromHex: SRPClient.padHex(publicA) + SRPClient.padHex(b.hex))))
+        guard !u.isZero else { throw .malformed("SRP_B") }
+
+        var identity = Array("\(poolName)\(userID):".utf8)
+        identity.append(contentsOf: password.utf8)
+        let identityHash = hexString(Digest.sha256(identity))
+        for i in identity.indices { identity[i] = 0 }
+        let x = BigNumber(bytes: Digest.sha256(bytes(fromHex: SRPClient.padHex(saltHex) + identityHash)))
+        x.markSecret()
+
+        // S = (B - k·g^x)^(a + u·x) mod N
+        let gx = group.power(g, x)
+        let base = group.subtract(b, group.multiply(k, gx))
+        let exponent = group.plainMultiplyAdd(a, u, x)
+        let s = group.power(base, exponent)
+
+        guard
+            let key = Digest.hkdfSHA256(
+                ikm: bytes(fromHex: SRPClient.padHex(s.hex)), salt: bytes(fromHex: SRPClient.padHex(u.hex)),
+                info: Array("Caldera Derived Key".utf8), length: 16)
+        else { throw .hkdfFailed }
+
+        var message = Array(poolName.utf8)
+        message.append(contentsOf: userID.utf8)
+        message.append(contentsOf: block)
+        message.append(contentsOf: timestamp.utf8)
+        return Data(Digest.hmacSHA256(key: key, message: message)).base64EncodedString()
+    }
+
+    /// Hex as Cognito hashes it: an even number of digits, and a leading 00
+    /// byte when the first digit has the top bit set (so it reads as positive).
+    static func padHex(_ hex: String) -> String {
+        if hex.utf8.count % 2 == 1 { return "0" + hex }
+        if let first = hex.utf8.first, "89abcdefABCDEF".utf8.contains(first) { return "00" + hex }
+        return hex
+    }
+
+    /// TIMESTAMP as Cognito expects it: "Sun Nov 2 04:03:01 UTC 2026", in UTC,
+    /// English names, day of month without a leading zero.
+    public static func timestamp(_ seconds: Int64) -> String {
+        var t = time_t(seconds)
+        var parts = tm()
+        gmtime_r(&t, &parts)
+        let days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
+        let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+        func two(_ v: Int32) -> String { v < 10 ? "0\(v)" : "\(v)" }
+        return "\(days[Int(parts.tm_wday)]) \(months[Int(parts.tm_mon)]) \(parts.tm_mday) "
+            + "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec)) UTC \(parts.tm_year + 1900)"
+    }
+}
+
+/// Why an SRP step could not be computed.
+public enum SRPError: Error, Equatable, CogCredFailure {
+    case malformed(String)
+    case randomFailed
+    case hkdfFailed
+
+    public var category: FailureCategory {
+        switch self {
+        case .malformed: return .temporary
+        case .randomFailed, .hkdfFailed: return .other
+        }
+    }
+
+    public var message: String {
+        switch self {
+        case .malformed(let what): return "Cognito's SRP challenge has an unusable \(what); try again"
+        case .randomFailed: return "the system's random number generator failed"
+        case .hkdfFailed: return "OpenSSL could not derive the SRP key"
+        }
+    }
+}
