@@ -52,7 +52,7 @@ struct Wiring {
         let name = try options.name(environment)
         let profile = try configStore.profile(name)
         let endpoint = try Endpoint.resolve(profile: profile, environment: environment)
-        let deadline = Deadline(secondsFromNow: profile.timeouts.command)
+        let deadline = self.deadline(profile)
         let store = tokenStore
         // Built on first use: reading the client secret costs a keyring
         // lookup that handing out a fresh stored token never needs.
@@ -68,7 +68,18 @@ struct Wiring {
                 endpoint: endpoint, clientID: profile.clientID, clientSecret: secret, timeouts: profile.timeouts,
                 deadline: deadline)
         }
-        return TokenManager(profileName: name, profile: profile, store: store, cognito: cognito)
+        return TokenManager(
+            profileName: name, profile: profile, store: store, cognito: cognito,
+            refreshMemory: FileRefreshMemory(directory: paths.stateDirectory))
+    }
+}
+
+extension Wiring {
+    /// The command's overall time budget, started when first asked for.
+    func deadline(_ profile: Profile) -> Deadline { Deadline(secondsFromNow: profile.timeouts.command) }
+
+    func endpoint(_ profile: Profile) throws(ConfigError) -> String {
+        try Endpoint.resolve(profile: profile, environment: environment)
     }
 }
 

@@ -106,6 +106,58 @@ final class FakeCognito: CognitoClient {
 
     var accountCalls: [String] { state.withLock { $0.accountCalls } }
 
+    // MARK: Challenges, rotation and revocation
+
+    /// Scripted answers to InitiateAuth (SRP) and RespondToAuthChallenge, in order.
+    let challengeAnswers = Mutex<[Result<AuthOutcome, CognitoError>]>([])
+    /// Every RespondToAuthChallenge: name and responses.
+    let responses = Mutex<[(String, [String: String])]>([])
+    /// GetTokensFromRefreshToken's answers; empty means "not offered" (500 HTML, as moto).
+    let modernRefreshResults = Mutex<[Result<AuthenticationResult, CognitoError>]>([])
+    let modernRefreshCalls = Mutex(0)
+    let revocations = Mutex<[String]>([])
+
+    func initiateSRP(username: String, srpA: String) throws(CognitoError) -> AuthOutcome {
+        try nextChallengeAnswer()
+    }
+
+    func respondToChallenge(name: String, session: String?, responses: [String: String]) throws(CognitoError) -> AuthOutcome {
+        self.responses.withLock { $0.append((name, responses)) }
+        return try nextChallengeAnswer()
+    }
+
+    private func nextChallengeAnswer() throws(CognitoError) -> AuthOutcome {
+        let next: Result<AuthOutcome, CognitoError> = challengeAnswers.withLock { $0.isEmpty ? .failure(.deadlineExceeded) : $0.removeFirst() }
+        return try next.get()
+    }
+
+    func associateSoftwareToken(session: String?) throws(CognitoError) -> (secret: String, session: String?) {
+        ("JBSWY3DPEHPK3PXP", "associated")
+    }
+
+    func verifySoftwareToken(session: String?, code: String) throws(CognitoError) -> String? {
+        guard code == "123456" else { throw .service(code: "EnableSoftwareTokenMFAException", message: "Code mismatch", httpStatus: 400) }
+        return "verified"
+    }
+
+    func getTokensFromRefreshToken(refreshToken: String) throws(CognitoError) -> AuthenticationResult {
+        modernRefreshCalls.withLock { $0 += 1 }
+        let next: Result<AuthenticationResult, CognitoError> = modernRefreshResults.withLock {
+            $0.isEmpty ? .failure(.badResponse(httpStatus: 500, detail: "not a JSON error")) : $0.removeFirst()
+        }
+        return try next.get()
+    }
+
+    func revokeToken(refreshToken: String) throws(CognitoError) {
+        revocations.withLock { $0.append("revoke \(refreshToken)") }
+        if let error = state.withLock({ $0.accountError }) { throw error }
+    }
+
+    func globalSignOut(accessToken: String) throws(CognitoError) {
+        revocations.withLock { $0.append("global") }
+        if let error = state.withLock({ $0.accountError }) { throw error }
+    }
+
     var refreshCount: Int { state.withLock { $0.refreshCalls.count } }
     var lastRefreshToken: String? { state.withLock { $0.refreshCalls.last } }
 
@@ -129,7 +181,7 @@ final class FakeTransport: HTTPTransport {
         self.init(.success(HTTPResponse(status: status, body: Data(body.utf8))))
     }
 
-    func post(_ request: HTTPRequest) throws(TransportError) -> HTTPResponse {
+    func send(_ request: HTTPRequest) throws(TransportError) -> HTTPResponse {
         requests.withLock { $0.append(request) }
         return try answer.get()
     }
@@ -146,3 +198,35 @@ func makeManager(store: InMemoryTokenStore = InMemoryTokenStore(), cognito: Fake
 }
 
 let context = ItemContext(userPoolID: "us-east-1_Test", clientID: "client123", username: "alice")
+
+/// Challenge answers a test sets up front; a nil answer means "no input available".
+struct ScriptedAnswers: ChallengeAnswers {
+    var newPassword: String? = nil
+    var code: String? = nil
+    var choice: MFAKind? = nil
+    let seen = Seen()
+
+    final class Seen: @unchecked Sendable {
+        var uris: [String] = []
+    }
+
+    func newPassword(for username: String) throws -> String {
+        guard let newPassword else { throw AuthError.challengeNeedsInput(challenge: "NEW_PASSWORD_REQUIRED", flag: "--new-password-stdin") }
+        return newPassword
+    }
+
+    func mfaCode(_ kind: MFAKind, destination: String?) throws -> String {
+        guard let code else { throw AuthError.challengeNeedsInput(challenge: kind.rawValue, flag: "--mfa-code") }
+        return code
+    }
+
+    func chooseMFA(from options: [MFAKind]) throws -> MFAKind {
+        guard let choice else { throw AuthError.challengeNeedsInput(challenge: "SELECT_MFA_TYPE", flag: "--mfa-type") }
+        return choice
+    }
+
+    func setUpAuthenticator(uri: String) throws -> String {
+        seen.uris.append(uri)
+        return try mfaCode(.totp, destination: nil)
+    }
+}

@@ -147,7 +147,7 @@ import Testing
             accessToken: TestJWT.access(iat: now, lifetime: 3600), idToken: TestJWT.id(iat: now, lifetime: 3600),
             refreshToken: "r1"))))
 
-        let tokens = try makeManager(store: store, cognito: cognito, clock: FakeClock(now)).signIn(username: "alice", password: "pw")
+        let tokens = try makeManager(store: store, cognito: cognito, clock: FakeClock(now)).signIn(username: "alice", password: "pw", flow: .password, answers: ScriptedAnswers())
 
         #expect(store.writes == ["default/refresh", "default/id", "default/access"])
         #expect(tokens.access.claims.username == "alice")
@@ -157,10 +157,10 @@ import Testing
     @Test func aChallengeIsReportedAndNothingIsStored() throws {
         let store = InMemoryTokenStore()
         let cognito = FakeCognito()
-        cognito.onSignIn(.success(.challenge(name: "SOFTWARE_TOKEN_MFA", session: "s", parameters: [:])))
+        cognito.onSignIn(.success(.challenge(name: "CUSTOM_CHALLENGE", session: "s", parameters: [:])))
         let manager = makeManager(store: store, cognito: cognito, clock: FakeClock(now))
 
-        #expect(throws: AuthError.unsupportedChallenge("SOFTWARE_TOKEN_MFA")) { try manager.signIn(username: "a", password: "b") }
+        #expect(throws: AuthError.unsupportedChallenge("CUSTOM_CHALLENGE")) { try manager.signIn(username: "a", password: "b", flow: .password, answers: ScriptedAnswers()) }
         #expect(store.writes.isEmpty)
     }
 
@@ -169,7 +169,7 @@ import Testing
         let cognito = FakeCognito()
         cognito.onSignIn(.success(.authenticated(AuthenticationResult(accessToken: TestJWT.access(iat: now, lifetime: 3600), idToken: nil, refreshToken: nil))))
         #expect(throws: AuthError.self) {
-            try makeManager(store: store, cognito: cognito, clock: FakeClock(now)).signIn(username: "a", password: "b")
+            try makeManager(store: store, cognito: cognito, clock: FakeClock(now)).signIn(username: "a", password: "b", flow: .password, answers: ScriptedAnswers())
         }
         #expect(store.writes.isEmpty)
     }

@@ -24,7 +24,7 @@ public enum AccountValidation {
     public static func normalizedCode(_ raw: String) throws(InputError) -> String {
         let code = raw.trimmingWhitespace()
         guard code.utf8.count == 6, code.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }) else {
-            throw InputError("the confirmation code must be exactly 6 digits, as in the email")
+            throw InputError("the code must be exactly 6 digits")
         }
         return code
     }

@@ -65,6 +65,23 @@ public protocol CognitoClient: Sendable {
     func confirmForgotPassword(username: String, code: String, newPassword: String) throws(CognitoError)
     /// ChangePassword, authorised by the user's own access token.
     func changePassword(accessToken: String, previousPassword: String, proposedPassword: String) throws(CognitoError)
+
+    /// InitiateAuth with USER_SRP_AUTH: answers the PASSWORD_VERIFIER challenge.
+    func initiateSRP(username: String, srpA: String) throws(CognitoError) -> AuthOutcome
+    /// RespondToAuthChallenge. SECRET_HASH, when needed, is computed over the
+    /// responses' USERNAME (USER_ID_FOR_SRP).
+    func respondToChallenge(name: String, session: String?, responses: [String: String]) throws(CognitoError) -> AuthOutcome
+    /// AssociateSoftwareToken during MFA_SETUP: the authenticator's shared secret and a new session.
+    func associateSoftwareToken(session: String?) throws(CognitoError) -> (secret: String, session: String?)
+    /// VerifySoftwareToken during MFA_SETUP: the session for the final MFA_SETUP response.
+    func verifySoftwareToken(session: String?, code: String) throws(CognitoError) -> String?
+    /// GetTokensFromRefreshToken: refresh that also rotates the refresh token
+    /// when the app client is set to; takes the raw client secret.
+    func getTokensFromRefreshToken(refreshToken: String) throws(CognitoError) -> AuthenticationResult
+    /// RevokeToken: ends one refresh token and the tokens issued from it.
+    func revokeToken(refreshToken: String) throws(CognitoError)
+    /// GlobalSignOut: ends every token of the user, on every device.
+    func globalSignOut(accessToken: String) throws(CognitoError)
 }
 
 /// A user attribute such as `email` or `name`.

@@ -27,6 +27,16 @@ public enum CognitoError: Error, Sendable, Equatable {
         }
     }
 
+    /// The service does not offer the action: an emulator's HTML 5xx page for
+    /// an unknown action, or an explicit unknown-operation error. Never retried.
+    public var isUnsupportedOperation: Bool {
+        switch self {
+        case .badResponse(let status, _): return status >= 500
+        case .service(let code, _, _): return code == "UnknownOperationException" || code == "InvalidAction"
+        case .transport, .deadlineExceeded: return false
+        }
+    }
+
     static let temporaryCodes: Set<String> = [
         "TooManyRequestsException", "LimitExceededException", "InternalErrorException",
         "ServiceUnavailableException", "ThrottlingException", "RequestTimeoutException",

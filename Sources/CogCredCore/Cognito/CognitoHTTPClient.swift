@@ -95,6 +95,59 @@ public struct CognitoHTTPClient: CognitoClient {
             ChangePasswordRequest(accessToken: accessToken, previousPassword: previousPassword, proposedPassword: proposedPassword))
     }
 
+    public func initiateSRP(username: String, srpA: String) throws(CognitoError) -> AuthOutcome {
+        var parameters = ["USERNAME": username, "SRP_A": srpA]
+        parameters["SECRET_HASH"] = secretHash(username)
+        let response: InitiateAuthResponse = try call(
+            "InitiateAuth", InitiateAuthRequest(authFlow: "USER_SRP_AUTH", clientID: clientID, authParameters: parameters))
+        return try response.outcome()
+    }
+
+    public func respondToChallenge(name: String, session: String?, responses: [String: String]) throws(CognitoError) -> AuthOutcome {
+        var responses = responses
+        responses["SECRET_HASH"] = secretHash(responses["USERNAME"])
+        let response: InitiateAuthResponse = try call(
+            "RespondToAuthChallenge",
+            RespondToAuthChallengeRequest(challengeName: name, clientID: clientID, session: session, challengeResponses: responses))
+        return try response.outcome()
+    }
+
+    public func associateSoftwareToken(session: String?) throws(CognitoError) -> (secret: String, session: String?) {
+        let response: AssociateSoftwareTokenResponse = try call("AssociateSoftwareToken", SessionRequest(session: session))
+        guard let secret = response.secretCode, !secret.isEmpty else {
+            throw .badResponse(httpStatus: 200, detail: "no SecretCode in the answer")
+        }
+        return (secret, response.session ?? session)
+    }
+
+    public func verifySoftwareToken(session: String?, code: String) throws(CognitoError) -> String? {
+        let response: VerifySoftwareTokenResponse = try call(
+            "VerifySoftwareToken", VerifySoftwareTokenRequest(session: session, userCode: code, friendlyDeviceName: "cog-cred"))
+        guard response.status == nil || response.status == "SUCCESS" else {
+            throw .service(code: "EnableSoftwareTokenMFAException", message: "verification status \(response.status ?? "")", httpStatus: 200)
+        }
+        return response.session ?? session
+    }
+
+    public func getTokensFromRefreshToken(refreshToken: String) throws(CognitoError) -> AuthenticationResult {
+        let response: InitiateAuthResponse = try call(
+            "GetTokensFromRefreshToken",
+            RefreshTokenRequest(refreshToken: refreshToken, clientID: clientID, clientSecret: clientSecret))
+        guard case .authenticated(let result) = try response.outcome() else {
+            throw .badResponse(httpStatus: 200, detail: "a refresh answered with a challenge")
+        }
+        return result
+    }
+
+    public func revokeToken(refreshToken: String) throws(CognitoError) {
+        let _: Empty = try call(
+            "RevokeToken", RevokeTokenRequest(token: refreshToken, clientID: clientID, clientSecret: clientSecret))
+    }
+
+    public func globalSignOut(accessToken: String) throws(CognitoError) {
+        let _: Empty = try call("GlobalSignOut", AccessTokenRequest(accessToken: accessToken))
+    }
+
     /// POSTs one action and decodes its answer or its error.
     func call<Request: Encodable, Response: Decodable>(_ action: String, _ body: Request) throws(CognitoError) -> Response {
         let remaining = deadline.remaining
@@ -118,7 +171,7 @@ public struct CognitoHTTPClient: CognitoClient {
             totalTimeout: min(timeouts.request, remaining))
         let response: HTTPResponse
         do {
-            response = try transport.post(request)
+            response = try transport.send(request)
         } catch {
             throw .transport(error)
         }
@@ -221,6 +274,92 @@ struct AccountRequest: Encodable {
         case password = "Password"
         case confirmationCode = "ConfirmationCode"
         case userAttributes = "UserAttributes"
+    }
+}
+
+struct RespondToAuthChallengeRequest: Encodable {
+    var challengeName: String
+    var clientID: String
+    var session: String?
+    var challengeResponses: [String: String]
+
+    enum CodingKeys: String, CodingKey {
+        case challengeName = "ChallengeName"
+        case clientID = "ClientId"
+        case session = "Session"
+        case challengeResponses = "ChallengeResponses"
+    }
+}
+
+struct SessionRequest: Encodable {
+    var session: String?
+
+    enum CodingKeys: String, CodingKey {
+        case session = "Session"
+    }
+}
+
+struct AssociateSoftwareTokenResponse: Decodable {
+    var secretCode: String?
+    var session: String?
+
+    enum CodingKeys: String, CodingKey {
+        case secretCode = "SecretCode"
+        case session = "Session"
+    }
+}
+
+struct VerifySoftwareTokenRequest: Encodable {
+    var session: String?
+    var userCode: String
+    var friendlyDeviceName: String
+
+    enum CodingKeys: String, CodingKey {
+        case session = "Session"
+        case userCode = "UserCode"
+        case friendlyDeviceName = "FriendlyDeviceName"
+    }
+}
+
+struct VerifySoftwareTokenResponse: Decodable {
+    var status: String?
+    var session: String?
+
+    enum CodingKeys: String, CodingKey {
+        case status = "Status"
+        case session = "Session"
+    }
+}
+
+struct RefreshTokenRequest: Encodable {
+    var refreshToken: String
+    var clientID: String
+    var clientSecret: String?
+
+    enum CodingKeys: String, CodingKey {
+        case refreshToken = "RefreshToken"
+        case clientID = "ClientId"
+        case clientSecret = "ClientSecret"
+    }
+}
+
+struct RevokeTokenRequest: Encodable {
+    var token: String
+    var clientID: String
+    var clientSecret: String?
+
+    enum CodingKeys: String, CodingKey {
+        case token = "Token"
+        case clientID = "ClientId"
+        case clientSecret = "ClientSecret"
+    }
+}
+
+struct AccessTokenRequest: Encodable {
+    var accessToken: String
+
+    enum CodingKeys: String, CodingKey {
+        case accessToken = "AccessToken"
     }
 }
 

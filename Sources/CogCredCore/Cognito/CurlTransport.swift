@@ -20,7 +20,7 @@ public struct CurlTransport: HTTPTransport {
         var overflowed = false
     }
 
-    public func post(_ request: HTTPRequest) throws(TransportError) -> HTTPResponse {
+    public func send(_ request: HTTPRequest) throws(TransportError) -> HTTPResponse {
         CurlTransport.globalInit
         guard let handle = curl_easy_init() else { throw TransportError(.other, "libcurl could not start") }
         defer { curl_easy_cleanup(handle) }
@@ -41,11 +41,15 @@ public struct CurlTransport: HTTPTransport {
             errorBuffer.withUnsafeMutableBufferPointer { errorPointer in
                 ccurl_setopt_string(handle, CURLOPT_URL, request.url)
                 ccurl_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
-                ccurl_setopt_long(handle, CURLOPT_POST, 1)
-                ccurl_setopt_long(handle, CURLOPT_POSTFIELDSIZE, request.body.count)
-                request.body.withUnsafeBytes { raw in
-                    // COPYPOSTFIELDS copies, so the buffer need not outlive this call.
-                    _ = ccurl_setopt_pointer(handle, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: raw.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!))
+                if request.method == "GET" {
+                    ccurl_setopt_long(handle, CURLOPT_HTTPGET, 1)
+                } else {
+                    ccurl_setopt_long(handle, CURLOPT_POST, 1)
+                    ccurl_setopt_long(handle, CURLOPT_POSTFIELDSIZE, request.body.count)
+                    request.body.withUnsafeBytes { raw in
+                        // COPYPOSTFIELDS copies, so the buffer need not outlive this call.
+                        _ = ccurl_setopt_pointer(handle, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: raw.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!))
+                    }
                 }
                 ccurl_setopt_slist(handle, CURLOPT_HTTPHEADER, headerList)
                 ccurl_setopt_string(handle, CURLOPT_USERAGENT, "cog-cred/\(cogCredVersion)")

@@ -7,10 +7,12 @@ import Foundation
 /// One HTTP exchange. Small enough to fake in tests; the real one is
 /// `CurlTransport`.
 public protocol HTTPTransport: Sendable {
-    func post(_ request: HTTPRequest) throws(TransportError) -> HTTPResponse
+    func send(_ request: HTTPRequest) throws(TransportError) -> HTTPResponse
 }
 
 public struct HTTPRequest: Sendable {
+    /// "POST" (Cognito actions) or "GET" (the JWKS).
+    public var method: String
     public var url: String
     public var headers: [(String, String)]
     public var body: Data
@@ -19,7 +21,10 @@ public struct HTTPRequest: Sendable {
     /// Seconds allowed for the whole exchange.
     public var totalTimeout: Double
 
-    public init(url: String, headers: [(String, String)], body: Data, connectTimeout: Double, totalTimeout: Double) {
+    public init(
+        method: String = "POST", url: String, headers: [(String, String)], body: Data, connectTimeout: Double, totalTimeout: Double
+    ) {
+        self.method = method
         self.url = url
         self.headers = headers
         self.body = body

@@ -7,10 +7,15 @@ public struct Paths: Sendable, Equatable {
     /// `$XDG_CONFIG_HOME/cog-cred`, else `~/.config/cog-cred`.
     public var configDirectory: String
 
+    /// `$XDG_STATE_HOME/cog-cred`, else `~/.local/state/cog-cred`: what cog-cred
+    /// learns about a service between runs; nothing secret.
+    public var stateDirectory: String
+
     public var configFile: String { configDirectory + "/config.json" }
 
-    public init(configDirectory: String) {
+    public init(configDirectory: String, stateDirectory: String) {
         self.configDirectory = configDirectory
+        self.stateDirectory = stateDirectory
     }
 
     public init(environment: [String: String]) {
@@ -19,6 +24,11 @@ public struct Paths: Sendable, Equatable {
             configDirectory = xdg + "/cog-cred"
         } else {
             configDirectory = Paths.home(environment) + "/.config/cog-cred"
+        }
+        if let xdg = environment["XDG_STATE_HOME"], xdg.hasPrefix("/") {
+            stateDirectory = xdg + "/cog-cred"
+        } else {
+            stateDirectory = Paths.home(environment) + "/.local/state/cog-cred"
         }
     }
 

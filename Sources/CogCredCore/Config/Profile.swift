@@ -17,6 +17,8 @@ public struct Profile: Codable, Sendable, Equatable {
     /// The app client has a secret, kept in the Secret Service (never here)
     /// as the profile's `client-secret` item.
     public var clientSecretInKeyring: Bool?
+    /// "srp" (default) or "password".
+    public var authFlow: String?
 
     enum CodingKeys: String, CodingKey {
         case userPoolID = "user-pool-id"
@@ -28,6 +30,7 @@ public struct Profile: Codable, Sendable, Equatable {
         case requestTimeout = "request-timeout"
         case commandTimeout = "command-timeout"
         case clientSecretInKeyring = "client-secret-in-keyring"
+        case authFlow = "auth-flow"
     }
 
     public init(
@@ -52,6 +55,10 @@ public struct Profile: Codable, Sendable, Equatable {
         return ProfileValidation.regionPrefix(ofPoolID: userPoolID) ?? "us-east-1"
     }
 
+    public var effectiveAuthFlow: AuthFlow {
+        authFlow.flatMap(AuthFlow.init(rawValue:)) ?? .srp
+    }
+
     public var timeouts: Timeouts {
         Timeouts(
             connect: connectTimeout ?? Profile.defaultConnectTimeout,
@@ -66,6 +73,9 @@ public struct Profile: Codable, Sendable, Equatable {
         if let region, let problem = ProfileValidation.regionProblem(region) { throw .invalidValue("region", problem) }
         if let endpointURL, let problem = ProfileValidation.endpointProblem(endpointURL) {
             throw .invalidValue("endpoint-url", problem)
+        }
+        if let authFlow, AuthFlow(rawValue: authFlow) == nil {
+            throw .invalidValue("auth-flow", "must be srp or password")
         }
         for (name, value) in [
             ("connect-timeout", connectTimeout), ("request-timeout", requestTimeout), ("command-timeout", commandTimeout),

@@ -77,7 +77,11 @@ public final class SRPClient {
     ) throws(SRPError) -> String {
         guard let rawB = BigNumber(hex: serverBHex) else { throw .malformed("SRP_B") }
         guard saltHex.utf8.allSatisfy({ $0.isHexDigit }), !saltHex.isEmpty else { throw .malformed("SALT") }
-        guard let block = Data(base64Encoded: secretBlock) else { throw .malformed("SECRET_BLOCK") }
+        guard !secretBlock.isEmpty else { throw .malformed("SECRET_BLOCK") }
+        // Cognito sends base64. moto's emulator sends a UUID instead and never
+        // checks the signature; signing its text keeps sign-in working there
+        // without weakening anything against the real service.
+        let block = Data(base64Encoded: secretBlock).map(Array.init) ?? Array(secretBlock.utf8)
         let b = rawB
         // A B that is 0 mod N would make the shared secret predictable.
         guard !group.reduce(b).isZero else { throw .malformed("SRP_B") }

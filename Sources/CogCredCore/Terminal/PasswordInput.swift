@@ -61,6 +61,32 @@ public enum PasswordInput {
         return password
     }
 
+    /// True when there is a controlling terminal to ask on.
+    public static var hasTerminal: Bool {
+        let fd = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)
+        guard fd >= 0 else { return false }
+        close(fd)
+        return true
+    }
+
+    /// A line typed on the terminal with echo on, for codes and choices.
+    public static func ask(_ text: String) throws(InputError) -> String {
+        let fd = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)
+        guard fd >= 0 else { throw InputError("no terminal to ask on", category: .usage) }
+        defer { close(fd) }
+        writeAll(fd, text)
+        var bytes: [UInt8] = []
+        var byte: UInt8 = 0
+        while true {
+            let n = read(fd, &byte, 1)
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 || byte == UInt8(ascii: "\n") { break }
+            bytes.append(byte)
+            if bytes.count > 1024 { break }
+        }
+        return String(decoding: bytes, as: UTF8.self).trimmingWhitespace()
+    }
+
     /// A password being chosen: one line from stdin, or asked twice on the
     /// terminal and compared, so a typo does not lock the user out.
     public static func newPassword(fromStandardInput: Bool, prompt text: String = "New password: ") throws(InputError) -> String {

@@ -7,6 +7,14 @@ public enum AuthError: CogCredFailure, Equatable {
     case cognito(CognitoError, operation: AuthOperation)
     /// Cognito wants a challenge answered that this build cannot answer.
     case unsupportedChallenge(String)
+    /// A challenge needs input, and there is neither a terminal nor the flag that gives it.
+    case challengeNeedsInput(challenge: String, flag: String)
+    /// NEW_PASSWORD_REQUIRED also asks for user attributes cog-cred does not collect.
+    case requiredAttributes([String])
+    /// GlobalSignOut or RevokeToken failed; the local items were deleted anyway.
+    case remoteSignOutFailed(CognitoError)
+    /// `status --verify` found a token that does not check out.
+    case verificationFailed(String)
     /// Cognito returned a token that cannot be decoded.
     case malformedToken(SecretKind)
     /// Even a freshly refreshed token is already expired: the clocks disagree.
@@ -14,7 +22,9 @@ public enum AuthError: CogCredFailure, Equatable {
 
     public var category: FailureCategory {
         switch self {
-        case .notSignedIn, .unsupportedChallenge: return .notAuthenticated
+        case .notSignedIn, .unsupportedChallenge, .challengeNeedsInput, .requiredAttributes, .verificationFailed:
+            return .notAuthenticated
+        case .remoteSignOutFailed: return .temporary
         case .malformedToken, .freshTokenExpired: return .temporary
         case .cognito(let error, let operation): return AuthError.category(of: error, operation)
         }
@@ -26,6 +36,14 @@ public enum AuthError: CogCredFailure, Equatable {
             return "not signed in (profile '\(profile)'); run: cog-cred sign-in\(profileFlag(profile))"
         case .unsupportedChallenge(let name):
             return "Cognito asks for the \(name) challenge, which this version of cog-cred cannot answer; sign in with a client or user that does not require it"
+        case .challengeNeedsInput(let challenge, let flag):
+            return "Cognito asks for \(challenge), and there is no terminal to ask on; pass \(flag)"
+        case .requiredAttributes(let names):
+            return "Cognito requires these attributes before the new password can be set: \(names.joined(separator: ", ")); set them in the AWS console or with an administrator"
+        case .remoteSignOutFailed(let error):
+            return "the tokens were deleted from the Secret Service, but revoking them at Cognito failed (\(error.summary)); they stay valid until they expire"
+        case .verificationFailed(let what):
+            return "verification failed: \(what)"
         case .malformedToken(let kind):
             return "Cognito returned an \(kind.displayName) that is not a readable JWT; nothing was stored"
         case .freshTokenExpired(let kind):
@@ -48,6 +66,8 @@ public enum AuthError: CogCredFailure, Equatable {
         if isSecretHashFailure(error) { return .configuration }
         switch (error.code ?? "", operation) {
         case ("NotAuthorizedException", .confirmSignUp): return .dataError
+        case ("CodeMismatchException", .signIn), ("EnableSoftwareTokenMFAException", .signIn), ("ExpiredCodeException", .signIn):
+            return .notAuthenticated
         case ("NotAuthorizedException", _), ("UserNotFoundException", _), ("UserNotConfirmedException", _),
             ("PasswordResetRequiredException", _):
             return .notAuthenticated
@@ -92,6 +112,10 @@ public enum AuthError: CogCredFailure, Equatable {
             message = "an account with this username already exists: sign in, or reset the password with cog-cred forgot-password"
         case ("InvalidPasswordException", _):
             message = "the password does not meet the user pool's password policy"
+        case ("CodeMismatchException", .signIn), ("EnableSoftwareTokenMFAException", .signIn):
+            message = "the MFA code is incorrect: check the code and sign in again"
+        case ("NotAuthorizedException", .signIn) where error.summary.lowercased().contains("session"):
+            message = "the sign-in session expired (Cognito allows 3 minutes): sign in again"
         case ("CodeMismatchException", _):
             message = "the code is incorrect: check it and try again"
         case ("ExpiredCodeException", .confirmForgotPassword):
@@ -121,6 +145,7 @@ public enum AuthOperation: Sendable, Equatable {
     case forgotPassword
     case confirmForgotPassword
     case changePassword(profile: String)
+    case fetchKeys
 
     var verb: String {
         switch self {
@@ -132,6 +157,7 @@ public enum AuthOperation: Sendable, Equatable {
         case .forgotPassword: return "starting the password reset"
         case .confirmForgotPassword: return "resetting the password"
         case .changePassword: return "changing the password"
+        case .fetchKeys: return "fetching the pool's signing keys"
         }
     }
 }

@@ -22,9 +22,15 @@ public struct JWTClaims: Decodable, Sendable, Equatable {
     public var tokenUse: String?
     public var clientID: String?
     public var issuer: String?
+    /// `aud` of an ID token: the app client id.
+    public var audience: String?
+    /// `email_verified`: a boolean, or the string "true"/"false" as Cognito sends it.
+    public var emailVerified: Bool?
 
     enum CodingKeys: String, CodingKey {
         case exp, iat, sub, username, email
+        case audience = "aud"
+        case emailVerified = "email_verified"
         case authTime = "auth_time"
         case cognitoUsername = "cognito:username"
         case tokenUse = "token_use"
@@ -50,6 +56,12 @@ public struct JWTClaims: Decodable, Sendable, Equatable {
         tokenUse = try? c.decodeIfPresent(String.self, forKey: .tokenUse)
         clientID = try? c.decodeIfPresent(String.self, forKey: .clientID)
         issuer = try? c.decodeIfPresent(String.self, forKey: .issuer)
+        audience = (try? c.decodeIfPresent(String.self, forKey: .audience)) ?? (try? c.decodeIfPresent([String].self, forKey: .audience))?.first
+        if let flag = try? c.decodeIfPresent(Bool.self, forKey: .emailVerified) {
+            emailVerified = flag
+        } else if let text = try? c.decodeIfPresent(String.self, forKey: .emailVerified) {
+            emailVerified = text == "true" ? true : text == "false" ? false : nil
+        }
     }
 
     /// Whoever the token names, whichever kind of token it is.

@@ -26,20 +26,26 @@ public struct TokenManager: Sendable {
     /// (a stored token that is still fresh) never needs.
     let makeCognito: @Sendable () throws -> any CognitoClient
     let clock: any Clock
+    let refreshMemory: any RefreshAPIMemory
 
     public init(
         profileName: String, profile: Profile, store: any TokenStore,
-        cognito: @escaping @Sendable () throws -> any CognitoClient, clock: any Clock = SystemClock()
+        cognito: @escaping @Sendable () throws -> any CognitoClient, clock: any Clock = SystemClock(),
+        refreshMemory: any RefreshAPIMemory = InMemoryRefreshMemory()
     ) {
         self.profileName = profileName
         self.profile = profile
         self.store = store
         self.makeCognito = cognito
         self.clock = clock
+        self.refreshMemory = refreshMemory
     }
 
-    public init(profileName: String, profile: Profile, store: any TokenStore, cognito: any CognitoClient, clock: any Clock = SystemClock()) {
-        self.init(profileName: profileName, profile: profile, store: store, cognito: { cognito }, clock: clock)
+    public init(
+        profileName: String, profile: Profile, store: any TokenStore, cognito: any CognitoClient, clock: any Clock = SystemClock(),
+        refreshMemory: any RefreshAPIMemory = InMemoryRefreshMemory()
+    ) {
+        self.init(profileName: profileName, profile: profile, store: store, cognito: { cognito }, clock: clock, refreshMemory: refreshMemory)
     }
 
     /// The Cognito client, for account calls made beside the token logic.
@@ -66,44 +72,59 @@ public struct TokenManager: Sendable {
     }
 
     /// The tokens a refresh stored.
-    public struct RefreshedTokens: Sendable {
+    public struct RefreshedTokens: Sendable, Equatable {
         public var access: IssuedToken
         public var id: IssuedToken?
     }
 
-    /// Refreshes now with the stored refresh token and stores the result.
-    /// On any failure the stored tokens are left exactly as they were.
+    /// Refreshes now with the stored refresh token and stores the result
+    /// (a rotated refresh token first). One refresh operation is one
+    /// GetTokensFromRefreshToken, or, where the service lacks that action,
+    /// one InitiateAuth REFRESH_TOKEN_AUTH after it (remembered per profile so
+    /// later refreshes go straight there). On any failure the stored tokens
+    /// are left exactly as they were.
     @discardableResult
     public func refresh() throws -> RefreshedTokens {
         guard let refreshToken = try store.read(.refresh, profile: profileName), !refreshToken.isEmpty else {
             throw AuthError.notSignedIn(profile: profileName)
         }
         let cognito = try makeCognito()
-        let result: AuthenticationResult
         do {
-            result = try cognito.refresh(refreshToken: refreshToken, username: try cognitoUsername())
+            return try save(try refreshOnce(cognito, refreshToken), requireRefreshToken: false)
         } catch let error as CognitoError {
+            // Another process rotated the refresh token first: its result is
+            // in the store, so use that rather than fail.
+            if error.code == "RefreshTokenReuseException", let stored = try storedSessionAfterRotation(replacing: refreshToken) {
+                return stored
+            }
             throw AuthError.cognito(error, operation: .refresh(profile: profileName))
         }
-        return try save(result, requireRefreshToken: false)
     }
 
-    /// Signs in with a password and stores the three tokens.
-    @discardableResult
-    public func signIn(username: String, password: String) throws -> RefreshedTokens {
-        let cognito = try makeCognito()
-        let outcome: AuthOutcome
+    func refreshOnce(_ cognito: any CognitoClient, _ refreshToken: String) throws -> AuthenticationResult {
+        if refreshMemory.prefersInitiateAuth(profile: profileName) {
+            return try cognito.refresh(refreshToken: refreshToken, username: try cognitoUsername())
+        }
         do {
-            outcome = try cognito.signInWithPassword(username: username, password: password)
-        } catch let error as CognitoError {
-            throw AuthError.cognito(error, operation: .signIn)
+            return try cognito.getTokensFromRefreshToken(refreshToken: refreshToken)
+        } catch where error.isUnsupportedOperation {
+            let result = try cognito.refresh(refreshToken: refreshToken, username: try cognitoUsername())
+            refreshMemory.rememberInitiateAuth(profile: profileName)
+            return result
         }
-        switch outcome {
-        case .authenticated(let result):
-            return try save(result, requireRefreshToken: true)
-        case .challenge(let name, _, _):
-            throw AuthError.unsupportedChallenge(name)
+    }
+
+    /// The stored tokens, if another process has stored a new refresh token
+    /// and an access token that has not expired.
+    func storedSessionAfterRotation(replacing old: String) throws -> RefreshedTokens? {
+        guard let current = try store.read(.refresh, profile: profileName), current != old,
+            let access = try store.read(.access, profile: profileName), let claims = try? JWT.claims(of: access),
+            let exp = claims.exp, exp > clock.now()
+        else { return nil }
+        let id = try store.read(.id, profile: profileName).flatMap { token in
+            (try? JWT.claims(of: token)).map { IssuedToken(value: token, claims: $0) }
         }
+        return RefreshedTokens(access: IssuedToken(value: access, claims: claims), id: id)
     }
 
     /// The name Cognito knows the signed-in user by (the access token's
@@ -120,13 +141,51 @@ public struct TokenManager: Sendable {
         return profile.username
     }
 
-    /// Deletes the profile's tokens: access first and refresh last, so that an
-    /// interrupted sign-out can simply be run again. Returns how many existed.
+    /// How far sign-out reaches.
+    public enum SignOutScope: Sendable {
+        /// Only the local items.
+        case local
+        /// RevokeToken: this refresh token and the tokens issued from it.
+        case revoke
+        /// GlobalSignOut: every token of the user, on every device.
+        case global
+    }
+
+    /// Ends the session at Cognito (unless `.local`), then deletes the
+    /// profile's tokens: access first and refresh last, so an interrupted
+    /// sign-out can be run again. The local items go even when the remote
+    /// call fails; that failure is thrown afterwards. Returns how many items
+    /// existed.
     @discardableResult
-    public func signOut() throws(SecretServiceError) -> Int {
+    public func signOut(_ scope: SignOutScope = .local) throws -> Int {
+        var remoteFailure: (any Error)? = nil
+        if scope != .local, let refreshToken = try store.read(.refresh, profile: profileName) {
+            do {
+                let cognito = try makeCognito()
+                if scope == .global {
+                    try cognito.globalSignOut(accessToken: try currentToken(.access).value)
+                } else {
+                    try cognito.revokeToken(refreshToken: refreshToken)
+                }
+            } catch {
+                // NotAuthorized means the session is already dead at Cognito:
+                // nothing is left to revoke. Anything else is reported after
+                // the local items are gone, as the user asked.
+                let cause = (error as? CognitoError) ?? { if case .cognito(let c, _)? = error as? AuthError { return c } else { return nil } }()
+                if cause?.code != "NotAuthorizedException" { remoteFailure = error }
+            }
+        }
         var removed = 0
         for kind in [SecretKind.access, .id, .refresh] where try store.delete(kind, profile: profileName) {
             removed += 1
+        }
+        switch remoteFailure {
+        case nil: break
+        case let error as CognitoError: throw AuthError.remoteSignOutFailed(error)
+        case let error as AuthError:
+            if case .cognito(let cause, _) = error { throw AuthError.remoteSignOutFailed(cause) }
+            throw error
+        case let error?: throw error
         }
         return removed
     }
@@ -173,6 +232,10 @@ public struct TokenManager: Sendable {
             accessTokenExpiresAt: access?.exp,
             idTokenExpiresAt: id?.exp,
             email: id?.email,
+            emailVerified: id?.emailVerified,
+            cognitoUsername: id?.cognitoUsername,
+            sub: id?.sub ?? access?.sub,
+            authTime: id?.authTime ?? access?.authTime,
             now: clock.now())
     }
 }
@@ -186,5 +249,11 @@ public struct SessionStatus: Sendable, Equatable {
     public var accessTokenExpiresAt: Int64?
     public var idTokenExpiresAt: Int64?
     public var email: String?
+    public var emailVerified: Bool?
+    /// `cognito:username` from the ID token.
+    public var cognitoUsername: String?
+    public var sub: String?
+    /// When the user last typed a password (or passed MFA).
+    public var authTime: Int64?
     public var now: Int64
 }

@@ -36,6 +36,9 @@ struct Configure: ParsableCommand {
     @Option(help: ArgumentHelp("Seconds for everything one command does (default 30).", valueName: "seconds"))
     var commandTimeout: Double?
 
+    @Option(help: ArgumentHelp("How sign-in proves the password: srp (default; never sent) or password.", valueName: "flow"))
+    var authFlow: String?
+
     @Flag(help: "Read the app client's secret from the first line of standard input and keep it in the Secret Service.")
     var clientSecretStdin = false
 
@@ -70,6 +73,7 @@ struct Configure: ParsableCommand {
         if let connectTimeout { profile.connectTimeout = connectTimeout }
         if let requestTimeout { profile.requestTimeout = requestTimeout }
         if let commandTimeout { profile.commandTimeout = commandTimeout }
+        if let authFlow { profile.authFlow = authFlow.isEmpty ? nil : authFlow }
 
         do {
             try profile.validate()
@@ -92,6 +96,8 @@ struct Configure: ParsableCommand {
         }
         file.profiles[name] = profile
         try store.save(file)
+        // A new endpoint may offer what the old one lacked: learn it again.
+        FileRefreshMemory(directory: wiring.paths.stateDirectory).forget(profile: name)
 
         Output.note("Saved profile '\(name)' in \(store.path).")
         if clientSecretStdin { Output.note("The app client secret is in the Secret Service, not in the file.") }

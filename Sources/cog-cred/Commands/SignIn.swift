@@ -6,9 +6,17 @@ struct SignIn: ParsableCommand {
         commandName: "sign-in",
         abstract: "Sign in and keep the tokens in the Secret Service.",
         discussion: """
-            The password is read from standard input with --password-stdin (one line), or \
-            asked for on the terminal with echo off. It is never taken from the command line \
-            or the environment.
+            By default the password is proved with SRP and never sent (configure --auth-flow \
+            password sends it over TLS instead). It is read from standard input with \
+            --password-stdin (one line), or asked for on the terminal with echo off; never \
+            from the command line or the environment.
+
+            Challenges: a new password (NEW_PASSWORD_REQUIRED) is asked for on the terminal \
+            or read from the next line of standard input with --new-password-stdin; an MFA \
+            code (authenticator app or SMS) is asked for or given with --mfa-code; a choice of \
+            MFA method with --mfa-type; setting up an authenticator app shows an otpauth:// \
+            URI (and a QR code when qrencode is installed) and then takes the first code. \
+            Without a terminal and without the flag, sign-in exits 77 naming the flag.
             """)
 
     @OptionGroup var profileOptions: ProfileOptions
@@ -18,6 +26,23 @@ struct SignIn: ParsableCommand {
 
     @Flag(help: "Read the password from the first line of standard input.")
     var passwordStdin = false
+
+    @Flag(help: "Read a required new password from the next line of standard input.")
+    var newPasswordStdin = false
+
+    @Option(help: ArgumentHelp("The MFA code (authenticator app or SMS).", valueName: "code"))
+    var mfaCode: String?
+
+    @Option(help: ArgumentHelp("The MFA method when Cognito offers a choice: totp or sms.", valueName: "type"))
+    var mfaType: String?
+
+    @Option(help: ArgumentHelp("srp or password (default: the profile's, else srp).", valueName: "flow"))
+    var authFlow: String?
+
+    func validate() throws {
+        if let mfaType, !["totp", "sms"].contains(mfaType) { throw ValidationError("--mfa-type must be totp or sms") }
+        if let authFlow, AuthFlow(rawValue: authFlow) == nil { throw ValidationError("--auth-flow must be srp or password") }
+    }
 
     func run() throws {
         let wiring = Wiring()
@@ -29,7 +54,11 @@ struct SignIn: ParsableCommand {
             passwordStdin
             ? try PasswordInput.fromStandardInput()
             : try PasswordInput.prompt("Password for \(user): ")
-        let tokens = try manager.signIn(username: user, password: password)
+        let answers = ChallengePrompts(
+            newPasswordFromStdin: newPasswordStdin, mfaCode: mfaCode,
+            mfaType: mfaType.map { $0 == "sms" ? MFAKind.sms : MFAKind.totp })
+        let flow = authFlow.flatMap(AuthFlow.init(rawValue:)) ?? manager.profile.effectiveAuthFlow
+        let tokens = try manager.signIn(username: user, password: password, flow: flow, answers: answers)
         let who = tokens.access.claims.subjectName ?? user
         let until = tokens.access.claims.exp.map { "; access token valid until \(rfc3339($0))" } ?? ""
         Output.note("Signed in as \(who) (profile '\(manager.profileName)')\(until).")

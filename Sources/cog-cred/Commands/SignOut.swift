@@ -4,23 +4,48 @@ import CogCredCore
 struct SignOut: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sign-out",
-        abstract: "Delete the profile's tokens from the Secret Service.")
+        abstract: "Revoke the session at Cognito and delete the profile's tokens from the Secret Service.",
+        discussion: """
+            By default the refresh token is revoked (RevokeToken), which also ends the access \
+            and ID tokens issued from it. --global signs the user out everywhere \
+            (GlobalSignOut); --local only deletes the local items. If Cognito cannot be \
+            reached the local items are deleted anyway and sign-out exits 75.
+            """)
 
     @OptionGroup var profileOptions: ProfileOptions
+
+    @Flag(help: "Sign out of every device (GlobalSignOut).")
+    var global = false
+
+    @Flag(help: "Only delete the local items; call nothing.")
+    var local = false
+
+    func validate() throws {
+        if global && local { throw ValidationError("--global and --local cannot be used together") }
+    }
 
     func run() throws {
         let wiring = Wiring()
         let name = try profileOptions.name(wiring.environment)
-        // Works without the profile's config, so tokens can always be
-        // removed; it needs no network, so it gets no Cognito client.
-        let placeholder = Profile(userPoolID: "", clientID: "")
-        let removed = try TokenManager(
-            profileName: name, profile: placeholder, store: wiring.tokenStore, cognito: { throw CognitoError.deadlineExceeded }
-        ).signOut()
+        let manager: TokenManager
+        var scope: TokenManager.SignOutScope = local ? .local : global ? .global : .revoke
+        do {
+            manager = try wiring.tokenManager(profileOptions)
+        } catch ConfigError.profileNotFound {
+            // Without the profile there is no endpoint to revoke at, but the
+            // local items can and should still go.
+            Output.note("Profile '\(name)' is not configured: deleting its local items only.")
+            scope = .local
+            manager = TokenManager(
+                profileName: name, profile: Profile(userPoolID: "", clientID: ""), store: wiring.tokenStore,
+                cognito: { throw CognitoError.deadlineExceeded })
+        }
+        let removed = try manager.signOut(scope)
         if removed == 0 {
             Output.note("Profile '\(name)' was not signed in; nothing to delete.")
         } else {
-            Output.note("Signed out of profile '\(name)': deleted \(removed) item(s) from the Secret Service.")
+            let remote = scope == .global ? "signed out everywhere; " : scope == .revoke ? "session revoked; " : ""
+            Output.note("Signed out of profile '\(name)': \(remote)deleted \(removed) item(s) from the Secret Service.")
         }
     }
 }

@@ -10,22 +10,60 @@ import Foundation
 struct Status: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Show whether the profile is signed in, as whom, and when its tokens expire.",
-        discussion: "Never prints a token. Exits 0 when signed in, 77 when not.")
+        discussion: """
+            Never prints a token. Exits 0 when signed in, 77 when not. --verify fetches the \
+            pool's signing keys (JWKS) and checks each token's RS256 signature, issuer, \
+            token_use, client and expiry; it exits 77 when any check fails.
+            """)
 
     @OptionGroup var profileOptions: ProfileOptions
 
     @Flag(help: "Print a JSON object instead of text.")
     var json = false
 
+    @Flag(help: "Verify the stored tokens against the pool's published keys.")
+    var verify = false
+
     func run() throws {
-        let manager = try Wiring().tokenManager(profileOptions)
+        let wiring = Wiring()
+        let manager = try wiring.tokenManager(profileOptions)
         let status = try manager.status()
+        let checks = verify && status.signedIn ? try verification(wiring, manager) : nil
         if json {
-            Output.data(StatusJSON(status, manager.profile).encoded())
+            Output.data(StatusJSON(status, manager.profile, checks).encoded())
         } else {
             for line in text(status, manager.profile) { Output.data(line) }
+            for (kind, list) in checks ?? [] {
+                for check in list {
+                    Output.data("verify \(kind):".padding(16) + "\(check.passed ? "ok  " : "FAIL") \(check.name): \(check.detail)")
+                }
+            }
         }
         if !status.signedIn { throw ExitCode(ExitStatus.notAuthenticated) }
+        if let checks, let failed = checks.flatMap({ kind, list in list.filter { !$0.passed }.map { "\(kind) \($0.name): \($0.detail)" } }).first {
+            throw AuthError.verificationFailed(failed)
+        }
+    }
+
+    func verification(_ wiring: Wiring, _ manager: TokenManager) throws -> [(String, [VerificationCheck])] {
+        let profile = manager.profile
+        let verifier = TokenVerifier(timeouts: profile.timeouts, deadline: wiring.deadline(profile))
+        let pool = TokenVerifier.poolKeys(endpoint: try wiring.endpoint(profile), profile: profile)
+        let keys: [JSONWebKey]
+        do {
+            keys = try verifier.fetchKeys(pool.jwksURL)
+        } catch {
+            throw AuthError.cognito(error, operation: .fetchKeys)
+        }
+        let now = SystemClock().now()
+        var results: [(String, [VerificationCheck])] = []
+        for kind in [SecretKind.access, .id] {
+            guard let token = try wiring.tokenStore.read(kind, profile: manager.profileName) else { continue }
+            results.append(
+                (kind == .access ? "access" : "id",
+                 verifier.verify(token, kind: kind, keys: keys, issuers: pool.issuers, clientID: profile.clientID, now: now)))
+        }
+        return results
     }
 
     func text(_ s: SessionStatus, _ profile: Profile) -> [String] {
@@ -38,8 +76,14 @@ struct Status: ParsableCommand {
             "signed in:     \(s.signedIn ? "yes" : "no")",
         ]
         if let username = s.username { lines.append("username:      \(username)") }
-        if let email = s.email { lines.append("email:         \(email)") }
+        if let name = s.cognitoUsername, name != s.username { lines.append("cognito:username: \(name)") }
+        if let email = s.email {
+            let verified = s.emailVerified.map { $0 ? " (verified)" : " (not verified)" } ?? ""
+            lines.append("email:         \(email)\(verified)")
+        }
+        if let sub = s.sub { lines.append("sub:           \(sub)") }
         lines.append("user pool:     \(profile.userPoolID) (app client \(profile.clientID))")
+        if let authTime = s.authTime { lines.append("signed in at:  \(rfc3339(authTime))") }
         if s.signedIn || s.accessTokenExpiresAt != nil {
             lines.append("access token:  \(expiry(s.accessTokenExpiresAt))")
             lines.append("id token:      \(expiry(s.idTokenExpiresAt))")
@@ -51,21 +95,39 @@ struct Status: ParsableCommand {
     }
 }
 
+extension String {
+    func padding(_ width: Int) -> String { count >= width ? self + " " : self + String(repeating: " ", count: width - count) }
+}
+
 /// The `status --json` object. Field names are part of the interface.
 struct StatusJSON: Encodable {
     var profile: String
     var signedIn: Bool
     var username: String?
+    var cognitoUsername: String?
     var email: String?
+    var emailVerified: Bool?
+    var sub: String?
+    var authTime: String?
     var userPoolID: String
     var clientID: String
     var accessTokenExpiresAt: String?
     var idTokenExpiresAt: String?
     var accessTokenExpired: Bool?
+    var verification: [String: [Check]]?
+
+    struct Check: Encodable {
+        var check: String
+        var passed: Bool
+        var detail: String
+    }
 
     enum CodingKeys: String, CodingKey {
-        case profile, username, email
+        case profile, username, email, sub, verification
         case signedIn = "signed_in"
+        case cognitoUsername = "cognito_username"
+        case emailVerified = "email_verified"
+        case authTime = "auth_time"
         case userPoolID = "user_pool_id"
         case clientID = "client_id"
         case accessTokenExpiresAt = "access_token_expires_at"
@@ -73,16 +135,25 @@ struct StatusJSON: Encodable {
         case accessTokenExpired = "access_token_expired"
     }
 
-    init(_ s: SessionStatus, _ profile: Profile) {
+    init(_ s: SessionStatus, _ profile: Profile, _ checks: [(String, [VerificationCheck])]?) {
         self.profile = s.profile
         signedIn = s.signedIn
         username = s.username
+        cognitoUsername = s.cognitoUsername
         email = s.email
+        emailVerified = s.emailVerified
+        sub = s.sub
+        authTime = s.authTime.map(rfc3339)
         userPoolID = profile.userPoolID
         clientID = profile.clientID
         accessTokenExpiresAt = s.accessTokenExpiresAt.map(rfc3339)
         idTokenExpiresAt = s.idTokenExpiresAt.map(rfc3339)
         accessTokenExpired = s.accessTokenExpiresAt.map { $0 <= s.now }
+        verification = checks.map { list in
+            Dictionary(uniqueKeysWithValues: list.map { kind, results in
+                (kind, results.map { Check(check: $0.name, passed: $0.passed, detail: $0.detail) })
+            })
+        }
     }
 
     func encoded() -> String {

@@ -1,0 +1,168 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// How sign-in proves the password: SRP (the default: the password never
+/// leaves the machine) or USER_PASSWORD_AUTH (sent over TLS).
+public enum AuthFlow: String, Sendable, CaseIterable {
+    case srp
+    case password
+}
+
+/// The second factors Cognito can ask for.
+public enum MFAKind: String, Sendable, Equatable {
+    /// An authenticator app (SOFTWARE_TOKEN_MFA).
+    case totp = "SOFTWARE_TOKEN_MFA"
+    /// A code by text message (SMS_MFA).
+    case sms = "SMS_MFA"
+}
+
+/// What a person (or a script, through flags) answers when Cognito asks for
+/// more than the password. The executable implements it with prompts and
+/// flags; each method throws `AuthError.challengeNeedsInput` when it has
+/// neither a terminal nor a flag to answer from.
+public protocol ChallengeAnswers {
+    /// NEW_PASSWORD_REQUIRED: the password to set.
+    func newPassword(for username: String) throws -> String
+    /// The current code of an authenticator app, or the code sent by SMS.
+    func mfaCode(_ kind: MFAKind, destination: String?) throws -> String
+    /// SELECT_MFA_TYPE.
+    func chooseMFA(from options: [MFAKind]) throws -> MFAKind
+    /// MFA_SETUP: show the otpauth:// URI (and a QR code) and return the
+    /// first code the authenticator app shows.
+    func setUpAuthenticator(uri: String) throws -> String
+}
+
+extension TokenManager {
+    /// At most this many challenges in one sign-in (new password, then
+    /// MFA choice, then MFA code is the longest real sequence).
+    static let maxChallenges = 8
+
+    /// Signs in, answers every challenge Cognito sends, and stores the three
+    /// tokens. Nothing is stored unless the whole sign-in succeeds.
+    @discardableResult
+    public func signIn(username: String, password: String, flow: AuthFlow = .srp, answers: any ChallengeAnswers) throws
+        -> RefreshedTokens
+    {
+        let cognito = try makeCognito()
+        var srp: SRPClient? = nil
+        var outcome: AuthOutcome
+        if flow == .srp {
+            let client = try SRPClient()
+            srp = client
+            outcome = try signInCall { () throws(CognitoError) in try cognito.initiateSRP(username: username, srpA: client.publicA) }
+        } else {
+            outcome = try signInCall { () throws(CognitoError) in try cognito.signInWithPassword(username: username, password: password) }
+        }
+
+        var userID = username
+        for _ in 0..<TokenManager.maxChallenges {
+            guard case .challenge(let name, let session, let parameters) = outcome else { break }
+            // USER_ID_FOR_SRP is the name Cognito knows the user by; every
+            // response (and its SECRET_HASH) must use it.
+            userID = parameters["USER_ID_FOR_SRP"] ?? parameters["USERNAME"] ?? userID
+            let responses: [String: String]
+            var responseSession = session
+            switch name {
+            case "PASSWORD_VERIFIER":
+                guard let srp else { throw AuthError.unsupportedChallenge(name) }
+                responses = try passwordVerifier(srp, userID: userID, password: password, parameters)
+            case "NEW_PASSWORD_REQUIRED":
+                let required = TokenManager.jsonList(parameters["requiredAttributes"])
+                if !required.isEmpty { throw AuthError.requiredAttributes(required) }
+                responses = ["USERNAME": userID, "NEW_PASSWORD": try answers.newPassword(for: userID)]
+            case "SOFTWARE_TOKEN_MFA":
+                responses = ["USERNAME": userID, "SOFTWARE_TOKEN_MFA_CODE": try answers.mfaCode(.totp, destination: nil)]
+            case "SMS_MFA":
+                let code = try answers.mfaCode(.sms, destination: parameters["CODE_DELIVERY_DESTINATION"])
+                responses = ["USERNAME": userID, "SMS_MFA_CODE": code]
+            case "SELECT_MFA_TYPE":
+                let options = TokenManager.jsonList(parameters["MFAS_CAN_CHOOSE"]).compactMap(MFAKind.init(rawValue:))
+                guard !options.isEmpty else { throw AuthError.unsupportedChallenge(name) }
+                responses = ["USERNAME": userID, "ANSWER": try answers.chooseMFA(from: options).rawValue]
+            case "MFA_SETUP":
+                let options = TokenManager.jsonList(parameters["MFAS_CAN_SETUP"])
+                guard options.isEmpty || options.contains(MFAKind.totp.rawValue) else { throw AuthError.unsupportedChallenge(name) }
+                responseSession = try setUpAuthenticator(cognito, session: session, userID: userID, answers: answers)
+                responses = ["USERNAME": userID]
+            default:
+                throw AuthError.unsupportedChallenge(name)
+            }
+            outcome = try signInCall { () throws(CognitoError) in
+                try cognito.respondToChallenge(name: name, session: responseSession, responses: responses)
+            }
+        }
+        guard case .authenticated(let result) = outcome else {
+            throw AuthError.cognito(.badResponse(httpStatus: 200, detail: "too many challenges"), operation: .signIn)
+        }
+        return try save(result, requireRefreshToken: true)
+    }
+
+    func passwordVerifier(_ srp: SRPClient, userID: String, password: String, _ parameters: [String: String]) throws
+        -> [String: String]
+    {
+        guard let salt = parameters["SALT"], let b = parameters["SRP_B"], let block = parameters["SECRET_BLOCK"] else {
+            throw AuthError.cognito(.badResponse(httpStatus: 200, detail: "an incomplete SRP challenge"), operation: .signIn)
+        }
+        let poolName = profile.userPoolID.split(separator: "_", maxSplits: 1).last.map(String.init) ?? profile.userPoolID
+        let timestamp = SRPClient.timestamp(clock.now())
+        let signature = try srp.passwordSignature(
+            poolName: poolName, userID: userID, password: password, saltHex: salt, serverBHex: b, secretBlock: block,
+            timestamp: timestamp)
+        return [
+            "USERNAME": userID, "PASSWORD_CLAIM_SECRET_BLOCK": block, "PASSWORD_CLAIM_SIGNATURE": signature,
+            "TIMESTAMP": timestamp,
+        ]
+    }
+
+    /// MFA_SETUP: associate an authenticator app, verify its first code, and
+    /// return the session for the final response.
+    func setUpAuthenticator(_ cognito: any CognitoClient, session: String?, userID: String, answers: any ChallengeAnswers) throws
+        -> String?
+    {
+        let (secret, associated) = try signInCall { () throws(CognitoError) in try cognito.associateSoftwareToken(session: session) }
+        let uri = TOTPURI.make(secret: secret, account: userID, issuer: "Cognito \(profile.userPoolID)")
+        let code = try answers.setUpAuthenticator(uri: uri)
+        return try signInCall { () throws(CognitoError) in try cognito.verifySoftwareToken(session: associated, code: code) }
+    }
+
+    func signInCall<T>(_ body: () throws(CognitoError) -> T) throws(AuthError) -> T {
+        do {
+            return try body()
+        } catch {
+            throw .cognito(error, operation: .signIn)
+        }
+    }
+
+    /// Cognito sends lists inside challenge parameters as JSON text: '["SMS_MFA","SOFTWARE_TOKEN_MFA"]'.
+    static func jsonList(_ text: String?) -> [String] {
+        guard let text, let data = text.data(using: .utf8) else { return [] }
+        return (try? JSONDecoder().decode([String].self, from: data)) ?? []
+    }
+}
+
+/// otpauth:// URIs (the Key URI Format authenticator apps scan).
+public enum TOTPURI {
+    public static func make(secret: String, account: String, issuer: String) -> String {
+        let label = escape(issuer) + ":" + escape(account)
+        return "otpauth://totp/\(label)?secret=\(escape(secret))&issuer=\(escape(issuer))"
+    }
+
+    /// Percent-encodes everything but RFC 3986's unreserved characters.
+    static func escape(_ text: String) -> String {
+        var out = ""
+        for byte in text.utf8 {
+            let unreserved = (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
+                || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "~")
+            if unreserved {
+                out.unicodeScalars.append(Unicode.Scalar(byte))
+            } else {
+                let hex = Array("0123456789ABCDEF")
+                out += "%\(hex[Int(byte >> 4)])\(hex[Int(byte & 0xF)])"
+            }
+        }
+        return out
+    }
+}

@@ -1,0 +1,127 @@
+import COpenSSL
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// One thing `status --verify` checked, and what it found.
+public struct VerificationCheck: Sendable, Equatable {
+    public var name: String
+    public var passed: Bool
+    public var detail: String
+}
+
+/// Checks stored tokens the way an API that receives them would: the RS256
+/// signature against the pool's published keys (JWKS), then issuer,
+/// token_use, client and expiry.
+public struct TokenVerifier: Sendable {
+    let transport: any HTTPTransport
+    let timeouts: Timeouts
+    let deadline: Deadline
+
+    public init(transport: any HTTPTransport = CurlTransport(), timeouts: Timeouts, deadline: Deadline) {
+        self.transport = transport
+        self.timeouts = timeouts
+        self.deadline = deadline
+    }
+
+    /// Where a pool publishes its keys, and the issuers its tokens may name.
+    public struct PoolKeys: Sendable {
+        public var jwksURL: String
+        public var issuers: [String]
+    }
+
+    /// For the public endpoint the issuer is
+    /// `https://cognito-idp.<region>.amazonaws.com/<pool id>` and the keys are
+    /// below it. A custom endpoint (an emulator, a proxy) serves the keys
+    /// below itself; its tokens may name either issuer.
+    public static func poolKeys(endpoint: String, profile: Profile) -> PoolKeys {
+        let aws = "https://cognito-idp.\(profile.effectiveRegion).amazonaws.com/\(profile.userPoolID)"
+        let base = endpoint.hasSuffix("/") ? String(endpoint.dropLast()) : endpoint
+        let custom = "\(base)/\(profile.userPoolID)"
+        if custom == aws { return PoolKeys(jwksURL: aws + "/.well-known/jwks.json", issuers: [aws]) }
+        return PoolKeys(jwksURL: custom + "/.well-known/jwks.json", issuers: [custom, aws])
+    }
+
+    public func fetchKeys(_ url: String) throws(CognitoError) -> [JSONWebKey] {
+        let remaining = deadline.remaining
+        guard remaining > 0.05 else { throw .deadlineExceeded }
+        let response: HTTPResponse
+        do {
+            response = try transport.send(
+                HTTPRequest(
+                    method: "GET", url: url, headers: [("Accept", "application/json")], body: Data(),
+                    connectTimeout: min(timeouts.connect, remaining), totalTimeout: min(timeouts.request, remaining)))
+        } catch {
+            throw .transport(error)
+        }
+        guard response.status == 200, let set = try? JSONDecoder().decode(JSONWebKeySet.self, from: response.body) else {
+            throw .badResponse(httpStatus: response.status, detail: "no JSON Web Key Set at \(url)")
+        }
+        return set.keys
+    }
+
+    /// Every check for one token; the token itself never appears in a detail.
+    public func verify(
+        _ token: String, kind: SecretKind, keys: [JSONWebKey], issuers: [String], clientID: String, now: Int64
+    ) -> [VerificationCheck] {
+        var checks: [VerificationCheck] = []
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3, let headerData = JWT.base64URLDecode(parts[0].utf8),
+            let header = try? JSONDecoder().decode(JOSEHeader.self, from: headerData),
+            let signature = JWT.base64URLDecode(parts[2].utf8), let claims = try? JWT.claims(of: token)
+        else {
+            return [VerificationCheck(name: "format", passed: false, detail: "not a readable JWT")]
+        }
+
+        if header.alg != "RS256" {
+            checks.append(VerificationCheck(name: "signature", passed: false, detail: "algorithm \(header.alg ?? "none"), expected RS256"))
+        } else if let key = keys.first(where: { $0.kid == header.kid && $0.kty == "RSA" }),
+            let n = key.n.flatMap({ JWT.base64URLDecode($0[...].utf8) }), let e = key.e.flatMap({ JWT.base64URLDecode($0[...].utf8) })
+        {
+            let input = Array(token.utf8.prefix(parts[0].utf8.count + 1 + parts[1].utf8.count))
+            let n = Array(n), e = Array(e), sig = Array(signature)
+            let result = copenssl_rs256_verify(n, n.count, e, e.count, input, input.count, sig, sig.count)
+            checks.append(
+                VerificationCheck(
+                    name: "signature", passed: result == 1,
+                    detail: result == 1 ? "RS256, key \(key.kid ?? "?")" : result == 0 ? "does not match key \(key.kid ?? "?")" : "unusable key"))
+        } else {
+            checks.append(VerificationCheck(name: "signature", passed: false, detail: "no key '\(header.kid ?? "")' in the pool's JWKS"))
+        }
+
+        let issuer = claims.issuer ?? ""
+        checks.append(VerificationCheck(name: "issuer", passed: issuers.contains(issuer), detail: issuer.isEmpty ? "missing" : issuer))
+        let expectedUse = kind == .id ? "id" : "access"
+        checks.append(
+            VerificationCheck(name: "token_use", passed: claims.tokenUse == expectedUse, detail: claims.tokenUse ?? "missing"))
+        let audience = kind == .id ? claims.audience : claims.clientID
+        checks.append(
+            VerificationCheck(
+                name: kind == .id ? "audience" : "client_id", passed: audience == clientID, detail: audience ?? "missing"))
+        if let exp = claims.exp {
+            checks.append(VerificationCheck(name: "expiry", passed: exp > now, detail: exp > now ? "valid until \(rfc3339(exp))" : "expired \(rfc3339(exp))"))
+        } else {
+            checks.append(VerificationCheck(name: "expiry", passed: false, detail: "no exp claim"))
+        }
+        return checks
+    }
+}
+
+/// One key of a JWKS (RFC 7517); only what RS256 needs.
+public struct JSONWebKey: Decodable, Sendable {
+    public var kid: String?
+    public var kty: String?
+    public var n: String?
+    public var e: String?
+}
+
+struct JSONWebKeySet: Decodable {
+    var keys: [JSONWebKey]
+}
+
+struct JOSEHeader: Decodable {
+    var alg: String?
+    var kid: String?
+}

@@ -1,0 +1,57 @@
+import CogCredCore
+
+/// Answers Cognito's sign-in challenges from flags, else from the terminal;
+/// with neither, fails naming the flag (exit 77).
+struct ChallengePrompts: ChallengeAnswers {
+    var newPasswordFromStdin: Bool
+    var mfaCode: String?
+    var mfaType: MFAKind?
+
+    func newPassword(for username: String) throws -> String {
+        if newPasswordFromStdin { return try PasswordInput.fromStandardInput(what: "new password") }
+        guard PasswordInput.hasTerminal else {
+            throw AuthError.challengeNeedsInput(challenge: "a new password (NEW_PASSWORD_REQUIRED)", flag: "--new-password-stdin")
+        }
+        Output.note("Cognito requires a new password for \(username).")
+        return try PasswordInput.newPassword(fromStandardInput: false)
+    }
+
+    func mfaCode(_ kind: MFAKind, destination: String?) throws -> String {
+        if let mfaCode { return try AccountValidation.normalizedCode(mfaCode) }
+        let what = kind == .totp ? "the code from your authenticator app" : "the code sent by SMS\(destination.map { " to \($0)" } ?? "")"
+        guard PasswordInput.hasTerminal else {
+            throw AuthError.challengeNeedsInput(challenge: what, flag: "--mfa-code")
+        }
+        return try AccountValidation.normalizedCode(try PasswordInput.ask("Enter \(what): "))
+    }
+
+    func chooseMFA(from options: [MFAKind]) throws -> MFAKind {
+        if let mfaType {
+            guard options.contains(mfaType) else {
+                throw InputError("Cognito offers \(options.map(Self.flagValue).joined(separator: " or ")), not \(Self.flagValue(mfaType))", category: .usage)
+            }
+            return mfaType
+        }
+        guard PasswordInput.hasTerminal else {
+            throw AuthError.challengeNeedsInput(challenge: "a choice of MFA method", flag: "--mfa-type \(options.map(Self.flagValue).joined(separator: "|"))")
+        }
+        let menu = options.enumerated().map { "\($0.offset + 1)) \(Self.flagValue($0.element))" }.joined(separator: "  ")
+        let answer = try PasswordInput.ask("Second factor: \(menu)? ")
+        if let number = Int(answer), number >= 1, number <= options.count { return options[number - 1] }
+        if let named = options.first(where: { Self.flagValue($0) == answer.lowercased() }) { return named }
+        throw InputError("'\(answer)' is not one of the choices")
+    }
+
+    func setUpAuthenticator(uri: String) throws -> String {
+        Output.note("Cognito requires an authenticator app. Add this account to it (scan the code or paste the URI):")
+        if PasswordInput.hasTerminal { QRCode.render(uri) }
+        Output.note(uri)
+        if let mfaCode { return try AccountValidation.normalizedCode(mfaCode) }
+        guard PasswordInput.hasTerminal else {
+            throw AuthError.challengeNeedsInput(challenge: "the first code of the new authenticator", flag: "--mfa-code")
+        }
+        return try AccountValidation.normalizedCode(try PasswordInput.ask("Enter the code the app shows: "))
+    }
+
+    static func flagValue(_ kind: MFAKind) -> String { kind == .totp ? "totp" : "sms" }
+}
