@@ -197,7 +197,10 @@ def test_a_revoked_refresh_token_exits_77_and_leaves_the_tokens_alone(cog, bus, 
 ])
 def test_rejected_sign_in_exits_77_and_stores_nothing(cog, bus, pool, who, password, phrase):
     pool.add_user("pending@example.com", "Pending-Password-1", confirmed=False)
-    cog.ok("configure", "--user-pool-id", pool.pool_id, "--client-id", pool.client_id, "--endpoint-url", pool.url)
+    # moto never checks an SRP proof, so against moto a wrong password is only
+    # caught by the password flow; test_srp.py covers SRP against the double.
+    cog.ok("configure", "--user-pool-id", pool.pool_id, "--client-id", pool.client_id, "--endpoint-url", pool.url,
+           "--auth-flow", "password")
     cog.remember_secret(password)
     result = cog.run("sign-in", "--username", who, "--password-stdin", input=password + "\n")
     assert result.returncode == 77
@@ -208,7 +211,7 @@ def test_rejected_sign_in_exits_77_and_stores_nothing(cog, bus, pool, who, passw
 
 def test_a_rejected_sign_in_keeps_the_previous_session(cog, bus, signed_in):
     before = all_stored(bus)
-    result = cog.run("sign-in", "--password-stdin", input="Wrong-Password-1\n")
+    result = cog.run("sign-in", "--auth-flow", "password", "--password-stdin", input="Wrong-Password-1\n")
     assert result.returncode == 77
     assert all_stored(bus) == before
 
@@ -252,10 +255,16 @@ def test_prompt_on_the_terminal_does_not_echo(cog, bus, pool):
     assert stored(bus, "refresh")
 
 
-def test_sign_out_deletes_the_three_items(cog, bus, signed_in):
-    result = cog.ok("sign-out")
-    assert "deleted 3" in result.stderr
+def test_global_sign_out_revokes_at_cognito_and_deletes_the_three_items(cog, bus, signed_in):
+    refresh_token = stored(bus, "refresh")
+    result = cog.ok("sign-out", "--global")
+    assert "signed out everywhere" in result.stderr and "deleted 3" in result.stderr
     assert all_stored(bus) == {"access": None, "id": None, "refresh": None}
+    # moto really revoked it: the old refresh token no longer works.
+    idp = boto_client(signed_in.url)
+    with pytest.raises(idp.exceptions.NotAuthorizedException):
+        idp.initiate_auth(ClientId=signed_in.client_id, AuthFlow="REFRESH_TOKEN_AUTH",
+                          AuthParameters={"REFRESH_TOKEN": refresh_token})
     token = cog.run("token")
     assert token.returncode == 77
     assert "not signed in" in token.stderr
@@ -263,14 +272,30 @@ def test_sign_out_deletes_the_three_items(cog, bus, signed_in):
     assert "not signed in" in again.stderr
 
 
-def test_sign_out_of_one_profile_leaves_the_others(cog, bus, signed_in):
+def test_sign_out_where_revocation_fails_still_deletes_locally_and_exits_75(cog, bus, signed_in):
+    # moto has no RevokeToken (it answers HTTP 500 with HTML): the same as a
+    # Cognito that cannot be reached.
+    result = cog.run("sign-out")
+    assert result.returncode == 75
+    assert "deleted from the Secret Service" in result.stderr and "revoking them at Cognito failed" in result.stderr
+    assert all_stored(bus) == {"access": None, "id": None, "refresh": None}
+
+
+def test_local_sign_out_of_one_profile_leaves_the_others(cog, bus, signed_in):
     cog.ok("configure", "--profile", "other", "--user-pool-id", signed_in.pool_id, "--client-id",
            signed_in.client_id, "--endpoint-url", signed_in.url)
     cog.ok("sign-in", "--profile", "other", "--username", signed_in.username, "--password-stdin",
            input=signed_in.password + "\n")
-    cog.ok("sign-out", "--profile", "other")
+    cog.ok("sign-out", "--profile", "other", "--local")
     assert stored(bus, "refresh", "other") is None
     assert stored(bus, "refresh", "default")
+
+
+def test_sign_out_of_an_unconfigured_profile_removes_its_items(cog, bus, signed_in):
+    cog.config_file.unlink()
+    result = cog.ok("sign-out")
+    assert "not configured" in result.stderr
+    assert all_stored(bus) == {"access": None, "id": None, "refresh": None}
 
 
 # --- the Secret Service missing -----------------------------------------------------------

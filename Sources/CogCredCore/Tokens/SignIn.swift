@@ -60,15 +60,18 @@ extension TokenManager {
         var userID = username
         for _ in 0..<TokenManager.maxChallenges {
             guard case .challenge(let name, let session, let parameters) = outcome else { break }
-            // USER_ID_FOR_SRP is the name Cognito knows the user by; every
-            // response (and its SECRET_HASH) must use it.
-            userID = parameters["USER_ID_FOR_SRP"] ?? parameters["USERNAME"] ?? userID
+            // The name Cognito knows the user by (not an alias they typed):
+            // every response carries it as USERNAME, and SECRET_HASH is
+            // computed over it. Amazon's SDKs take the challenge's USERNAME,
+            // else USER_ID_FOR_SRP; the SRP proof itself is over USER_ID_FOR_SRP.
+            userID = parameters["USERNAME"] ?? parameters["USER_ID_FOR_SRP"] ?? userID
             let responses: [String: String]
             var responseSession = session
             switch name {
             case "PASSWORD_VERIFIER":
                 guard let srp else { throw AuthError.unsupportedChallenge(name) }
-                responses = try passwordVerifier(srp, userID: userID, password: password, parameters)
+                responses = try passwordVerifier(
+                    srp, userID: userID, srpUserID: parameters["USER_ID_FOR_SRP"] ?? userID, password: password, parameters)
             case "NEW_PASSWORD_REQUIRED":
                 let required = TokenManager.jsonList(parameters["requiredAttributes"])
                 if !required.isEmpty { throw AuthError.requiredAttributes(required) }
@@ -100,7 +103,7 @@ extension TokenManager {
         return try save(result, requireRefreshToken: true)
     }
 
-    func passwordVerifier(_ srp: SRPClient, userID: String, password: String, _ parameters: [String: String]) throws
+    func passwordVerifier(_ srp: SRPClient, userID: String, srpUserID: String, password: String, _ parameters: [String: String]) throws
         -> [String: String]
     {
         guard let salt = parameters["SALT"], let b = parameters["SRP_B"], let block = parameters["SECRET_BLOCK"] else {
@@ -109,7 +112,7 @@ extension TokenManager {
         let poolName = profile.userPoolID.split(separator: "_", maxSplits: 1).last.map(String.init) ?? profile.userPoolID
         let timestamp = SRPClient.timestamp(clock.now())
         let signature = try srp.passwordSignature(
-            poolName: poolName, userID: userID, password: password, saltHex: salt, serverBHex: b, secretBlock: block,
+            poolName: poolName, userID: srpUserID, password: password, saltHex: salt, serverBHex: b, secretBlock: block,
             timestamp: timestamp)
         return [
             "USERNAME": userID, "PASSWORD_CLAIM_SECRET_BLOCK": block, "PASSWORD_CLAIM_SIGNATURE": signature,
