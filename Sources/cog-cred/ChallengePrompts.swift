@@ -17,8 +17,14 @@ struct ChallengePrompts: ChallengeAnswers {
     }
 
     func mfaCode(_ kind: MFAKind, destination: String?) throws -> String {
-        if let mfaCode { return try AccountValidation.normalizedCode(mfaCode) }
         let what = kind == .totp ? "the code from your authenticator app" : "the code sent by SMS\(destination.map { " to \($0)" } ?? "")"
+        if mfaCode == "-" {
+            // An SMS code exists only once Cognito has sent it: a script
+            // answers on stdin after reading this line.
+            Output.note("Cognito asks for \(what); reading it from standard input.")
+            return try AccountValidation.normalizedCode(try PasswordInput.fromStandardInput(what: "MFA code"))
+        }
+        if let mfaCode { return try AccountValidation.normalizedCode(mfaCode) }
         guard PasswordInput.hasTerminal else {
             throw AuthError.challengeNeedsInput(challenge: what, flag: "--mfa-code")
         }
@@ -46,6 +52,10 @@ struct ChallengePrompts: ChallengeAnswers {
         Output.note("Cognito requires an authenticator app. Add this account to it (scan the code or paste the URI):")
         if PasswordInput.hasTerminal { QRCode.render(uri) }
         Output.note(uri)
+        if mfaCode == "-" {
+            Output.note("Reading the first code from standard input.")
+            return try AccountValidation.normalizedCode(try PasswordInput.fromStandardInput(what: "MFA code"))
+        }
         if let mfaCode { return try AccountValidation.normalizedCode(mfaCode) }
         guard PasswordInput.hasTerminal else {
             throw AuthError.challengeNeedsInput(challenge: "the first code of the new authenticator", flag: "--mfa-code")

@@ -6,32 +6,56 @@ tokens that expire on demand, exact call counting, refresh-token revocation and
 rotation, canned failures (e.g. an HTML 500 from a proxy), and an account
 lifecycle that checks what moto waves through: confirmation and reset codes
 that must match and can expire, resend limits, password policy, app-client
-secrets (SECRET_HASH) and sign-in by email alias.
+secrets (SECRET_HASH) and sign-in by email alias; and secure sign-in that moto
+only pretends to do: SRP proofs that are really verified, MFA codes that must
+be right, single-use challenge sessions, refresh-token rotation with a grace
+period, and revocation of one sign-in's tokens (RevokeToken) or all of them.
 
 It hosts exactly one user pool with one app client. The Cognito endpoint is
 `POST /` (AWS JSON 1.1 protocol); test control lives under `/_double/`; the
 pool's JWKS is at `GET /<pool id>/.well-known/jwks.json`, so the `iss` claim
 (`<base_url><pool id>`) can be verified the same way as real Cognito's.
 
-Cognito actions: InitiateAuth (USER_PASSWORD_AUTH, REFRESH_TOKEN_AUTH), SignUp,
+Cognito actions: InitiateAuth (USER_PASSWORD_AUTH, USER_SRP_AUTH, REFRESH_TOKEN_AUTH),
+RespondToAuthChallenge (PASSWORD_VERIFIER, NEW_PASSWORD_REQUIRED, SOFTWARE_TOKEN_MFA,
+SMS_MFA, SELECT_MFA_TYPE, MFA_SETUP), AssociateSoftwareToken and VerifySoftwareToken
+(Session form only), GetTokensFromRefreshToken, RevokeToken, GlobalSignOut, SignUp,
 ConfirmSignUp, ResendConfirmationCode, ForgotPassword, ConfirmForgotPassword,
 ChangePassword.
+
+Sign-in like the real service: USER_SRP_AUTH verifies the password proof
+(Cognito's SRP-6a variant, the server side of pycognito's aws_srp.py), and
+after the password a user may face NEW_PASSWORD_REQUIRED and then MFA. Every
+challenge Session expires (config session_lifetime) and is good for one
+answer, right or wrong, as with real Cognito, where a wrong MFA code means
+signing in again. As measured on real pools, the PASSWORD_VERIFIER challenge
+carries no Session (the SECRET_BLOCK is the state); config
+srp_challenge_session adds one.
 
 Admin API (JSON in and out; 400 for a bad request, 404 for an unknown user):
   POST /_double/reset                  all state and config back to defaults
   POST /_double/config  {key: value}   patch config (DEFAULT_CONFIG lists the keys)
   GET  /_double/config                 the current config
-  POST /_double/users   {username, password, confirmed?=true, sub?, attributes?}
+  POST /_double/users   {username, password, confirmed?=true, sub?, attributes?,
+                         force_change_password?=false, mfa?=null, totp_secret?}
                                        create or replace a user (no password policy);
                                        an "@" username gets {"email": username}
-                                       unless attributes are given
+                                       unless attributes are given. mfa is null,
+                                       "totp", "sms", "both" (SELECT_MFA_TYPE) or
+                                       "setup" (MFA_SETUP); "totp"/"both" without a
+                                       totp_secret (base32) get a random one
   GET  /_double/users?username=X       {username, sub, confirmed, attributes,
-                                        email_verified, password_set}
+                                        email_verified, password_set,
+                                        force_change_password, mfa, totp_secret}
   POST /_double/revoke  {username}     revoke the user's refresh and access tokens
-  GET  /_double/codes?username=X       {"signup": code|null, "reset": code|null},
-                                       what the last email would have carried
+  GET  /_double/codes?username=X       {"signup": code|null, "reset": code|null,
+                                        "sms": code|null}, what the last email
+                                       (or SMS_MFA text) would have carried
   POST /_double/expire_codes {username}  make the user's outstanding codes expired
-  GET  /_double/stats                  {"calls": {"Action[:AuthFlow]": n}, "requests": [...]}
+  GET  /_double/stats                  {"calls": {"Action[:AuthFlow|:ChallengeName]": n},
+                                        "requests": [...]}; a request refused for a
+                                       reason Cognito keeps to itself (e.g. which part
+                                       of an SRP proof was wrong) has it as "detail"
 Admin look-ups by username also accept a user's email attribute value.
 
 Run: python3 cognito_double.py --port 0 --host 127.0.0.1
@@ -44,6 +68,8 @@ import argparse
 import base64
 import binascii
 import copy
+import datetime
+import functools
 import hashlib
 import hmac
 import json
@@ -90,6 +116,12 @@ DEFAULT_CONFIG = {
     "max_resends": 5,            # ResendConfirmationCode calls allowed per user
     "auto_confirm": False,       # like a pre-sign-up trigger that confirms and verifies
     "username_attributes": None,  # None: usernames only; ["email"]: sign up and in by email
+    "session_lifetime": 180,     # seconds a challenge Session stays valid (Cognito: 3 minutes)
+    "srp_challenge_session": False,  # True: PASSWORD_VERIFIER carries a Session too (real Cognito: none)
+    "rotation_grace_seconds": 0,  # how long a rotated-out refresh token keeps working (Cognito: 0-60)
+    "reuse_detection": False,    # a rotated-out token answers RefreshTokenReuseException, not NotAuthorized
+    "get_tokens_from_refresh_token": True,  # False: answered like moto, which lacks it (HTTP 500, HTML)
+    "revoke_token": True,        # False: RevokeToken answered like moto (HTTP 500, HTML)
 }
 
 # The characters Cognito's policy counts as symbols (its documented list).
@@ -107,6 +139,43 @@ STANDARD_ATTRIBUTES = {
 # In the schema, but only the pool itself (or an admin) may write them.
 UNWRITABLE_ATTRIBUTES = {"sub", "email_verified", "phone_number_verified"}
 USER_NOT_FOUND = "Username/client id combination not found."
+INCORRECT = "Incorrect username or password."
+INVALID_SESSION = "Invalid session for the user."
+MFA_MODES = (None, "totp", "sms", "both", "setup")
+# What moto's server answers for an action it does not implement (Werkzeug's
+# page for an unhandled exception, then it hangs up): clients must treat it as
+# "no such action here" and fall back, exactly as they would against moto.
+MOTO_500_BODY = (b"<!doctype html>\n<html lang=en>\n<title>500 Internal Server Error</title>\n"
+                 b"<h1>Internal Server Error</h1>\n<p>The server encountered an internal error and was "
+                 b"unable to complete your request. Either the server is overloaded or there is an error "
+                 b"in the application.</p>\n")
+
+# --- Cognito's SRP-6a variant ---------------------------------------------------------
+# The server side of what amazon-cognito-identity-js and pycognito's aws_srp.py
+# compute. Every hash is over the bytes of pad_hex() strings, so the padding
+# rules below are part of the protocol, not a detail.
+# The 3072-bit MODP group of RFC 3526 (RFC 5054's 3072-bit group), g = 2.
+SRP_N_HEX = (
+    "FFFFFFFFFFFFFFFFC90FDAA22168C234C4C6628B80DC1CD129024E088A67CC74020BBEA63B139B22514A08798E3404DD"
+    "EF9519B3CD3A431B302B0A6DF25F14374FE1356D6D51C245E485B576625E7EC6F44C42E9A637ED6B0BFF5CB6F406B7ED"
+    "EE386BFB5A899FA5AE9F24117C4B1FE649286651ECE45B3DC2007CB8A163BF0598DA48361C55D39A69163FA8FD24CF5F"
+    "83655D23DCA3AD961C62F356208552BB9ED529077096966D670C354E4ABC9804F1746C08CA18217C32905E462E36CE3B"
+    "E39E772C180E86039B2783A2EC07A28FB5C55DF06F4C52C9DE2BCBF6955817183995497CEA956AE515D2261898FA0510"
+    "15728E5A8AAAC42DAD33170D04507A33A85521ABDF1CBA64ECFB850458DBEF0A8AEA71575D060C7DB3970F85A6E1E4C7"
+    "ABF5AE8CDB0933D71E8C94E04A25619DCEE3D2261AD2EE6BF12FFA06D98A0864D87602733EC86A64521F2B18177B200C"
+    "BBE117577A615D6C770988C0BAD946E208E24FA074E5AB3143DB5BFCE0FD108E4B82D120A93AD2CAFFFFFFFFFFFFFFFF"
+)
+SRP_N = int(SRP_N_HEX, 16)
+SRP_G = 2
+SRP_INFO = b"Caldera Derived Key"  # the HKDF info string Cognito uses
+SRP_TIMESTAMP_SKEW = 300           # seconds a TIMESTAMP may be away from now
+SECRET_BLOCK_BYTES = 256           # real SECRET_BLOCKs are long opaque blobs; clients must not care
+WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+# "Mon Nov 2 04:03:01 UTC 2026": the day of month unpadded, everything else
+# fixed-width. Real Cognito refuses "Nov 02" (see pycognito's history).
+TIMESTAMP_PATTERN = re.compile(r"(%s) (%s) ([1-9]|[12][0-9]|3[01]) ([01][0-9]|2[0-3]):([0-5][0-9]):([0-5][0-9]) "
+                               r"UTC ([0-9]{4})" % ("|".join(WEEKDAYS), "|".join(MONTHS)))
 
 
 def b64url(data: bytes) -> str:
@@ -133,12 +202,136 @@ def mask_email(email: str) -> str:
     return f"{local[:1]}***@{domain[:1]}***"
 
 
-class CognitoError(Exception):
-    """An error Cognito would report as `{"__type": code, "message": ...}`."""
+def mask_phone(number: str) -> str:
+    """Like Cognito's CODE_DELIVERY_DESTINATION: only the last four digits show."""
+    return "+" + "*" * max(0, len(number) - 5) + number[-4:]
 
-    def __init__(self, code: str, message: str, status: int = 400):
+
+# --- SRP -------------------------------------------------------------------------------
+
+def pad_hex(value) -> str:
+    """A number (or hex string) as the clients hash it: whole bytes, with a
+    leading 00 when the top bit is set so that it reads as non-negative."""
+    text = format(value, "x") if isinstance(value, int) else value
+    if len(text) % 2:
+        return "0" + text
+    if text[0] in "89abcdefABCDEF":
+        return "00" + text
+    return text
+
+
+def hex_hash(hex_text: str) -> str:
+    return hashlib.sha256(bytes.fromhex(hex_text)).hexdigest()
+
+
+# k = H(pad(N) | pad(g)): pycognito's hex_hash("00" + N_HEX + "0" + G_HEX).
+SRP_K = int(hex_hash(pad_hex(SRP_N) + pad_hex(SRP_G)), 16)
+
+
+def new_srp_salt() -> str:
+    # A random number in hex without leading zeros, as Cognito sends SALT:
+    # the client pads it itself, and sometimes that means adding "00" or "0".
+    return format(secrets.randbits(128) or 1, "x")
+
+
+@functools.lru_cache(maxsize=256)
+def srp_verifier(pool_name: str, username: str, password: str, salt_hex: str) -> int:
+    """v = g^x mod N, x = H(pad(salt) | H(pool name | username | ":" | password)).
+    Cached: the 3072-bit exponentiation is the slow part and the inputs repeat."""
+    inner = hashlib.sha256(f"{pool_name}{username}:{password}".encode()).hexdigest()
+    x = int(hex_hash(pad_hex(salt_hex) + inner), 16)
+    return pow(SRP_G, x, SRP_N)
+
+
+def srp_scrambler(a_pub: int, b_pub: int) -> int:
+    """u = H(pad(A) | pad(B))."""
+    return int(hex_hash(pad_hex(a_pub) + pad_hex(b_pub)), 16)
+
+
+def srp_session_key(a_pub: int, b_pub: int, b_priv: int, verifier: int) -> bytes:
+    """The 16-byte key both sides derive: S = (A * v^u)^b mod N, then one
+    HKDF-SHA256 block with pad(S) as key material and pad(u) as salt."""
+    u = srp_scrambler(a_pub, b_pub)
+    shared = pow(a_pub * pow(verifier, u, SRP_N) % SRP_N, b_priv, SRP_N)
+    prk = hmac.new(bytes.fromhex(pad_hex(u)), bytes.fromhex(pad_hex(shared)), hashlib.sha256).digest()
+    return hmac.new(prk, SRP_INFO + b"\x01", hashlib.sha256).digest()[:16]
+
+
+def srp_signature(key: bytes, pool_name: str, user_id: str, secret_block: bytes, timestamp: str) -> bytes:
+    """PASSWORD_CLAIM_SIGNATURE before base64: HMAC-SHA256 over pool name,
+    USER_ID_FOR_SRP, the decoded SECRET_BLOCK and the TIMESTAMP text."""
+    message = pool_name.encode() + user_id.encode() + secret_block + timestamp.encode()
+    return hmac.new(key, message, hashlib.sha256).digest()
+
+
+def parse_cognito_timestamp(text: str):
+    """Seconds since the epoch for a TIMESTAMP in Cognito's format, or None
+    when it is not in that format or names the wrong weekday for its date."""
+    match = TIMESTAMP_PATTERN.fullmatch(text)
+    if not match:
+        return None
+    weekday, month, day, hour, minute, second, year = match.groups()
+    try:
+        moment = datetime.datetime(int(year), MONTHS.index(month) + 1, int(day), int(hour), int(minute),
+                                   int(second), tzinfo=datetime.timezone.utc)
+    except ValueError:  # "Feb 30"
+        return None
+    if WEEKDAYS[moment.weekday()] != weekday:
+        return None
+    return moment.timestamp()
+
+
+# --- TOTP (RFC 6238 as authenticator apps do it: SHA-1, 30 s steps, 6 digits) ---------
+
+def new_totp_secret() -> str:
+    # 20 random bytes are 32 base32 characters, the length of Cognito's SecretCode.
+    return base64.b32encode(secrets.token_bytes(20)).decode("ascii")
+
+
+def totp_key(secret_b32: str):
+    """The key bytes of a base32 secret, or None if it is not base32."""
+    try:
+        key = base64.b32decode(secret_b32.upper() + "=" * (-len(secret_b32) % 8))
+    except (binascii.Error, ValueError):
+        return None
+    return key or None
+
+
+def totp_code(secret_b32: str, counter: int) -> str:
+    digest = hmac.new(totp_key(secret_b32), counter.to_bytes(8, "big"), hashlib.sha1).digest()
+    offset = digest[-1] & 0x0F
+    return f"{(int.from_bytes(digest[offset:offset + 4], 'big') & 0x7FFFFFFF) % 10 ** 6:06d}"
+
+
+def totp_matches(secret_b32: str, code: str, now=None) -> bool:
+    """One step of clock drift either way is accepted, as Cognito does."""
+    counter = int((time.time() if now is None else now) // 30)
+    return any(hmac.compare_digest(totp_code(secret_b32, c).encode(), code.encode())
+               for c in (counter - 1, counter, counter + 1))
+
+
+class CognitoError(Exception):
+    """An error Cognito would report as `{"__type": code, "message": ...}`.
+    `detail` is what the double knows but Cognito does not say (recorded in
+    stats only): a test that fails on "Incorrect username or password." can
+    look up which check it was."""
+
+    def __init__(self, code: str, message: str, status: int = 400, detail=None):
         super().__init__(message)
-        self.code, self.message, self.status = code, message, status
+        self.code, self.message, self.status, self.detail = code, message, status, detail
+
+
+class RawReply(Exception):
+    """An answer that is not Cognito's JSON, e.g. moto's HTML page for an
+    action it does not implement."""
+
+    def __init__(self, status: int, content_type: str, headers: dict, body: bytes):
+        super().__init__(status)
+        self.status, self.content_type, self.headers, self.body = status, content_type, headers, body
+
+
+def moto_unimplemented() -> RawReply:
+    return RawReply(500, "text/html; charset=utf-8", {"Connection": "close"}, MOTO_500_BODY)
 
 
 def not_authorized(message: str) -> CognitoError:
@@ -147,6 +340,11 @@ def not_authorized(message: str) -> CognitoError:
 
 def invalid_parameter(message: str) -> CognitoError:
     return CognitoError("InvalidParameterException", message)
+
+
+def incorrect(detail: str) -> CognitoError:
+    """Cognito's one answer to every failed password proof; the reason goes to stats."""
+    return CognitoError("NotAuthorizedException", INCORRECT, detail=detail)
 
 
 class CognitoDouble:
@@ -168,10 +366,27 @@ class CognitoDouble:
             "ForgotPassword": self.forgot_password,
             "ConfirmForgotPassword": self.confirm_forgot_password,
             "ChangePassword": self.change_password,
+            "RespondToAuthChallenge": self.respond_to_auth_challenge,
+            "AssociateSoftwareToken": self.associate_software_token,
+            "VerifySoftwareToken": self.verify_software_token,
+            "GetTokensFromRefreshToken": self.get_tokens_from_refresh_token,
+            "RevokeToken": self.revoke_token,
+            "GlobalSignOut": self.global_sign_out,
         }
         self.auth_flows = {
             "USER_PASSWORD_AUTH": self._user_password_auth,
+            "USER_SRP_AUTH": self._user_srp_auth,
             "REFRESH_TOKEN_AUTH": self._refresh_token_auth,
+        }
+        # ChallengeName -> (answer, ChallengeResponses members it needs besides USERNAME).
+        self.challenges = {
+            "PASSWORD_VERIFIER": (self._answer_password_verifier,
+                                  ("PASSWORD_CLAIM_SECRET_BLOCK", "PASSWORD_CLAIM_SIGNATURE", "TIMESTAMP")),
+            "NEW_PASSWORD_REQUIRED": (self._answer_new_password, ("NEW_PASSWORD",)),
+            "SOFTWARE_TOKEN_MFA": (self._answer_software_token_mfa, ("SOFTWARE_TOKEN_MFA_CODE",)),
+            "SMS_MFA": (self._answer_sms_mfa, ("SMS_MFA_CODE",)),
+            "SELECT_MFA_TYPE": (self._answer_select_mfa_type, ("ANSWER",)),
+            "MFA_SETUP": (self._answer_mfa_setup, ()),
         }
         self.reset()
 
@@ -180,10 +395,15 @@ class CognitoDouble:
         with self.lock:
             self.config = copy.deepcopy(DEFAULT_CONFIG)
             self.users = {}           # canonical username -> see _new_user
-            self.refresh_tokens = {}  # token -> {username, client_id, auth_time, revoked}
-            self.access_tokens = {}   # jti -> username, so revoking a user can reach them
+            # token -> {username, client_id, auth_time, revoked, family, rotated_at}; a
+            # family is one sign-in: its refresh tokens (rotation adds more) and
+            # every access token issued with them, which RevokeToken ends together.
+            self.refresh_tokens = {}
+            self.access_tokens = {}   # jti -> {username, family}, so revocation can reach them
             self.revoked_access = set()  # jti of access tokens that no longer work
-            self.calls = {}           # "Action[:AuthFlow]" -> count
+            self.sessions = {}        # challenge Session -> see _new_session
+            self.srp_blocks = {}      # SECRET_BLOCK -> Session of its PASSWORD_VERIFIER challenge
+            self.calls = {}           # "Action[:AuthFlow|:ChallengeName]" -> count
             self.requests = []        # one record per Cognito request, in order
             return {"ok": True}
 
@@ -205,6 +425,12 @@ class CognitoDouble:
             "auto_confirm": lambda v: isinstance(v, bool),
             # Only email is modelled; phone numbers would need SMS delivery too.
             "username_attributes": lambda v: v is None or (isinstance(v, list) and set(v) <= {"email"}),
+            "session_lifetime": non_negative_int,
+            "srp_challenge_session": lambda v: isinstance(v, bool),
+            "rotation_grace_seconds": lambda v: non_negative_int(v) and v <= 60,  # Cognito's range
+            "reuse_detection": lambda v: isinstance(v, bool),
+            "get_tokens_from_refresh_token": lambda v: isinstance(v, bool),
+            "revoke_token": lambda v: isinstance(v, bool),
         }
         for key, value in patch.items():
             if key not in checks:
@@ -249,29 +475,33 @@ class CognitoDouble:
         elif not (isinstance(attributes, dict)
                   and all(isinstance(k, str) and isinstance(v, str) for k, v in attributes.items())):
             raise ValueError("attributes must be an object of strings")
+        force = body.get("force_change_password", False)
+        if not isinstance(force, bool):
+            raise ValueError("force_change_password must be a boolean")
+        mfa, totp_secret = body.get("mfa"), body.get("totp_secret")
+        if mfa not in MFA_MODES:
+            raise ValueError(f"mfa must be one of {list(MFA_MODES)}")
+        if totp_secret is not None and not (isinstance(totp_secret, str) and totp_key(totp_secret)):
+            raise ValueError("totp_secret must be a base32 string")
+        if totp_secret is None and mfa in ("totp", "both"):
+            totp_secret = new_totp_secret()  # the test reads it back from GET /_double/users
         with self.lock:
             # Replacing a user is delete + create, so a new sub unless one is given;
             # existing refresh tokens are kept (like a password change without sign-out).
-            self.users[username] = self._new_user(
+            user = self._new_user(
                 password=password, confirmed=bool(body.get("confirmed", True)),
                 sub=str(body.get("sub") or uuid.uuid4()), attributes=dict(attributes),
                 # An admin-made user's email counts as verified, as with
                 # AdminCreateUser plus email_verified=true.
                 email_verified="email" in attributes)
-            return {"username": username, "sub": self.users[username]["sub"],
-                    "confirmed": self.users[username]["confirmed"]}
+            # force_change_password is what AdminCreateUser leaves (FORCE_CHANGE_PASSWORD).
+            user.update(force_change_password=force, mfa=mfa, totp_secret=totp_secret)
+            self.users[username] = user
+            return {"username": username, "sub": user["sub"], "confirmed": user["confirmed"]}
 
     def revoke(self, body: dict) -> dict:
         with self.lock:
-            username = self._admin_user(body.get("username"))
-            revoked = 0
-            for record in self.refresh_tokens.values():
-                if record["username"] == username and not record["revoked"]:
-                    record["revoked"] = True
-                    revoked += 1
-            # Like GlobalSignOut: the user's access tokens die with the refresh tokens.
-            self.revoked_access.update(jti for jti, owner in self.access_tokens.items() if owner == username)
-            return {"revoked": revoked}
+            return {"revoked": self._sign_out(self._admin_user(body.get("username")))}
 
     def user_info(self, username) -> dict:
         with self.lock:
@@ -279,13 +509,17 @@ class CognitoDouble:
             user = self.users[name]
             return {"username": name, "sub": user["sub"], "confirmed": user["confirmed"],
                     "attributes": dict(user["attributes"]), "email_verified": user["email_verified"],
-                    "password_set": user["password"] is not None}
+                    "password_set": user["password"] is not None,
+                    "force_change_password": user["force_change_password"], "mfa": user["mfa"],
+                    "totp_secret": user["totp_secret"]}
 
     def codes(self, username) -> dict:
         with self.lock:
             user = self.users[self._admin_user(username)]
             # Expired codes are still shown: the email that carried them still exists.
-            return {kind: (user["codes"][kind] or {}).get("code") for kind in ("signup", "reset")}
+            codes = {kind: (user["codes"][kind] or {}).get("code") for kind in ("signup", "reset")}
+            # SMS_MFA codes live in their challenge Session (and die with it).
+            return dict(codes, sms=user["sms_code"])
 
     def expire_codes(self, body: dict) -> dict:
         with self.lock:
@@ -326,9 +560,13 @@ class CognitoDouble:
             except ValueError:
                 payload = None
             auth_flow = payload.get("AuthFlow") if isinstance(payload, dict) else None
+            # Which step of a sign-in an answer is counts as much as which flow.
+            step = auth_flow
+            if action == "RespondToAuthChallenge" and isinstance(payload, dict):
+                step = payload.get("ChallengeName")
             # Count and record *before* anything can fail: tests assert on
             # retries and on what the client sent, including rejected requests.
-            key = (action or target or "(missing target)") + (f":{auth_flow}" if auth_flow else "")
+            key = (action or target or "(missing target)") + (f":{step}" if step else "")
             self.calls[key] = self.calls.get(key, 0) + 1
             record = {"action": action, "auth_flow": auth_flow, "headers": dict(headers)}
             self.requests.append(record)
@@ -353,9 +591,14 @@ class CognitoDouble:
                     raise CognitoError("SerializationException", "Request body is not a JSON object")
                 status, body = 200, self.actions[action](payload)
                 extra = {}
+            except RawReply as raw:
+                record["status"] = raw.status
+                return raw.status, raw.content_type, dict(raw.headers), raw.body
             except CognitoError as err:
                 status, body = err.status, {"__type": err.code, "message": err.message}
                 extra = {"x-amzn-ErrorType": err.code}
+                if err.detail:
+                    record["detail"] = err.detail
             record["status"] = status
             extra["x-amzn-RequestId"] = str(uuid.uuid4())
             return status, AMZ_JSON, extra, json.dumps(body).encode()
@@ -385,30 +628,346 @@ class CognitoDouble:
             raise CognitoError("UserNotFoundException", "User does not exist.")
         user = self.users[username]
         if user["password"] != params["PASSWORD"]:
-            raise CognitoError("NotAuthorizedException", "Incorrect username or password.")
+            raise CognitoError("NotAuthorizedException", INCORRECT)
         # Cognito checks the password before confirmation, so a wrong password
         # on an unconfirmed user is still NotAuthorized.
         if not user["confirmed"]:
             raise CognitoError("UserNotConfirmedException", "User is not confirmed.")
-        return self._authentication_result(username, auth_time=None, refresh=True)
+        return self._after_password(username)
+
+    def _user_srp_auth(self, params: dict) -> dict:
+        """Step one of SRP: take A, answer B and what the client needs for its proof."""
+        for name in ("USERNAME", "SRP_A"):
+            if not params.get(name):
+                raise CognitoError("InvalidParameterException", f"Missing required parameter {name}")
+        self._check_secret_hash(params["USERNAME"], params.get("SECRET_HASH"))
+        username = self._find_user(params["USERNAME"])
+        if username is None:
+            raise CognitoError("UserNotFoundException", "User does not exist.")
+        if not re.fullmatch(r"[0-9a-fA-F]+", params["SRP_A"]):
+            raise invalid_parameter("SRP_A must be a hexadecimal number")
+        a_pub = int(params["SRP_A"], 16)
+        if a_pub % SRP_N == 0:  # A = 0 (mod N) would force the shared secret to 0
+            raise invalid_parameter("SRP_A is invalid: A mod N is 0")
+        user = self.users[username]
+        verifier = srp_verifier(self._pool_name(), username, user["password"], user["srp_salt"])
+        while True:  # u = 0 would leave the password out of the key; redraw b (never happens in practice)
+            b_priv = secrets.randbits(1024) | 1
+            b_pub = (SRP_K * verifier + pow(SRP_G, b_priv, SRP_N)) % SRP_N
+            if b_pub and srp_scrambler(a_pub, b_pub):
+                break
+        secret_block = base64.b64encode(secrets.token_bytes(SECRET_BLOCK_BYTES)).decode("ascii")
+        session = self._new_session(username, "PASSWORD_VERIFIER", a_pub=a_pub, b_pub=b_pub, b_priv=b_priv,
+                                    verifier=verifier, secret_block=secret_block)
+        self.srp_blocks[secret_block] = session
+        answer = {"ChallengeName": "PASSWORD_VERIFIER", "ChallengeParameters": {
+            "SALT": user["srp_salt"], "SRP_B": format(b_pub, "x"), "SECRET_BLOCK": secret_block,
+            # The proof is over the canonical name, which the client may not know yet.
+            "USER_ID_FOR_SRP": username, "USERNAME": username}}
+        if self.config["srp_challenge_session"]:
+            answer["Session"] = session
+        return answer
 
     def _refresh_token_auth(self, params: dict) -> dict:
         token = params.get("REFRESH_TOKEN")
         if not token:
             raise CognitoError("InvalidParameterException", "Missing required parameter REFRESH_TOKEN")
-        record = self.refresh_tokens.get(token)
-        if record is None or record["client_id"] != self.config["client_id"]:
-            raise CognitoError("NotAuthorizedException", "Invalid Refresh Token")
+        record = self._refresh_record(token)
         # A refresh has no typed name: the hash covers the canonical username,
         # which a client with an email alias must take from its tokens.
         self._check_secret_hash(record["username"], params.get("SECRET_HASH"))
-        if record["revoked"] or record["username"] not in self.users:
-            raise CognitoError("NotAuthorizedException", "Refresh Token has been revoked")
+        self._check_refresh_alive(record)
+        # Kept from before GetTokensFromRefreshToken existed: real Cognito
+        # refuses to rotate here, but the rotation tests predate that action.
         rotate = self.config["rotate_refresh_tokens"]
         if rotate:
-            record["revoked"] = True  # the old token dies once its successor exists
+            self._rotate_out(record)
         # auth_time stays the original sign-in time: a refresh is not a new authentication.
-        return self._authentication_result(record["username"], record["auth_time"], refresh=rotate)
+        return self._authentication_result(record["username"], record["auth_time"], refresh=rotate,
+                                           family=record["family"])
+
+    # ------------------------------------------------------ sign-in challenges
+    def _after_password(self, username: str) -> dict:
+        """What a right password leads to: a new password, then MFA, then tokens."""
+        user = self.users[username]
+        if not user["force_change_password"]:
+            return self._mfa_or_tokens(username)
+        attributes = dict(user["attributes"])
+        if "email" in attributes:
+            attributes["email_verified"] = "true" if user["email_verified"] else "false"
+        return self._challenge(username, "NEW_PASSWORD_REQUIRED", {
+            "requiredAttributes": "[]", "userAttributes": json.dumps(attributes)})
+
+    def _mfa_or_tokens(self, username: str) -> dict:
+        mfa = self.users[username]["mfa"]
+        if mfa is None:
+            return self._authentication_result(username, auth_time=None, refresh=True)
+        if mfa == "totp":
+            return self._mfa_challenge(username, "SOFTWARE_TOKEN_MFA")
+        if mfa == "sms":
+            return self._mfa_challenge(username, "SMS_MFA")
+        if mfa == "both":
+            return self._challenge(username, "SELECT_MFA_TYPE", {
+                "MFAS_CAN_CHOOSE": json.dumps(["SMS_MFA", "SOFTWARE_TOKEN_MFA"], separators=(",", ":"))})
+        # "setup": MFA is required but the user has no factor yet.
+        return self._challenge(username, "MFA_SETUP", {
+            "MFAS_CAN_SETUP": json.dumps(["SOFTWARE_TOKEN_MFA"], separators=(",", ":"))}, step="associate")
+
+    def _mfa_challenge(self, username: str, kind: str) -> dict:
+        if kind == "SOFTWARE_TOKEN_MFA":
+            return self._challenge(username, kind, {})
+        user = self.users[username]
+        code = user["sms_code"]
+        while code == user["sms_code"]:  # a new text must not repeat the last one
+            code = f"{secrets.randbelow(10 ** 6):06d}"
+        user["sms_code"] = code  # what the text message said, for GET /_double/codes
+        phone = user["attributes"].get("phone_number", "+10000000000")
+        return self._challenge(username, kind, {"CODE_DELIVERY_DELIVERY_MEDIUM": "SMS",
+                                                "CODE_DELIVERY_DESTINATION": mask_phone(phone)}, sms_code=code)
+
+    def _challenge(self, username: str, name: str, parameters: dict, step: str = "respond", **state) -> dict:
+        # USER_ID_FOR_SRP in every challenge is how clients learn the canonical
+        # name that later SECRET_HASHes must cover.
+        return {"ChallengeName": name, "Session": self._new_session(username, name, step, **state),
+                "ChallengeParameters": {**parameters, "USER_ID_FOR_SRP": username}}
+
+    def _new_session(self, username: str, challenge: str, step: str = "respond", **state) -> str:
+        """A challenge Session, valid for one use of `step`: "respond" is
+        RespondToAuthChallenge; MFA_SETUP goes associate -> verify -> respond."""
+        # Opaque and long with "+" and "/", like real ones.
+        token = base64.b64encode(secrets.token_bytes(192)).decode("ascii")
+        self.sessions[token] = {"username": username, "sub": self.users[username]["sub"],
+                                "challenge": challenge, "step": step, "used": False,
+                                "expires_at": time.time() + self.config["session_lifetime"], **state}
+        return token
+
+    def _use_session(self, token, challenge: str, step: str) -> dict:
+        """The live state of a Session for this step, marked used."""
+        state = self._session(token, challenge, step)
+        state["used"] = True
+        return state
+
+    def _session(self, token, challenge: str, step: str) -> dict:
+        if not isinstance(token, str) or not token:
+            raise invalid_parameter("Missing required parameter Session")
+        state = self.sessions.get(token)
+        if state is None or state["challenge"] != challenge or state["step"] != step:
+            raise CognitoError("NotAuthorizedException", INVALID_SESSION,
+                               detail=None if state is None else f"the Session is for {state['challenge']}"
+                                                                 f" ({state['step']})")
+        if state["used"]:
+            raise not_authorized("Invalid session for the user, session can only be used once.")
+        if time.time() >= state["expires_at"]:
+            raise not_authorized("Invalid session for the user, session is expired.")
+        user = self.users.get(state["username"])
+        if user is None or user["sub"] != state["sub"]:  # replaced or deleted since
+            raise CognitoError("NotAuthorizedException", INVALID_SESSION, detail="the user has been replaced")
+        return state
+
+    def respond_to_auth_challenge(self, req: dict) -> dict:
+        self._check_client(req)
+        name = req.get("ChallengeName")
+        if name not in self.challenges:
+            raise invalid_parameter(f"ChallengeName {name!r} is not supported by the Cognito double")
+        responses = req.get("ChallengeResponses")
+        if not isinstance(responses, dict):
+            raise invalid_parameter("Missing required parameter ChallengeResponses")
+        if not all(isinstance(v, str) for v in responses.values()):
+            raise CognitoError("SerializationException", "ChallengeResponses values must be strings")
+        answer, required = self.challenges[name]
+        for member in ("USERNAME",) + required:
+            if not responses.get(member):
+                raise invalid_parameter(f"Missing required parameter {member}")
+        session = req.get("Session")
+        if name == "PASSWORD_VERIFIER" and session is None:
+            # Real Cognito gives this challenge no Session: the SECRET_BLOCK is the state.
+            session = self.srp_blocks.get(responses["PASSWORD_CLAIM_SECRET_BLOCK"])
+            if session is None:
+                raise incorrect("PASSWORD_CLAIM_SECRET_BLOCK is no SECRET_BLOCK this double issued")
+        state = self._session(session, name, "respond")
+        if self._find_user(responses["USERNAME"]) != state["username"]:
+            raise CognitoError("NotAuthorizedException", INVALID_SESSION,
+                               detail="USERNAME does not name the user of the Session")
+        # Over the canonical name, whatever USERNAME says: clients must take it
+        # from USER_ID_FOR_SRP, as the AWS SDKs do.
+        self._check_secret_hash(state["username"], responses.get("SECRET_HASH"))
+        state["used"] = True  # from here on, right or wrong, the Session is spent
+        return answer(state, responses)
+
+    def _answer_password_verifier(self, state: dict, responses: dict) -> dict:
+        username = state["username"]
+        if not hmac.compare_digest(responses["PASSWORD_CLAIM_SECRET_BLOCK"].encode(), state["secret_block"].encode()):
+            raise incorrect("PASSWORD_CLAIM_SECRET_BLOCK is not the SECRET_BLOCK of this challenge")
+        timestamp = responses["TIMESTAMP"]
+        moment = parse_cognito_timestamp(timestamp)
+        if moment is None:
+            raise incorrect(f"TIMESTAMP {timestamp!r} is not like 'Mon Nov 2 04:03:01 UTC 2026'")
+        if abs(time.time() - moment) > SRP_TIMESTAMP_SKEW:
+            raise incorrect(f"TIMESTAMP {timestamp!r} is more than {SRP_TIMESTAMP_SKEW} s from now")
+        key = srp_session_key(state["a_pub"], state["b_pub"], state["b_priv"], state["verifier"])
+        expected = srp_signature(key, self._pool_name(), username,
+                                 base64.b64decode(state["secret_block"]), timestamp)
+        try:
+            given = base64.b64decode(responses["PASSWORD_CLAIM_SIGNATURE"], validate=True)
+        except (binascii.Error, ValueError):
+            raise incorrect("PASSWORD_CLAIM_SIGNATURE is not base64") from None
+        if not hmac.compare_digest(given, expected):
+            raise incorrect("PASSWORD_CLAIM_SIGNATURE does not match (wrong password, or a bug in the proof)")
+        if not self.users[username]["confirmed"]:
+            raise CognitoError("UserNotConfirmedException", "User is not confirmed.")
+        return self._after_password(username)
+
+    def _answer_new_password(self, state: dict, responses: dict) -> dict:
+        user = self.users[state["username"]]
+        password = responses["NEW_PASSWORD"]
+        self._check_password_input(password, "NEW_PASSWORD")
+        self._check_password_policy(password)
+        # A pool may ask for attributes here ("userAttributes.<name>"); none are required.
+        given = [{"Name": k[len("userAttributes."):], "Value": v}
+                 for k, v in responses.items() if k.startswith("userAttributes.")]
+        user["attributes"].update(self._sign_up_attributes(given))
+        self._set_password(user, password)
+        user["force_change_password"] = False
+        return self._mfa_or_tokens(state["username"])
+
+    def _answer_software_token_mfa(self, state: dict, responses: dict) -> dict:
+        secret = self.users[state["username"]]["totp_secret"]
+        if secret is None or not totp_matches(secret, responses["SOFTWARE_TOKEN_MFA_CODE"]):
+            raise CognitoError("CodeMismatchException", "Invalid code received for user")
+        return self._authentication_result(state["username"], auth_time=None, refresh=True)
+
+    def _answer_sms_mfa(self, state: dict, responses: dict) -> dict:
+        if not hmac.compare_digest(responses["SMS_MFA_CODE"].encode(), state["sms_code"].encode()):
+            raise CognitoError("CodeMismatchException", "Invalid code received for user")
+        return self._authentication_result(state["username"], auth_time=None, refresh=True)
+
+    def _answer_select_mfa_type(self, state: dict, responses: dict) -> dict:
+        choice = responses["ANSWER"]
+        if choice not in ("SMS_MFA", "SOFTWARE_TOKEN_MFA"):
+            raise invalid_parameter(f"ANSWER must be SMS_MFA or SOFTWARE_TOKEN_MFA, not {choice!r}")
+        return self._mfa_challenge(state["username"], choice)
+
+    def _answer_mfa_setup(self, state: dict, responses: dict) -> dict:
+        # Only reachable with the Session VerifySoftwareToken gave out, so the
+        # token is already verified and registered.
+        return self._authentication_result(state["username"], auth_time=None, refresh=True)
+
+    # ------------------------------------------------------ MFA setup during sign-in
+    def associate_software_token(self, req: dict) -> dict:
+        if req.get("AccessToken") is not None:
+            raise invalid_parameter("The Cognito double supports AssociateSoftwareToken only with a Session")
+        state = self._use_session(req.get("Session"), "MFA_SETUP", "associate")
+        secret = new_totp_secret()
+        return {"SecretCode": secret, "Session": self._new_session(state["username"], "MFA_SETUP", "verify",
+                                                                   totp_secret=secret)}
+
+    def verify_software_token(self, req: dict) -> dict:
+        if req.get("AccessToken") is not None:
+            raise invalid_parameter("The Cognito double supports VerifySoftwareToken only with a Session")
+        code = self._require(req, "UserCode")[0]
+        friendly = req.get("FriendlyDeviceName")
+        if friendly is not None and not isinstance(friendly, str):
+            raise CognitoError("SerializationException", "Expected a string for FriendlyDeviceName")
+        state = self._use_session(req.get("Session"), "MFA_SETUP", "verify")
+        if not totp_matches(state["totp_secret"], code):
+            raise CognitoError("EnableSoftwareTokenMFAException", "Code mismatch")
+        # Verified means registered: from now on the user signs in with it.
+        user = self.users[state["username"]]
+        user.update(totp_secret=state["totp_secret"], mfa="totp")
+        return {"Status": "SUCCESS", "Session": self._new_session(state["username"], "MFA_SETUP", "respond")}
+
+    # ------------------------------------------------------ refresh tokens and sign-out
+    def get_tokens_from_refresh_token(self, req: dict) -> dict:
+        if not self.config["get_tokens_from_refresh_token"]:
+            raise moto_unimplemented()
+        token = self._require(req, "RefreshToken", "ClientId")[0]
+        self._check_client(req)
+        self._check_client_secret(req.get("ClientSecret"), "NotAuthorizedException")
+        record = self._refresh_record(token)
+        self._check_refresh_alive(record)
+        rotate = self.config["rotate_refresh_tokens"]
+        if rotate:
+            self._rotate_out(record)
+        result = self._authentication_result(record["username"], record["auth_time"], refresh=rotate,
+                                             family=record["family"])
+        return {"AuthenticationResult": result["AuthenticationResult"]}
+
+    def revoke_token(self, req: dict) -> dict:
+        if not self.config["revoke_token"]:
+            raise moto_unimplemented()
+        token = self._require(req, "Token", "ClientId")[0]
+        self._check_client(req)
+        # RevokeToken's documented errors have UnauthorizedException, not NotAuthorized.
+        self._check_client_secret(req.get("ClientSecret"), "UnauthorizedException")
+        record = self.refresh_tokens.get(token)
+        if record is None:
+            if self._is_jwt(token):  # an access or ID token: only refresh tokens can be revoked
+                raise CognitoError("UnsupportedTokenTypeException", "Unsupported token type")
+            return {}  # Cognito does not say whether it knew the token
+        if record["client_id"] != self.config["client_id"]:
+            raise CognitoError("UnsupportedTokenTypeException", "The token was issued to another client")
+        self._revoke_family(record["family"])
+        return {}
+
+    def global_sign_out(self, req: dict) -> dict:
+        access_token = self._require(req, "AccessToken")[0]
+        self._sign_out(self._verify_access_token(access_token))
+        return {}
+
+    def _refresh_record(self, token: str) -> dict:
+        record = self.refresh_tokens.get(token)
+        if record is None or record["client_id"] != self.config["client_id"]:
+            raise CognitoError("NotAuthorizedException", "Invalid Refresh Token")
+        return record
+
+    def _refresh_problem(self, record: dict):
+        """Why a known refresh token no longer works, or None if it does."""
+        if record["revoked"] or record["username"] not in self.users:
+            return not_authorized("Refresh Token has been revoked")
+        rotated_at = record["rotated_at"]
+        if rotated_at is not None and time.time() >= rotated_at + self.config["rotation_grace_seconds"]:
+            if self.config["reuse_detection"]:
+                return CognitoError("RefreshTokenReuseException", "Refresh token has already been used")
+            return not_authorized("Refresh Token has been revoked")
+        return None
+
+    def _check_refresh_alive(self, record: dict) -> None:
+        problem = self._refresh_problem(record)
+        if problem is not None:
+            raise problem
+
+    @staticmethod
+    def _rotate_out(record: dict) -> None:
+        # The grace period runs from the first rotation: a retry inside it
+        # gets tokens again but does not extend the old token's life.
+        if record["rotated_at"] is None:
+            record["rotated_at"] = time.time()
+
+    def _revoke_family(self, family: str) -> None:
+        for record in self.refresh_tokens.values():
+            if record["family"] == family:
+                record["revoked"] = True
+        self.revoked_access.update(jti for jti, origin in self.access_tokens.items() if origin["family"] == family)
+
+    def _sign_out(self, username: str) -> int:
+        """GlobalSignOut: every refresh and access token of the user dies. The
+        count is of refresh tokens that still worked."""
+        revoked = 0
+        for record in self.refresh_tokens.values():
+            if record["username"] == username:
+                revoked += self._refresh_problem(record) is None
+                record["revoked"] = True
+        self.revoked_access.update(jti for jti, origin in self.access_tokens.items()
+                                   if origin["username"] == username)
+        return revoked
+
+    @staticmethod
+    def _is_jwt(token: str) -> bool:
+        parts = token.split(".")
+        try:
+            return len(parts) == 3 and isinstance(json.loads(b64url_decode(parts[0])), dict)
+        except (ValueError, binascii.Error):
+            return False
 
     # ------------------------------------------------------ account lifecycle
     def sign_up(self, req: dict) -> dict:
@@ -494,7 +1053,7 @@ class CognitoDouble:
         self._check_code(user, "reset", code)
         self._check_password_policy(password)
         user["codes"]["reset"] = None  # used up only once the new password is accepted
-        user["password"] = password
+        self._set_password(user, password)
         return {}
 
     def change_password(self, req: dict) -> dict:
@@ -505,7 +1064,7 @@ class CognitoDouble:
         if user["password"] != previous:
             raise not_authorized("Incorrect username or password.")
         self._check_password_policy(proposed)
-        user["password"] = proposed
+        self._set_password(user, proposed)
         return {}
 
     # ------------------------------------------------------ checks shared by actions
@@ -528,6 +1087,23 @@ class CognitoDouble:
         if req.get("ClientId") != self.config["client_id"]:
             raise CognitoError("ResourceNotFoundException",
                                f"User pool client {req.get('ClientId')} does not exist.")
+
+    def _check_client_secret(self, given, error: str) -> None:
+        """The raw ClientSecret the token actions take instead of a SECRET_HASH."""
+        client_id, secret = self.config["client_id"], self.config["client_secret"]
+        if secret is None:
+            if given is not None:  # a client bug worth catching: it thinks it has a secret
+                raise invalid_parameter(f"Client {client_id} is not configured with a secret "
+                                        "but ClientSecret was received")
+            return
+        if not given:
+            raise CognitoError(error, f"Client {client_id} is configured with secret but ClientSecret was not received")
+        if not isinstance(given, str) or not hmac.compare_digest(given.encode(), secret.encode()):
+            raise CognitoError(error, f"Unable to verify client secret for client {client_id}")
+
+    def _pool_name(self) -> str:
+        """The part of the pool id after the region, which SRP hashes in."""
+        return self.config["pool_id"].split("_", 1)[-1]
 
     def _check_secret_hash(self, username: str, given, top_level: bool = False) -> None:
         client_id, secret = self.config["client_id"], self.config["client_secret"]
@@ -592,13 +1168,26 @@ class CognitoDouble:
     def _new_user(password, confirmed, sub, attributes, email_verified) -> dict:
         return {
             "password": password,
+            # The SRP verifier is derived from password and salt when needed
+            # (srp_verifier caches it), so it can never go stale: every
+            # password change goes through _set_password, which draws a new salt.
+            "srp_salt": new_srp_salt(),
             "confirmed": confirmed,
             "sub": sub,
             "attributes": attributes,          # name -> value, as signed up (no sub, no *_verified)
             "email_verified": email_verified,
             "codes": {"signup": None, "reset": None},  # kind -> {"code", "expires_at"} or None
             "resends": 0,                      # ResendConfirmationCode calls so far
+            "force_change_password": False,    # sign-in answers NEW_PASSWORD_REQUIRED first
+            "mfa": None,                       # one of MFA_MODES
+            "totp_secret": None,               # base32, for SOFTWARE_TOKEN_MFA
+            "sms_code": None,                  # the last SMS_MFA code "sent"
         }
+
+    @staticmethod
+    def _set_password(user: dict, password: str) -> None:
+        user["password"] = password
+        user["srp_salt"] = new_srp_salt()
 
     def _find_user(self, typed: str):
         """The canonical username a caller means: the name itself, or (only in a
@@ -645,8 +1234,10 @@ class CognitoDouble:
                                         "AttributeName": "email"}}
 
     # --------------------------------------------------------------- tokens
-    def _authentication_result(self, username: str, auth_time, refresh: bool) -> dict:
+    def _authentication_result(self, username: str, auth_time, refresh: bool, family=None) -> dict:
+        """Tokens; a new sign-in (family None) starts a new token family."""
         cfg, user = self.config, self.users[username]
+        family = family or str(uuid.uuid4())
         iat = int(time.time()) + cfg["issued_at_offset"]
         auth_time = iat if auth_time is None else auth_time
         exp = iat + cfg["token_lifetime"]
@@ -655,7 +1246,7 @@ class CognitoDouble:
                   "token_use": "access", "scope": "aws.cognito.signin.user.admin",
                   "auth_time": auth_time, "iat": iat, "exp": exp,
                   "jti": str(uuid.uuid4()), "username": username}
-        self.access_tokens[access["jti"]] = username
+        self.access_tokens[access["jti"]] = {"username": username, "family": family}
         id_claims = {"sub": user["sub"], "aud": cfg["client_id"], "iss": iss,
                      "token_use": "id", "cognito:username": username,
                      "auth_time": auth_time, "iat": iat, "exp": exp, "jti": str(uuid.uuid4())}
@@ -671,7 +1262,8 @@ class CognitoDouble:
         if refresh:
             token = f"{uuid.uuid4()}.{secrets.token_hex(32)}"
             self.refresh_tokens[token] = {"username": username, "client_id": cfg["client_id"],
-                                          "auth_time": auth_time, "revoked": False}
+                                          "auth_time": auth_time, "revoked": False,
+                                          "family": family, "rotated_at": None}
             result["RefreshToken"] = token
         return {"AuthenticationResult": result, "ChallengeParameters": {}}
 

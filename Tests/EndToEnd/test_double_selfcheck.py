@@ -4,21 +4,32 @@ The double runs in-process (start_double) and is spoken to over HTTP exactly as
 cog-cred would, so these run in milliseconds and need no built binary. They
 pin the account-lifecycle behaviour that moto does not model: codes that must
 match and can expire, resend limits, password policy, SECRET_HASH, access-token
-checks and sign-in by email alias.
+checks and sign-in by email alias; and the secure sign-in that moto only
+pretends to do: SRP proofs (checked against pycognito's client code, which
+works against real Cognito), challenges after the password, MFA with real
+TOTP codes, refresh-token rotation and revocation.
 """
 import base64
+import datetime
 import hashlib
 import hmac
 import json
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
 
+import pyotp
 import pytest
+from pycognito import aws_srp
+from pycognito.aws_srp import AWSSRP
 
-from cognito_double import DEFAULT_CONFIG, TARGET_PREFIX, secret_hash, start_double
+from cognito_double import (DEFAULT_CONFIG, MOTO_500_BODY, SRP_K, SRP_N, TARGET_PREFIX, pad_hex,
+                            parse_cognito_timestamp, secret_hash, srp_session_key, srp_verifier,
+                            start_double)
 
 CLIENT = DEFAULT_CONFIG["client_id"]
+POOL_ID = DEFAULT_CONFIG["pool_id"]
 PASSWORD = "Sign-Up-Pass-1"
 EMAIL = "dora@example.com"
 SECRET = "s3cr3t-of-the-app-client"
@@ -43,6 +54,16 @@ class Pool:
                 return r.status, json.loads(r.read())
         except urllib.error.HTTPError as err:
             return err.code, json.loads(err.read())
+
+    def raw(self, action, **body):
+        """(status, headers, body bytes) for answers that may not be JSON."""
+        req = urllib.request.Request(self.url, data=json.dumps(body).encode(), method="POST", headers={
+            "Content-Type": "application/x-amz-json-1.1", "X-Amz-Target": TARGET_PREFIX + action})
+        try:
+            with urllib.request.urlopen(req, timeout=10) as r:
+                return r.status, dict(r.headers), r.read()
+        except urllib.error.HTTPError as err:
+            return err.code, dict(err.headers), err.read()
 
     def ok(self, action, **body):
         status, answer = self.call(action, **body)
@@ -123,6 +144,12 @@ def test_defaults_and_reset(pool):
         "username_attributes": None}
     assert config["password_policy"] == {"min_length": 8, "require_upper": True, "require_lower": True,
                                          "require_digit": True, "require_symbol": False}
+    assert {k: config[k] for k in ("session_lifetime", "srp_challenge_session", "rotate_refresh_tokens",
+                                   "rotation_grace_seconds", "reuse_detection",
+                                   "get_tokens_from_refresh_token", "revoke_token")} == {
+        "session_lifetime": 180, "srp_challenge_session": False, "rotate_refresh_tokens": False,
+        "rotation_grace_seconds": 0, "reuse_detection": False,
+        "get_tokens_from_refresh_token": True, "revoke_token": True}
     changed = pool.admin("config", {"client_secret": SECRET, "password_policy": {"min_length": 12},
                                     "max_resends": 1, "auto_confirm": True, "username_attributes": ["email"]})
     # A partial policy keeps the defaults for the keys it leaves out.
@@ -135,6 +162,9 @@ def test_defaults_and_reset(pool):
     {"client_secret": ""}, {"password_policy": {"min_len": 8}}, {"password_policy": {"require_digit": 1}},
     {"code_lifetime": -1}, {"max_resends": True}, {"auto_confirm": "yes"},
     {"username_attributes": ["phone_number"]}, {"username_attributes": "email"},
+    {"session_lifetime": -1}, {"srp_challenge_session": 1}, {"rotation_grace_seconds": 61},
+    {"rotation_grace_seconds": -1}, {"reuse_detection": "yes"}, {"get_tokens_from_refresh_token": None},
+    {"revoke_token": 0},
 ])
 def test_bad_config_is_refused_and_changes_nothing(pool, patch):
     before = pool.admin("config")
@@ -159,7 +189,8 @@ def test_put_user_still_behaves_as_before(pool):
     assert "email" not in claims(pool.tokens("plain", "x")["IdToken"])
     info = pool.admin("users?username=plain")
     assert info == {"username": "plain", "sub": info["sub"], "confirmed": True, "attributes": {},
-                    "email_verified": False, "password_set": True}
+                    "email_verified": False, "password_set": True,
+                    "force_change_password": False, "mfa": None, "totp_secret": None}
     # Unconfirmed: the password is still checked first.
     pool.admin("users", {"username": "eve", "password": "right", "confirmed": False})
     assert pool.sign_in("eve", "wrong")[1]["__type"] == "NotAuthorizedException"
@@ -482,3 +513,600 @@ def test_without_username_attributes_an_email_is_no_alias(pool):
     pool.ok("ConfirmSignUp", ClientId=CLIENT, Username="dora", ConfirmationCode=pool.code("dora"))
     assert pool.sign_in(EMAIL)[1]["__type"] == "UserNotFoundException"
     assert claims(pool.tokens("dora")["AccessToken"])["username"] == "dora"
+
+
+# --- SRP sign-in (USER_SRP_AUTH), checked against pycognito's client -----------------
+
+def srp_client(username, password, secret=None, pool_id=POOL_ID):
+    # pycognito's own client; the boto3 client it would otherwise create is never used.
+    return AWSSRP(username, password, pool_id, CLIENT, client=object(), client_secret=secret)
+
+
+def srp_challenge(pool, srp):
+    params = srp.get_auth_params()
+    status, challenge = pool.call("InitiateAuth", ClientId=CLIENT, AuthFlow="USER_SRP_AUTH", AuthParameters=params)
+    assert status == 200, challenge
+    assert challenge["ChallengeName"] == "PASSWORD_VERIFIER"
+    return params, challenge
+
+
+def verify_password(pool, responses, **extra):
+    return pool.call("RespondToAuthChallenge", ClientId=CLIENT, ChallengeName="PASSWORD_VERIFIER",
+                     ChallengeResponses=responses, **extra)
+
+
+def srp_sign_in(pool, username=EMAIL, password=PASSWORD, secret=None):
+    """The whole of pycognito's USER_SRP_AUTH: what the double answers the proof."""
+    srp = srp_client(username, password, secret)
+    params, challenge = srp_challenge(pool, srp)
+    return verify_password(pool, srp.process_challenge(challenge["ChallengeParameters"], params))
+
+
+def signed_proof(srp, challenge, timestamp):
+    """process_challenge with a TIMESTAMP of our choosing, from pycognito's parts."""
+    cp = challenge["ChallengeParameters"]
+    key = srp.get_password_authentication_key(cp["USER_ID_FOR_SRP"], srp.password, int(cp["SRP_B"], 16), cp["SALT"])
+    message = (POOL_ID.split("_")[1] + cp["USER_ID_FOR_SRP"]).encode() + base64.b64decode(cp["SECRET_BLOCK"]) \
+        + timestamp.encode()
+    return {"USERNAME": cp["USERNAME"], "PASSWORD_CLAIM_SECRET_BLOCK": cp["SECRET_BLOCK"], "TIMESTAMP": timestamp,
+            "PASSWORD_CLAIM_SIGNATURE": base64.b64encode(hmac.new(key, message, hashlib.sha256).digest()).decode()}
+
+
+def cognito_time(seconds):
+    return AWSSRP.get_cognito_formatted_timestamp(datetime.datetime.fromtimestamp(seconds, datetime.timezone.utc))
+
+
+def last_detail(pool):
+    return pool.admin("stats")["requests"][-1].get("detail")
+
+
+def test_the_srp_group_and_padding_are_pycognitos():
+    assert SRP_N == int(aws_srp.N_HEX, 16)
+    assert SRP_K == srp_client("u", "p").val_k
+    for value in (0x1, 0x7F, 0x80, 0xABC, 0x0FFF, SRP_N - 1, "abc", "7f", "80"):
+        assert pad_hex(value) == aws_srp.pad_hex(value), value
+
+
+@pytest.mark.parametrize("salt", ["1", "7f", "80", "abc", "0abc", "f" * 32, "1" + "0" * 31])
+def test_both_sides_derive_the_same_key(salt):
+    # Salts whose padding differs (odd length, top bit set) are where SRP ports break.
+    srp = srp_client("user", "Pass-word-1")
+    verifier = srp_verifier("double", "user", "Pass-word-1", salt)
+    b_priv = 0x1234567890ABCDEF << 700 | 12345
+    b_pub = (SRP_K * verifier + pow(2, b_priv, SRP_N)) % SRP_N
+    server = srp_session_key(srp.large_a_value, b_pub, b_priv, verifier)
+    assert server == srp.get_password_authentication_key("user", "Pass-word-1", b_pub, salt)
+    assert server != srp.get_password_authentication_key("user", "Pass-word-2", b_pub, salt)
+
+
+def test_srp_sign_in_with_the_right_password_and_not_the_wrong_one(pool):
+    pool.admin("users", {"username": EMAIL, "password": PASSWORD})
+    srp = srp_client(EMAIL, PASSWORD)
+    params, challenge = srp_challenge(pool, srp)
+    cp = challenge["ChallengeParameters"]
+    assert set(cp) == {"SALT", "SRP_B", "SECRET_BLOCK", "USER_ID_FOR_SRP", "USERNAME"}
+    assert cp["USER_ID_FOR_SRP"] == cp["USERNAME"] == EMAIL
+    assert "Session" not in challenge  # as real Cognito: the SECRET_BLOCK carries the state
+    int(cp["SALT"], 16), int(cp["SRP_B"], 16), base64.b64decode(cp["SECRET_BLOCK"], validate=True)
+
+    status, answer = verify_password(pool, srp.process_challenge(cp, params))
+    assert status == 200, answer
+    tokens = answer["AuthenticationResult"]
+    assert claims(tokens["AccessToken"])["username"] == EMAIL and tokens["RefreshToken"]
+    assert pool.admin("stats")["calls"] == {"InitiateAuth:USER_SRP_AUTH": 1,
+                                            "RespondToAuthChallenge:PASSWORD_VERIFIER": 1}
+
+    assert srp_sign_in(pool, password="Wrong-Pass-9")[1] == {"__type": "NotAuthorizedException",
+                                                             "message": "Incorrect username or password."}
+    assert "PASSWORD_CLAIM_SIGNATURE does not match" in last_detail(pool)
+
+
+def test_srp_refusals_before_the_proof(pool):
+    def initiate(**params):
+        return pool.call("InitiateAuth", ClientId=CLIENT, AuthFlow="USER_SRP_AUTH", AuthParameters=params)
+
+    pool.admin("users", {"username": "u", "password": PASSWORD})
+    assert initiate(USERNAME="ghost", SRP_A="abc")[1]["__type"] == "UserNotFoundException"
+    assert initiate(USERNAME="u")[1]["message"] == "Missing required parameter SRP_A"
+    for bad in ("0", format(SRP_N, "x"), format(3 * SRP_N, "x"), "xyz", "0x12", "1_0"):
+        assert initiate(USERNAME="u", SRP_A=bad)[1]["__type"] == "InvalidParameterException", bad
+
+
+def test_srp_proof_checks(pool):
+    pool.admin("users", {"username": "u", "password": PASSWORD})
+    srp = srp_client("u", PASSWORD)
+
+    def refused(responses, message="Incorrect username or password."):
+        status, answer = verify_password(pool, responses)
+        assert (status, answer["message"]) == (400, message), answer
+        return last_detail(pool)
+
+    # Rightly signed, but over a TIMESTAMP Cognito would not take.
+    now = time.time()
+    today = cognito_time(now)
+    other_weekday = ("Tue" if today[:3] == "Mon" else "Mon") + today[3:]
+    for timestamp, why in [(cognito_time(now - 400), "more than 300 s from now"),
+                           (cognito_time(now + 400), "more than 300 s from now"),
+                           (other_weekday, "is not like"), (today + " ", "is not like")]:
+        params, challenge = srp_challenge(pool, srp)
+        assert why in refused(signed_proof(srp, challenge, timestamp)), timestamp
+    params, challenge = srp_challenge(pool, srp)  # a slow clock within the limit is fine
+    assert verify_password(pool, signed_proof(srp, challenge, cognito_time(now - 200)))[0] == 200
+
+    params, challenge = srp_challenge(pool, srp)
+    good = signed_proof(srp, challenge, cognito_time(time.time()))
+    tampered = dict(good, PASSWORD_CLAIM_SIGNATURE=base64.b64encode(b"\0" * 32).decode())
+    assert "does not match" in refused(tampered)
+    # The refused proof spent the challenge: even the right one is too late now.
+    refused(good, "Invalid session for the user, session can only be used once.")
+
+    params, challenge = srp_challenge(pool, srp)
+    good = signed_proof(srp, challenge, cognito_time(time.time()))
+    assert "no SECRET_BLOCK" in refused(dict(good, PASSWORD_CLAIM_SECRET_BLOCK=base64.b64encode(b"x").decode()))
+    assert refused(dict(good, PASSWORD_CLAIM_SIGNATURE="%%%")) == "PASSWORD_CLAIM_SIGNATURE is not base64"
+
+    params, challenge = srp_challenge(pool, srp)
+    pool.admin("users", {"username": "v", "password": PASSWORD})
+    someone_else = dict(signed_proof(srp, challenge, cognito_time(time.time())), USERNAME="v")
+    refused(someone_else, "Invalid session for the user.")
+
+    pool.admin("config", {"session_lifetime": 0})
+    params, challenge = srp_challenge(pool, srp)
+    refused(signed_proof(srp, challenge, cognito_time(time.time())),
+            "Invalid session for the user, session is expired.")
+
+    pool.admin("config", {"session_lifetime": 180})
+    pool.admin("users", {"username": "u", "password": PASSWORD, "confirmed": False})
+    assert srp_sign_in(pool, "u")[1]["__type"] == "UserNotConfirmedException"
+    assert srp_sign_in(pool, "u", "Wrong-Pass-9")[1]["__type"] == "NotAuthorizedException"
+
+
+def test_cognito_timestamps():
+    # pycognito's formatter (what works against real Cognito) for one- and two-digit days.
+    for moment in (datetime.datetime(2026, 11, 2, 4, 3, 1), datetime.datetime(2026, 11, 21, 23, 59, 59),
+                   datetime.datetime(2024, 2, 29, 0, 0, 0)):
+        text = AWSSRP.get_cognito_formatted_timestamp(moment)
+        assert parse_cognito_timestamp(text) == moment.replace(tzinfo=datetime.timezone.utc).timestamp(), text
+    assert AWSSRP.get_cognito_formatted_timestamp(datetime.datetime(2026, 11, 2, 4, 3, 1)) == \
+        "Mon Nov 2 04:03:01 UTC 2026"
+    for bad in ("Mon Nov 02 04:03:01 UTC 2026",   # zero-padded day: real Cognito refuses it
+                "Sun Nov 2 04:03:01 UTC 2026",    # wrong weekday
+                "Mon Nov 2 4:03:01 UTC 2026", "Mon Nov  2 04:03:01 UTC 2026", "Mon Nov 2 04:03:01 GMT 2026",
+                "Mon Feb 30 04:03:01 UTC 2026", "Mon Nov 2 04:03:01 UTC 2026\n", "mon nov 2 04:03:01 UTC 2026"):
+        assert parse_cognito_timestamp(bad) is None, bad
+
+
+def test_srp_with_a_client_secret_and_email_usernames(pool):
+    pool.admin("config", {"username_attributes": ["email"], "client_secret": SECRET, "auto_confirm": True})
+    pool.sign_up(email=None, SecretHash=hashed(EMAIL))
+    canonical = pool.admin(f"users?username={EMAIL}")["username"]
+    srp = srp_client(EMAIL, PASSWORD, SECRET)  # hashes the typed name first, the canonical one after
+    params, challenge = srp_challenge(pool, srp)
+    assert challenge["ChallengeParameters"]["USER_ID_FOR_SRP"] == canonical != EMAIL
+    responses = srp.process_challenge(challenge["ChallengeParameters"], params)
+    assert verify_password(pool, dict(responses, SECRET_HASH=hashed(EMAIL)))[1]["message"] == WRONG
+    assert verify_password(pool, {k: v for k, v in responses.items() if k != "SECRET_HASH"})[1]["message"] == MISSING
+    status, answer = verify_password(pool, responses)
+    assert status == 200 and claims(answer["AuthenticationResult"]["AccessToken"])["username"] == canonical
+    # The typed name's hash is what InitiateAuth needs.
+    assert pool.call("InitiateAuth", ClientId=CLIENT, AuthFlow="USER_SRP_AUTH", AuthParameters=dict(
+        params, SECRET_HASH=hashed(canonical)))[1]["message"] == WRONG
+
+
+def test_the_srp_challenge_can_carry_a_session(pool):
+    pool.admin("config", {"srp_challenge_session": True})
+    pool.admin("users", {"username": "u", "password": PASSWORD})
+    srp = srp_client("u", PASSWORD)
+    params, first = srp_challenge(pool, srp)
+    params, second = srp_challenge(pool, srp)
+    proof = srp.process_challenge(first["ChallengeParameters"], params)
+    # The proof must belong to the Session it comes with.
+    assert verify_password(pool, proof, Session=second["Session"])[1]["message"] == "Incorrect username or password."
+    assert verify_password(pool, proof, Session=first["Session"])[0] == 200
+
+
+def test_the_verifier_follows_every_password_change(pool):
+    def srp_ok(password, username=EMAIL):
+        status, answer = srp_sign_in(pool, username, password)
+        return status == 200 and "AuthenticationResult" in answer
+
+    pool.confirmed_user()  # SignUp
+    assert srp_ok(PASSWORD)
+    access = pool.tokens()["AccessToken"]
+    pool.ok("ChangePassword", AccessToken=access, PreviousPassword=PASSWORD, ProposedPassword="Changed-Pass-3")
+    assert srp_ok("Changed-Pass-3") and not srp_ok(PASSWORD)
+    pool.ok("ForgotPassword", ClientId=CLIENT, Username=EMAIL)
+    pool.ok("ConfirmForgotPassword", ClientId=CLIENT, Username=EMAIL, ConfirmationCode=pool.code(kind="reset"),
+            Password="Reset-Pass-4")
+    assert srp_ok("Reset-Pass-4") and not srp_ok("Changed-Pass-3")
+    pool.admin("users", {"username": EMAIL, "password": "Admin-Pass-5", "force_change_password": True})
+    challenge = srp_sign_in(pool, password="Admin-Pass-5")[1]
+    pool.ok("RespondToAuthChallenge", ClientId=CLIENT, ChallengeName="NEW_PASSWORD_REQUIRED",
+            Session=challenge["Session"], ChallengeResponses={"USERNAME": EMAIL, "NEW_PASSWORD": "Forced-Pass-6"})
+    assert srp_ok("Forced-Pass-6") and not srp_ok("Admin-Pass-5")
+    # The pool name is part of the verifier: a user proves the password for this pool.
+    pool.admin("config", {"pool_id": "us-east-1_other"})
+    assert not srp_ok("Forced-Pass-6")
+
+
+# --- challenges after the password -----------------------------------------------------
+
+FLOWS = ["USER_PASSWORD_AUTH", "USER_SRP_AUTH"]
+USER = "mia"
+
+
+def after_password(pool, flow, username=USER, password=PASSWORD, secret=None):
+    """The answer that follows a right password, in either flow."""
+    if flow == "USER_PASSWORD_AUTH":
+        extra = {} if secret is None else {"SECRET_HASH": secret_hash(secret, username, CLIENT)}
+        status, answer = pool.sign_in(username, password, **extra)
+    else:
+        status, answer = srp_sign_in(pool, username, password, secret)
+    assert status == 200, answer
+    return answer
+
+
+def respond(pool, challenge, name=None, username=USER, session=None, **responses):
+    return pool.call("RespondToAuthChallenge", ClientId=CLIENT, ChallengeName=name or challenge["ChallengeName"],
+                     Session=session or challenge["Session"], ChallengeResponses={"USERNAME": username, **responses})
+
+
+def not_a_current_code(secret):
+    """A six-digit code the double must refuse (not valid within a step or two of now)."""
+    totp, guess = pyotp.TOTP(secret), int(pyotp.TOTP(secret).now())
+    while True:
+        guess = (guess + 1) % 10 ** 6
+        if not totp.verify(f"{guess:06d}", valid_window=2):
+            return f"{guess:06d}"
+
+
+@pytest.mark.parametrize("flow", FLOWS)
+def test_a_forced_password_change(pool, flow):
+    pool.admin("users", {"username": USER, "password": PASSWORD, "force_change_password": True,
+                         "attributes": {"email": EMAIL}})
+    challenge = after_password(pool, flow)
+    assert challenge["ChallengeName"] == "NEW_PASSWORD_REQUIRED" and "AuthenticationResult" not in challenge
+    params = challenge["ChallengeParameters"]
+    assert params["USER_ID_FOR_SRP"] == USER and params["requiredAttributes"] == "[]"
+    assert json.loads(params["userAttributes"]) == {"email": EMAIL, "email_verified": "true"}
+
+    assert respond(pool, challenge, NEW_PASSWORD="weak")[1]["__type"] == "InvalidPasswordException"
+    # Spent, even by the refused answer: the user signs in again.
+    assert respond(pool, challenge, NEW_PASSWORD="Better-Pass-7")[1]["message"] == \
+        "Invalid session for the user, session can only be used once."
+    challenge = after_password(pool, flow)
+    status, answer = respond(pool, challenge, NEW_PASSWORD="Better-Pass-7")
+    assert status == 200 and claims(answer["AuthenticationResult"]["AccessToken"])["username"] == USER
+    assert pool.admin(f"users?username={USER}")["force_change_password"] is False
+    assert "AuthenticationResult" in after_password(pool, flow, password="Better-Pass-7")
+    assert pool.sign_in(USER, PASSWORD)[1]["__type"] == "NotAuthorizedException"
+
+
+@pytest.mark.parametrize("flow", FLOWS)
+def test_software_token_mfa(pool, flow):
+    pool.admin("users", {"username": USER, "password": PASSWORD, "mfa": "totp"})
+    info = pool.admin(f"users?username={USER}")
+    secret = info["totp_secret"]
+    assert info["mfa"] == "totp" and len(secret) == 32 and base64.b32decode(secret)
+    challenge = after_password(pool, flow)
+    assert (challenge["ChallengeName"], challenge["ChallengeParameters"]) == (
+        "SOFTWARE_TOKEN_MFA", {"USER_ID_FOR_SRP": USER})
+    assert respond(pool, challenge, SOFTWARE_TOKEN_MFA_CODE=not_a_current_code(secret))[1] == {
+        "__type": "CodeMismatchException", "message": "Invalid code received for user"}
+    assert respond(pool, challenge, SOFTWARE_TOKEN_MFA_CODE=pyotp.TOTP(secret).now())[1]["message"] == \
+        "Invalid session for the user, session can only be used once."
+
+    challenge = after_password(pool, flow)
+    status, answer = respond(pool, challenge, SOFTWARE_TOKEN_MFA_CODE=pyotp.TOTP(secret).now())
+    assert status == 200 and answer["AuthenticationResult"]["RefreshToken"]
+    # One step of clock drift is allowed.
+    challenge = after_password(pool, flow)
+    assert respond(pool, challenge, SOFTWARE_TOKEN_MFA_CODE=pyotp.TOTP(secret).at(time.time() - 30))[0] == 200
+    assert pool.admin("stats")["calls"]["RespondToAuthChallenge:SOFTWARE_TOKEN_MFA"] == 4
+
+
+def test_a_given_totp_secret_is_used(pool):
+    secret = pyotp.random_base32()
+    pool.admin("users", {"username": USER, "password": PASSWORD, "mfa": "totp", "totp_secret": secret})
+    assert pool.admin(f"users?username={USER}")["totp_secret"] == secret
+    challenge = after_password(pool, "USER_PASSWORD_AUTH")
+    assert respond(pool, challenge, SOFTWARE_TOKEN_MFA_CODE=pyotp.TOTP(secret).now())[0] == 200
+
+
+@pytest.mark.parametrize("flow", FLOWS)
+def test_sms_mfa(pool, flow):
+    pool.admin("users", {"username": USER, "password": PASSWORD, "mfa": "sms",
+                         "attributes": {"phone_number": "+15555550123"}})
+    assert pool.code(USER, "sms") is None
+    challenge = after_password(pool, flow)
+    assert challenge["ChallengeName"] == "SMS_MFA"
+    assert challenge["ChallengeParameters"] == {"CODE_DELIVERY_DELIVERY_MEDIUM": "SMS",
+                                                "CODE_DELIVERY_DESTINATION": "+*******0123", "USER_ID_FOR_SRP": USER}
+    sent = pool.code(USER, "sms")
+    assert len(sent) == 6 and sent.isdigit()
+    assert respond(pool, challenge, SMS_MFA_CODE=other_code(sent))[1]["__type"] == "CodeMismatchException"
+
+    # Each sign-in texts a new code; an older one is no good.
+    challenge = after_password(pool, flow)
+    assert pool.code(USER, "sms") != sent
+    assert respond(pool, challenge, SMS_MFA_CODE=sent)[1]["__type"] == "CodeMismatchException"
+    challenge = after_password(pool, flow)
+    status, answer = respond(pool, challenge, SMS_MFA_CODE=pool.code(USER, "sms"))
+    assert status == 200 and "AuthenticationResult" in answer
+
+
+def test_choosing_an_mfa_type(pool):
+    pool.admin("users", {"username": USER, "password": PASSWORD, "mfa": "both"})
+    secret = pool.admin(f"users?username={USER}")["totp_secret"]
+    challenge = after_password(pool, "USER_SRP_AUTH")
+    assert challenge["ChallengeName"] == "SELECT_MFA_TYPE"
+    assert challenge["ChallengeParameters"]["MFAS_CAN_CHOOSE"] == '["SMS_MFA","SOFTWARE_TOKEN_MFA"]'
+    assert respond(pool, challenge, ANSWER="EMAIL_OTP")[1]["__type"] == "InvalidParameterException"
+
+    challenge = after_password(pool, "USER_SRP_AUTH")
+    totp = pool.ok("RespondToAuthChallenge", ClientId=CLIENT, ChallengeName="SELECT_MFA_TYPE",
+                   Session=challenge["Session"], ChallengeResponses={"USERNAME": USER, "ANSWER": "SOFTWARE_TOKEN_MFA"})
+    assert totp["ChallengeName"] == "SOFTWARE_TOKEN_MFA" and totp["Session"] != challenge["Session"]
+    assert respond(pool, totp, SOFTWARE_TOKEN_MFA_CODE=pyotp.TOTP(secret).now())[0] == 200
+
+    challenge = after_password(pool, "USER_PASSWORD_AUTH")
+    sms = pool.ok("RespondToAuthChallenge", ClientId=CLIENT, ChallengeName="SELECT_MFA_TYPE",
+                  Session=challenge["Session"], ChallengeResponses={"USERNAME": USER, "ANSWER": "SMS_MFA"})
+    assert sms["ChallengeName"] == "SMS_MFA"
+    assert respond(pool, sms, SMS_MFA_CODE=pool.code(USER, "sms"))[0] == 200
+
+
+@pytest.mark.parametrize("flow", FLOWS)
+def test_setting_up_totp_during_sign_in(pool, flow):
+    pool.admin("users", {"username": USER, "password": PASSWORD, "mfa": "setup"})
+    challenge = after_password(pool, flow)
+    assert challenge["ChallengeName"] == "MFA_SETUP"
+    assert challenge["ChallengeParameters"]["MFAS_CAN_SETUP"] == '["SOFTWARE_TOKEN_MFA"]'
+    # Nothing to answer before a token is associated and verified.
+    assert respond(pool, challenge)[1]["message"] == "Invalid session for the user."
+
+    associated = pool.ok("AssociateSoftwareToken", Session=challenge["Session"])
+    secret = associated["SecretCode"]
+    assert len(secret) == 32 and base64.b32decode(secret) and associated["Session"] != challenge["Session"]
+    assert pool.fails("AssociateSoftwareToken", "NotAuthorizedException", Session=challenge["Session"]) == \
+        "Invalid session for the user, session can only be used once."
+    assert pool.fails("VerifySoftwareToken", "EnableSoftwareTokenMFAException", Session=associated["Session"],
+                      UserCode=not_a_current_code(secret)) == "Code mismatch"
+    assert pool.admin(f"users?username={USER}")["mfa"] == "setup"
+
+    challenge = after_password(pool, flow)
+    associated = pool.ok("AssociateSoftwareToken", Session=challenge["Session"])
+    secret = associated["SecretCode"]
+    verified = pool.ok("VerifySoftwareToken", Session=associated["Session"], UserCode=pyotp.TOTP(secret).now(),
+                       FriendlyDeviceName="phone")
+    assert verified["Status"] == "SUCCESS" and verified["Session"]
+    status, answer = respond(pool, challenge, session=verified["Session"])
+    assert status == 200 and "AuthenticationResult" in answer
+    info = pool.admin(f"users?username={USER}")
+    assert (info["mfa"], info["totp_secret"]) == ("totp", secret)
+    assert after_password(pool, flow)["ChallengeName"] == "SOFTWARE_TOKEN_MFA"
+
+
+def test_software_token_setup_needs_a_session(pool):
+    pool.fails("AssociateSoftwareToken", "InvalidParameterException")
+    pool.fails("AssociateSoftwareToken", "InvalidParameterException", AccessToken="x")
+    pool.fails("VerifySoftwareToken", "InvalidParameterException", Session="x")  # no UserCode
+    pool.fails("VerifySoftwareToken", "NotAuthorizedException", Session="x", UserCode="123456")
+
+
+def test_a_new_password_then_mfa(pool):
+    pool.admin("users", {"username": USER, "password": PASSWORD, "force_change_password": True, "mfa": "totp"})
+    secret = pool.admin(f"users?username={USER}")["totp_secret"]
+    challenge = after_password(pool, "USER_SRP_AUTH")
+    mfa = pool.ok("RespondToAuthChallenge", ClientId=CLIENT, ChallengeName="NEW_PASSWORD_REQUIRED",
+                  Session=challenge["Session"], ChallengeResponses={"USERNAME": USER, "NEW_PASSWORD": "Better-Pass-7"})
+    assert mfa["ChallengeName"] == "SOFTWARE_TOKEN_MFA"
+    assert respond(pool, mfa, SOFTWARE_TOKEN_MFA_CODE=pyotp.TOTP(secret).now())[0] == 200
+
+
+def test_sessions_are_bound_and_expire(pool):
+    pool.admin("users", {"username": USER, "password": PASSWORD, "mfa": "totp"})
+    pool.admin("users", {"username": "other", "password": PASSWORD})
+    challenge = after_password(pool, "USER_PASSWORD_AUTH")
+    assert respond(pool, challenge, name="SMS_MFA", SMS_MFA_CODE="123456")[1]["message"] == \
+        "Invalid session for the user."
+    assert respond(pool, challenge, username="other", SOFTWARE_TOKEN_MFA_CODE="123456")[1]["message"] == \
+        "Invalid session for the user."
+    assert respond(pool, challenge, session="bm90IGEgc2Vzc2lvbg==", SOFTWARE_TOKEN_MFA_CODE="1")[1]["message"] == \
+        "Invalid session for the user."
+    status, answer = pool.call("RespondToAuthChallenge", ClientId=CLIENT, ChallengeName="SOFTWARE_TOKEN_MFA",
+                               ChallengeResponses={"USERNAME": USER, "SOFTWARE_TOKEN_MFA_CODE": "123456"})
+    assert answer == {"__type": "InvalidParameterException", "message": "Missing required parameter Session"}
+    assert respond(pool, challenge)[1]["message"] == "Missing required parameter SOFTWARE_TOKEN_MFA_CODE"
+    assert respond(pool, challenge, name="CUSTOM_CHALLENGE")[1]["__type"] == "InvalidParameterException"
+    secret = pool.admin(f"users?username={USER}")["totp_secret"]
+    assert respond(pool, challenge, SOFTWARE_TOKEN_MFA_CODE=pyotp.TOTP(secret).now())[0] == 200  # still unspent
+
+    pool.admin("config", {"session_lifetime": 0})
+    challenge = after_password(pool, "USER_PASSWORD_AUTH")
+    assert respond(pool, challenge, SOFTWARE_TOKEN_MFA_CODE=pyotp.TOTP(secret).now())[1]["message"] == \
+        "Invalid session for the user, session is expired."
+    # Replacing the user ends its sign-ins in progress.
+    pool.admin("config", {"session_lifetime": 180})
+    challenge = after_password(pool, "USER_PASSWORD_AUTH")
+    pool.admin("users", {"username": USER, "password": PASSWORD, "mfa": "totp", "totp_secret": secret})
+    assert respond(pool, challenge, SOFTWARE_TOKEN_MFA_CODE=pyotp.TOTP(secret).now())[1]["message"] == \
+        "Invalid session for the user."
+
+
+def test_challenge_answers_need_the_hash_of_the_canonical_name(pool):
+    pool.admin("config", {"username_attributes": ["email"], "client_secret": SECRET, "auto_confirm": True})
+    pool.sign_up(email=None, SecretHash=hashed(EMAIL))
+    canonical = pool.admin(f"users?username={EMAIL}")["username"]
+    pool.admin("users", {"username": canonical, "password": PASSWORD, "mfa": "totp",
+                         "attributes": {"email": EMAIL}})
+    secret = pool.admin(f"users?username={EMAIL}")["totp_secret"]
+    challenge = after_password(pool, "USER_PASSWORD_AUTH", EMAIL, secret=SECRET)
+    assert challenge["ChallengeParameters"]["USER_ID_FOR_SRP"] == canonical
+    code = pyotp.TOTP(secret).now()
+    assert respond(pool, challenge, username=EMAIL, SOFTWARE_TOKEN_MFA_CODE=code)[1]["message"] == MISSING
+    assert respond(pool, challenge, username=EMAIL, SOFTWARE_TOKEN_MFA_CODE=code,
+                   SECRET_HASH=hashed(EMAIL))[1]["message"] == WRONG
+    # USERNAME may be the alias; the hash is of the name Cognito knows the user by.
+    assert respond(pool, challenge, username=EMAIL, SOFTWARE_TOKEN_MFA_CODE=code,
+                   SECRET_HASH=hashed(canonical))[0] == 200
+
+
+@pytest.mark.parametrize("body", [
+    {"mfa": "email"}, {"mfa": True}, {"totp_secret": "not base32!"}, {"totp_secret": ""},
+    {"force_change_password": "yes"},
+])
+def test_bad_user_flags_are_refused(pool, body):
+    assert "error" in pool.admin("users", {"username": USER, "password": PASSWORD, **body}, status=400)
+    pool.admin(f"users?username={USER}", status=404)
+
+
+# --- refresh tokens: GetTokensFromRefreshToken, rotation, RevokeToken, GlobalSignOut ---
+
+def get_tokens(pool, token, **extra):
+    return pool.call("GetTokensFromRefreshToken", ClientId=CLIENT, RefreshToken=token, **extra)
+
+
+def access_ok(pool, access):
+    """Whether an access token still works (ChangePassword is the check real clients meet)."""
+    status, answer = pool.call("ChangePassword", AccessToken=access, PreviousPassword=PASSWORD,
+                               ProposedPassword=PASSWORD)
+    assert status == 200 or answer["__type"] == "NotAuthorizedException", answer
+    return status == 200
+
+
+def test_get_tokens_from_refresh_token_without_rotation(pool):
+    pool.confirmed_user()
+    signed_in = pool.tokens()
+    answer = pool.ok("GetTokensFromRefreshToken", ClientId=CLIENT, RefreshToken=signed_in["RefreshToken"])
+    assert list(answer) == ["AuthenticationResult"]
+    result = answer["AuthenticationResult"]
+    assert set(result) == {"AccessToken", "IdToken", "ExpiresIn", "TokenType"}  # no new refresh token
+    assert (result["ExpiresIn"], result["TokenType"]) == (3600, "Bearer")
+    assert claims(result["AccessToken"])["auth_time"] == claims(signed_in["AccessToken"])["auth_time"]
+    assert get_tokens(pool, signed_in["RefreshToken"])[0] == 200  # still good
+    assert get_tokens(pool, "nonsense")[1] == {"__type": "NotAuthorizedException", "message": "Invalid Refresh Token"}
+    assert pool.fails("GetTokensFromRefreshToken", "ResourceNotFoundException", ClientId="other",
+                      RefreshToken=signed_in["RefreshToken"])
+    assert pool.admin("stats")["calls"]["GetTokensFromRefreshToken"] == 4
+
+
+def test_get_tokens_from_refresh_token_needs_the_raw_client_secret(pool):
+    pool.confirmed_user()
+    pool.admin("config", {"client_secret": SECRET})
+    token = pool.tokens(SECRET_HASH=hashed(EMAIL))["RefreshToken"]
+    assert get_tokens(pool, token)[1] == {
+        "__type": "NotAuthorizedException",
+        "message": f"Client {CLIENT} is configured with secret but ClientSecret was not received"}
+    assert get_tokens(pool, token, ClientSecret="wrong")[1]["__type"] == "NotAuthorizedException"
+    assert get_tokens(pool, token, ClientSecret=hashed(EMAIL))[1]["__type"] == "NotAuthorizedException"
+    assert get_tokens(pool, token, ClientSecret=SECRET)[0] == 200
+    pool.admin("config", {"client_secret": None})
+    assert get_tokens(pool, token, ClientSecret=SECRET)[1]["__type"] == "InvalidParameterException"
+
+
+def test_rotation_retires_the_old_refresh_token(pool):
+    pool.confirmed_user()
+    pool.admin("config", {"rotate_refresh_tokens": True})
+    first = pool.tokens()["RefreshToken"]
+    second = pool.ok("GetTokensFromRefreshToken", ClientId=CLIENT, RefreshToken=first)["AuthenticationResult"]
+    assert second["RefreshToken"] not in (None, first)
+    assert get_tokens(pool, first)[1] == {"__type": "NotAuthorizedException",
+                                          "message": "Refresh Token has been revoked"}
+    third = get_tokens(pool, second["RefreshToken"])[1]["AuthenticationResult"]["RefreshToken"]
+    pool.admin("config", {"reuse_detection": True})
+    assert get_tokens(pool, second["RefreshToken"])[1] == {"__type": "RefreshTokenReuseException",
+                                                           "message": "Refresh token has already been used"}
+    assert get_tokens(pool, third)[0] == 200
+    # REFRESH_TOKEN_AUTH shares the bookkeeping.
+    assert pool.refresh(first)[1]["__type"] == "RefreshTokenReuseException"
+
+
+def test_a_rotated_out_token_works_for_the_grace_period(pool):
+    pool.confirmed_user()
+    pool.admin("config", {"rotate_refresh_tokens": True, "rotation_grace_seconds": 1})
+    first = pool.tokens()["RefreshToken"]
+    second = get_tokens(pool, first)[1]["AuthenticationResult"]["RefreshToken"]
+    retry = get_tokens(pool, first)  # e.g. the client lost the first answer
+    assert retry[0] == 200 and retry[1]["AuthenticationResult"]["RefreshToken"] not in (first, second)
+    time.sleep(1.05)  # the grace runs from the first rotation, not from the retry
+    assert get_tokens(pool, first)[1]["message"] == "Refresh Token has been revoked"
+    assert get_tokens(pool, second)[0] == 200
+
+
+def test_answered_like_moto_when_switched_off(pool):
+    pool.confirmed_user()
+    token = pool.tokens()["RefreshToken"]
+    pool.admin("config", {"get_tokens_from_refresh_token": False, "revoke_token": False})
+    for action, body in (("GetTokensFromRefreshToken", {"RefreshToken": token}), ("RevokeToken", {"Token": token})):
+        status, headers, raw = pool.raw(action, ClientId=CLIENT, **body)
+        assert (status, raw) == (500, MOTO_500_BODY)
+        assert headers["Content-Type"] == "text/html; charset=utf-8"
+    # What a client falls back to still works, and the token was not revoked.
+    assert pool.refresh(token)[0] == 200
+    calls = pool.admin("stats")["calls"]
+    assert (calls["GetTokensFromRefreshToken"], calls["RevokeToken"], calls["InitiateAuth:REFRESH_TOKEN_AUTH"]) == \
+        (1, 1, 1)
+
+
+def test_revoke_token_ends_one_sign_in(pool):
+    pool.confirmed_user()
+    pool.admin("config", {"rotate_refresh_tokens": True, "rotation_grace_seconds": 60})
+    doomed, kept = pool.tokens(), pool.tokens()
+    rotated = get_tokens(pool, doomed["RefreshToken"])[1]["AuthenticationResult"]
+    assert pool.ok("RevokeToken", ClientId=CLIENT, Token=rotated["RefreshToken"]) == {}
+    # The whole sign-in: its refresh tokens (the rotated-out one too) and its access tokens.
+    for token in (doomed["RefreshToken"], rotated["RefreshToken"]):
+        assert get_tokens(pool, token)[1]["message"] == "Refresh Token has been revoked"
+    assert not access_ok(pool, doomed["AccessToken"]) and not access_ok(pool, rotated["AccessToken"])
+    assert access_ok(pool, kept["AccessToken"]) and get_tokens(pool, kept["RefreshToken"])[0] == 200
+    assert pool.ok("RevokeToken", ClientId=CLIENT, Token=rotated["RefreshToken"]) == {}  # again: still fine
+
+
+def test_revoke_token_refusals(pool):
+    pool.confirmed_user()
+    tokens = pool.tokens()
+    assert pool.ok("RevokeToken", ClientId=CLIENT, Token="never-issued") == {}
+    assert pool.fails("RevokeToken", "UnsupportedTokenTypeException", ClientId=CLIENT, Token=tokens["AccessToken"])
+    pool.fails("RevokeToken", "ResourceNotFoundException", ClientId="other", Token=tokens["RefreshToken"])
+    pool.fails("RevokeToken", "InvalidParameterException", ClientId=CLIENT)
+    pool.admin("config", {"client_secret": SECRET})
+    pool.fails("RevokeToken", "UnauthorizedException", ClientId=CLIENT, Token=tokens["RefreshToken"])
+    pool.fails("RevokeToken", "UnauthorizedException", ClientId=CLIENT, Token=tokens["RefreshToken"],
+               ClientSecret="wrong")
+    pool.admin("config", {"client_secret": None, "client_id": "newclient"})
+    assert pool.fails("RevokeToken", "UnsupportedTokenTypeException", ClientId="newclient",
+                      Token=tokens["RefreshToken"]) == "The token was issued to another client"
+    pool.admin("config", {"client_id": CLIENT})
+    assert access_ok(pool, tokens["AccessToken"])  # none of that revoked anything
+
+
+def test_global_sign_out_ends_every_sign_in_of_the_user(pool):
+    pool.confirmed_user()
+    pool.confirmed_user("other@example.com")
+    first, second, other = pool.tokens(), pool.tokens(), pool.tokens("other@example.com")
+    refreshed = get_tokens(pool, first["RefreshToken"])[1]["AuthenticationResult"]["AccessToken"]
+    assert pool.ok("GlobalSignOut", AccessToken=second["AccessToken"]) == {}
+    for tokens in (first, second):
+        assert get_tokens(pool, tokens["RefreshToken"])[1]["message"] == "Refresh Token has been revoked"
+        assert pool.refresh(tokens["RefreshToken"])[1]["message"] == "Refresh Token has been revoked"
+    for access in (first["AccessToken"], second["AccessToken"], refreshed):
+        assert not access_ok(pool, access)
+    assert pool.fails("GlobalSignOut", "NotAuthorizedException", AccessToken=first["AccessToken"]) == \
+        "Access Token has been revoked"
+    assert access_ok(pool, other["AccessToken"]) and get_tokens(pool, other["RefreshToken"])[0] == 200
+    assert access_ok(pool, pool.tokens()["AccessToken"])  # signing in again starts afresh
+
+
+def test_global_sign_out_checks_the_access_token(pool):
+    pool.confirmed_user()
+    assert pool.fails("GlobalSignOut", "NotAuthorizedException", AccessToken="garbage") == "Invalid Access Token"
+    assert pool.fails("GlobalSignOut", "NotAuthorizedException", AccessToken=pool.tokens()["IdToken"]) == \
+        "Invalid Access Token"
+    pool.admin("config", {"issued_at_offset": -7200})
+    expired = pool.tokens()
+    pool.admin("config", {"issued_at_offset": 0})
+    assert pool.fails("GlobalSignOut", "NotAuthorizedException", AccessToken=expired["AccessToken"]) == \
+        "Access Token has expired"
+    assert get_tokens(pool, expired["RefreshToken"])[0] == 200  # the refused sign-out did nothing
+    pool.fails("GlobalSignOut", "InvalidParameterException")

@@ -123,7 +123,7 @@ public final class SRPClient {
         return hex
     }
 
-    /// TIMESTAMP as Cognito expects it: "Sun Nov 2 04:03:01 UTC 2026", in UTC,
+    /// TIMESTAMP as Cognito expects it: "Mon Nov 2 04:03:01 UTC 2026", in UTC,
     /// English names, day of month without a leading zero.
     public static func timestamp(_ seconds: Int64) -> String {
         var t = time_t(seconds)

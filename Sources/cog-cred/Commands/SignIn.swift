@@ -13,7 +13,8 @@ struct SignIn: ParsableCommand {
 
             Challenges: a new password (NEW_PASSWORD_REQUIRED) is asked for on the terminal \
             or read from the next line of standard input with --new-password-stdin; an MFA \
-            code (authenticator app or SMS) is asked for or given with --mfa-code; a choice of \
+            code (authenticator app or SMS) is asked for or given with --mfa-code (--mfa-code - \
+            reads it from the next line of standard input once the SMS is sent); a choice of \
             MFA method with --mfa-type; setting up an authenticator app shows an otpauth:// \
             URI (and a QR code when qrencode is installed) and then takes the first code. \
             Without a terminal and without the flag, sign-in exits 77 naming the flag.
@@ -30,7 +31,7 @@ struct SignIn: ParsableCommand {
     @Flag(help: "Read a required new password from the next line of standard input.")
     var newPasswordStdin = false
 
-    @Option(help: ArgumentHelp("The MFA code (authenticator app or SMS).", valueName: "code"))
+    @Option(help: ArgumentHelp("The MFA code (authenticator app or SMS); '-' reads it from standard input when Cognito asks.", valueName: "code"))
     var mfaCode: String?
 
     @Option(help: ArgumentHelp("The MFA method when Cognito offers a choice: totp or sms.", valueName: "type"))

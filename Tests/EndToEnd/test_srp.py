@@ -1,0 +1,384 @@
+"""Secure sign-in end to end: SRP, every challenge, rotation, sign-out, verify.
+
+moto returns an SRP challenge but never checks the proof, accepts any SMS
+code, has no RevokeToken or GetTokensFromRefreshToken and never rotates
+refresh tokens, so these tests run against the project's Cognito test double,
+whose SRP server keeps a real verifier and rejects a wrong password, whose
+TOTP codes are real RFC 6238 codes, and which rotates and revokes. moto is
+used for what it does serve: its JWKS, to verify real RS256 signatures.
+"""
+import base64
+import json
+import re
+import shutil
+import subprocess
+
+import pyotp
+import pytest
+
+from test_core import all_stored, claims, stored
+
+PASSWORD = "Srp-Password-1"
+NEW_PASSWORD = "Srp-Password-2"
+USER = "erin@example.com"
+
+
+@pytest.fixture
+def profile(cog, double):
+    cog.ok("configure", "--user-pool-id", "us-east-1_double", "--client-id", "doubleclient",
+           "--endpoint-url", double.url, "--username", USER)
+    cog.remember_secret(PASSWORD, NEW_PASSWORD)
+    return double
+
+
+def auth_flows(double):
+    return [r["auth_flow"] for r in double.stats()["requests"] if r["action"] == "InitiateAuth"]
+
+
+def no_terminal(cog, *args, input=None):
+    """Runs the binary without a controlling terminal, as in a script or CI."""
+    return subprocess.run([cog.binary, *args], env=cog.env, capture_output=True, text=True, input=input,
+                          start_new_session=True, timeout=60)
+
+
+# --- SRP ------------------------------------------------------------------------------
+
+def test_srp_is_the_default_and_signs_in_with_the_right_password(cog, bus, profile):
+    profile.add_user(USER, PASSWORD)
+    cog.ok("sign-in", "--password-stdin", input=PASSWORD + "\n")
+    assert auth_flows(profile) == ["USER_SRP_AUTH"]
+    assert profile.calls("RespondToAuthChallenge:PASSWORD_VERIFIER") == 1
+    assert claims(stored(bus, "access"))["username"] == USER
+
+
+def test_srp_with_the_wrong_password_is_rejected_and_stores_nothing(cog, bus, profile):
+    profile.add_user(USER, PASSWORD)
+    result = cog.run("sign-in", "--password-stdin", input="Wrong-Password-9\n")
+    assert result.returncode == 77
+    assert "incorrect username or password" in result.stderr
+    assert all_stored(bus) == {"access": None, "id": None, "refresh": None}
+
+
+def test_the_password_flow_can_be_chosen_per_profile(cog, profile):
+    profile.add_user(USER, PASSWORD)
+    cog.ok("configure", "--auth-flow", "password")
+    cog.ok("sign-in", "--password-stdin", input=PASSWORD + "\n")
+    assert auth_flows(profile) == ["USER_PASSWORD_AUTH"]
+    bad = cog.run("configure", "--auth-flow", "magic")
+    assert bad.returncode == 64
+
+
+def test_srp_with_a_client_secret_and_an_email_alias(cog, bus, profile):
+    secret = "srp-client-secret-0123456789"
+    profile.configure(client_secret=secret, username_attributes=["email"])
+    cog.remember_secret(secret)
+    cog.ok("configure", "--client-secret-stdin", input=secret + "\n")
+    cog.ok("sign-up", "--password-stdin", input=PASSWORD + "\n")
+    cog.ok("confirm-sign-up", "--code", profile.codes(USER)["signup"])
+    cog.ok("sign-in", "--password-stdin", input=PASSWORD + "\n")
+    assert claims(stored(bus, "access"))["username"] != USER  # the canonical name, not the alias
+    cog.ok("refresh")
+
+
+# --- challenges -------------------------------------------------------------------------
+
+def test_new_password_required_scripted(cog, bus, profile):
+    profile.add_user(USER, PASSWORD)
+    profile.admin("users", {"username": USER, "password": PASSWORD, "force_change_password": True})
+    missing = no_terminal(cog, "sign-in", "--password-stdin", input=PASSWORD + "\n")
+    assert missing.returncode == 77
+    assert "--new-password-stdin" in missing.stderr
+    cog.ok("sign-in", "--password-stdin", "--new-password-stdin", input=f"{PASSWORD}\n{NEW_PASSWORD}\n")
+    assert stored(bus, "refresh")
+    cog.ok("sign-out", "--local")
+    cog.ok("sign-in", "--password-stdin", input=NEW_PASSWORD + "\n")  # the new password is now the password
+
+
+def test_new_password_required_interactive(cog, bus, profile):
+    pexpect = pytest.importorskip("pexpect")
+    profile.admin("users", {"username": USER, "password": PASSWORD, "force_change_password": True})
+    child = pexpect.spawn(cog.binary, ["sign-in"], env=cog.env, encoding="utf-8", timeout=30)
+    child.expect("Password for erin@example.com: ")
+    child.sendline(PASSWORD)
+    child.expect("New password: ")
+    child.sendline(NEW_PASSWORD)
+    child.expect("Repeat it: ")
+    child.sendline(NEW_PASSWORD)
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0, child.before
+    assert NEW_PASSWORD not in child.before and PASSWORD not in child.before
+    assert stored(bus, "refresh")
+
+
+def totp_user(profile):
+    secret = pyotp.random_base32()
+    profile.admin("users", {"username": USER, "password": PASSWORD, "mfa": "totp", "totp_secret": secret})
+    return pyotp.TOTP(secret)
+
+
+def test_authenticator_code_scripted(cog, bus, profile):
+    totp = totp_user(profile)
+    missing = no_terminal(cog, "sign-in", "--password-stdin", input=PASSWORD + "\n")
+    assert missing.returncode == 77 and "--mfa-code" in missing.stderr
+    wrong = cog.run("sign-in", "--password-stdin", "--mfa-code", "000000" if totp.now() != "000000" else "111111",
+                    input=PASSWORD + "\n")
+    assert wrong.returncode == 77 and "MFA code is incorrect" in wrong.stderr
+    assert all_stored(bus)["refresh"] is None
+    cog.ok("sign-in", "--password-stdin", "--mfa-code", totp.now(), input=PASSWORD + "\n")
+    assert stored(bus, "refresh")
+
+
+def test_authenticator_code_interactive(cog, bus, profile):
+    pexpect = pytest.importorskip("pexpect")
+    totp = totp_user(profile)
+    child = pexpect.spawn(cog.binary, ["sign-in"], env=cog.env, encoding="utf-8", timeout=30)
+    child.expect("Password for")
+    child.sendline(PASSWORD)
+    child.expect("authenticator app: ")
+    child.sendline(totp.now())
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0, child.before
+    assert stored(bus, "refresh")
+
+
+def test_sms_code_scripted_and_interactive(cog, bus, profile):
+    pexpect = pytest.importorskip("pexpect")
+    profile.admin("users", {"username": USER, "password": PASSWORD, "mfa": "sms"})
+    missing = no_terminal(cog, "sign-in", "--password-stdin", input=PASSWORD + "\n")
+    assert missing.returncode == 77 and "--mfa-code" in missing.stderr
+
+    child = pexpect.spawn(cog.binary, ["sign-in"], env=cog.env, encoding="utf-8", timeout=30)
+    child.expect("Password for")
+    child.sendline(PASSWORD)
+    child.expect("sent by SMS")
+    child.expect(": ")
+    child.sendline(profile.codes(USER)["sms"])
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0, child.before
+    cog.ok("sign-out", "--local")
+
+    # Scripted: the code exists only once the SMS is sent, so `--mfa-code -`
+    # reads it from stdin after saying so on stderr.
+    proc = subprocess.Popen([cog.binary, "sign-in", "--password-stdin", "--mfa-code", "-"], env=cog.env,
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    proc.stdin.write(PASSWORD + "\n")
+    proc.stdin.flush()
+    assert "reading it from standard input" in proc.stderr.readline()
+    proc.stdin.write(profile.codes(USER)["sms"] + "\n")
+    proc.stdin.close()
+    assert proc.wait(timeout=60) == 0, proc.stderr.read()
+    assert stored(bus, "refresh")
+
+
+def test_choice_of_mfa_scripted_and_interactive(cog, bus, profile):
+    pexpect = pytest.importorskip("pexpect")
+    secret = pyotp.random_base32()
+    profile.admin("users", {"username": USER, "password": PASSWORD, "mfa": "both", "totp_secret": secret})
+    missing = no_terminal(cog, "sign-in", "--password-stdin", input=PASSWORD + "\n")
+    assert missing.returncode == 77 and "--mfa-type" in missing.stderr
+
+    cog.ok("sign-in", "--password-stdin", "--mfa-type", "totp", "--mfa-code", pyotp.TOTP(secret).now(),
+           input=PASSWORD + "\n")
+    cog.ok("sign-out", "--local")
+
+    child = pexpect.spawn(cog.binary, ["sign-in"], env=cog.env, encoding="utf-8", timeout=30)
+    child.expect("Password for")
+    child.sendline(PASSWORD)
+    child.expect(r"Second factor: .*\? ")
+    assert "totp" in child.after and "sms" in child.after
+    child.sendline("totp")
+    child.expect("authenticator app: ")
+    child.sendline(pyotp.TOTP(secret).now())
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0, child.before
+
+
+def test_authenticator_setup_interactive_shows_the_uri_and_verifies_the_first_code(cog, bus, profile):
+    pexpect = pytest.importorskip("pexpect")
+    profile.admin("users", {"username": USER, "password": PASSWORD, "mfa": "setup"})
+    child = pexpect.spawn(cog.binary, ["sign-in"], env=cog.env, encoding="utf-8", timeout=30)
+    child.expect("Password for")
+    child.sendline(PASSWORD)
+    child.expect(r"otpauth://totp/\S+")
+    uri = child.after.strip()
+    shown_before_uri = child.before
+    secret = re.search(r"secret=([A-Z2-7]+)", uri).group(1)
+    child.expect("Enter the code the app shows: ")
+    child.sendline(pyotp.TOTP(secret).now())
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0, child.before
+    assert "issuer=" in uri and USER.replace("@", "%40") in uri
+    if shutil.which("qrencode"):
+        assert any(block in shown_before_uri for block in "\u2588\u2580\u2584")  # a QR code was drawn
+    user = profile.user(USER)
+    assert user["mfa"] == "totp" and user["totp_secret"] == secret
+    # Next sign-in asks for the code of the app just set up.
+    cog.ok("sign-out", "--local")
+    cog.ok("sign-in", "--password-stdin", "--mfa-code", pyotp.TOTP(secret).now(), input=PASSWORD + "\n")
+
+
+def test_authenticator_setup_scripted(cog, bus, profile):
+    profile.admin("users", {"username": USER, "password": PASSWORD, "mfa": "setup"})
+    proc = subprocess.Popen([cog.binary, "sign-in", "--password-stdin", "--mfa-code", "-"], env=cog.env,
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    proc.stdin.write(PASSWORD + "\n")
+    proc.stdin.flush()
+    uri = None
+    while uri is None:
+        line = proc.stderr.readline()
+        assert line, "no otpauth URI before EOF"
+        if line.startswith("otpauth://"):
+            uri = line.strip()
+    secret = re.search(r"secret=([A-Z2-7]+)", uri).group(1)
+    proc.stdin.write(pyotp.TOTP(secret).now() + "\n")
+    proc.stdin.close()
+    assert proc.wait(timeout=60) == 0, proc.stderr.read()
+    assert profile.user(USER)["totp_secret"] == secret
+    assert stored(bus, "refresh")
+
+
+def test_authenticator_setup_without_a_terminal_names_the_flag(cog, bus, profile):
+    profile.admin("users", {"username": USER, "password": PASSWORD, "mfa": "setup"})
+    result = no_terminal(cog, "sign-in", "--password-stdin", input=PASSWORD + "\n")
+    assert result.returncode == 77
+    assert "--mfa-code" in result.stderr
+    assert "otpauth://totp/" in result.stderr  # shown so the user can add it and retry
+    assert all_stored(bus)["refresh"] is None
+
+
+# --- rotation ---------------------------------------------------------------------------------
+
+def signed_in(cog, profile):
+    profile.add_user(USER, PASSWORD)
+    cog.ok("sign-in", "--password-stdin", input=PASSWORD + "\n")
+
+
+def refresh_with(profile, token):
+    """Presents a refresh token to the double directly, as another client would."""
+    import urllib.request
+    body = json.dumps({"ClientId": "doubleclient", "RefreshToken": token}).encode()
+    req = urllib.request.Request(profile.url, data=body, headers={
+        "Content-Type": "application/x-amz-json-1.1",
+        "X-Amz-Target": "AWSCognitoIdentityProviderService.GetTokensFromRefreshToken"})
+    try:
+        with urllib.request.urlopen(req, timeout=10) as r:
+            return r.status, json.loads(r.read())
+    except urllib.error.HTTPError as e:
+        return e.code, json.loads(e.read())
+
+
+def test_rotation_stores_the_new_refresh_token_and_the_old_one_stops_working(cog, bus, profile):
+    profile.configure(rotate_refresh_tokens=True)
+    signed_in(cog, profile)
+    old = stored(bus, "refresh")
+    cog.ok("refresh")
+    new = stored(bus, "refresh")
+    assert new and new != old
+    assert profile.calls("GetTokensFromRefreshToken") == 1
+    assert profile.calls("InitiateAuth:REFRESH_TOKEN_AUTH") == 0
+    status, answer = refresh_with(profile, old)
+    assert status == 400 and answer["__type"] == "NotAuthorizedException"
+    cog.ok("refresh")  # the stored one works
+    assert stored(bus, "refresh") not in (old, new)
+
+
+def test_without_get_tokens_from_refresh_token_the_fallback_is_learned_once(cog, bus, profile):
+    profile.configure(get_tokens_from_refresh_token=False)
+    signed_in(cog, profile)
+    cog.ok("refresh")
+    assert profile.calls("GetTokensFromRefreshToken") == 1
+    assert profile.calls("InitiateAuth:REFRESH_TOKEN_AUTH") == 1
+    cog.ok("refresh")
+    cog.ok("token", "--min-ttl", "4000")
+    assert profile.calls("GetTokensFromRefreshToken") == 1  # remembered: never asked again
+    assert profile.calls("InitiateAuth:REFRESH_TOKEN_AUTH") == 3
+    # configure forgets what was learned (a new endpoint may differ).
+    cog.ok("configure", "--endpoint-url", profile.url)
+    cog.ok("refresh")
+    assert profile.calls("GetTokensFromRefreshToken") == 2
+
+
+# --- sign-out ---------------------------------------------------------------------------------------
+
+def test_sign_out_revokes_the_refresh_token(cog, bus, profile):
+    signed_in(cog, profile)
+    token = stored(bus, "refresh")
+    result = cog.ok("sign-out")
+    assert "session revoked" in result.stderr
+    assert profile.calls("RevokeToken") == 1
+    assert all_stored(bus) == {"access": None, "id": None, "refresh": None}
+    status, answer = refresh_with(profile, token)
+    assert status == 400 and answer["__type"] == "NotAuthorizedException"
+
+
+def test_global_sign_out_ends_every_session(cog, bus, profile):
+    signed_in(cog, profile)
+    cog.ok("configure", "--profile", "laptop", "--user-pool-id", "us-east-1_double", "--client-id", "doubleclient",
+           "--endpoint-url", profile.url, "--username", USER)
+    cog.ok("sign-in", "--profile", "laptop", "--password-stdin", input=PASSWORD + "\n")
+    cog.ok("sign-out", "--global")
+    assert profile.calls("GlobalSignOut") == 1
+    other = cog.run("refresh", "--profile", "laptop")
+    assert other.returncode == 77  # the other session was ended too
+
+
+def test_local_sign_out_calls_nothing_and_offline_sign_out_still_deletes(cog, bus, profile):
+    signed_in(cog, profile)
+    before = len(profile.stats()["requests"])
+    cog.ok("sign-out", "--local")
+    assert len(profile.stats()["requests"]) == before
+    cog.ok("sign-in", "--password-stdin", input=PASSWORD + "\n")
+    cog.ok("configure", "--endpoint-url", "http://127.0.0.1:9/")
+    offline = cog.run("sign-out")
+    assert offline.returncode == 75
+    assert "revoking them at Cognito failed" in offline.stderr
+    assert all_stored(bus) == {"access": None, "id": None, "refresh": None}
+
+
+# --- status ------------------------------------------------------------------------------------------
+
+def test_status_shows_the_id_token_claims(cog, bus, profile):
+    signed_in(cog, profile)
+    text = cog.ok("status").stdout
+    assert "email:         erin@example.com (verified)" in text
+    assert "sub:" in text and "signed in at:" in text
+    data = json.loads(cog.ok("status", "--json").stdout)
+    assert data["email"] == USER and data["email_verified"] is True
+    assert data["sub"] == claims(stored(bus, "id"))["sub"]
+
+
+def test_status_verify_against_moto_jwks_and_a_tampered_token(cog, bus, signed_in_moto):
+    result = cog.ok("status", "--verify")
+    assert "verify access:  ok   signature: RS256" in result.stdout
+    assert "verify id:      ok   signature: RS256" in result.stdout
+    assert "FAIL" not in result.stdout
+    data = json.loads(cog.ok("status", "--verify", "--json").stdout)
+    assert all(c["passed"] for kind in ("access", "id") for c in data["verification"][kind])
+
+    # Change one claim of the stored access token, keep its signature.
+    header, payload, signature = stored(bus, "access").split(".")
+    body = claims(stored(bus, "access"))
+    body["username"] = "mallory"
+    forged = base64.urlsafe_b64encode(json.dumps(body).encode()).decode().rstrip("=")
+    bus.secret_tool("clear", "service", "cog-cred", "profile", "default", "kind", "access")
+    bus.secret_tool("store", "--label=forged", "service", "cog-cred", "profile", "default", "kind", "access",
+                    input=f"{header}.{forged}.{signature}")
+    tampered = cog.run("status", "--verify")
+    assert tampered.returncode == 77
+    assert "FAIL signature" in tampered.stdout
+    assert "verification failed: access signature" in tampered.stderr
+
+
+@pytest.fixture
+def signed_in_moto(cog, pool):
+    cog.ok("configure", "--user-pool-id", pool.pool_id, "--client-id", pool.client_id,
+           "--endpoint-url", pool.url, "--username", pool.username)
+    cog.ok("sign-in", "--password-stdin", input=pool.password + "\n")
+    return pool
