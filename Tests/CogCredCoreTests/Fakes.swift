@@ -140,8 +140,13 @@ final class FakeCognito: CognitoClient {
         return "verified"
     }
 
+    /// Runs inside GetTokensFromRefreshToken, before it answers: lets a test
+    /// act as another process that refreshes at the same moment.
+    let duringModernRefresh = Mutex<(@Sendable () -> Void)?>(nil)
+
     func getTokensFromRefreshToken(refreshToken: String) throws(CognitoError) -> AuthenticationResult {
         modernRefreshCalls.withLock { $0 += 1 }
+        duringModernRefresh.withLock { $0 }?()
         let next: Result<AuthenticationResult, CognitoError> = modernRefreshResults.withLock {
             $0.isEmpty ? .failure(.badResponse(httpStatus: 500, detail: "not a JSON error")) : $0.removeFirst()
         }

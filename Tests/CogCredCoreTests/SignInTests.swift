@@ -146,13 +146,31 @@ import Testing
         let store = try signedIn()
         let cognito = FakeCognito()
         let winner = TestJWT.access(iat: now, lifetime: 3600)
-        // Another process stored its rotated tokens while our call with "r1" was in flight.
-        try store.write(.refresh, profile: "default", secret: "r2-by-other-process", context: context)
-        try store.write(.access, profile: "default", secret: winner, context: context)
-        let manager = makeManager(store: store, cognito: cognito, clock: FakeClock(now))
-        let result = try #require(try manager.storedSessionAfterRotation(replacing: "r1"))
-        #expect(result.access.value == winner)
-        #expect(try manager.storedSessionAfterRotation(replacing: "r2-by-other-process") == nil)
+        // While our call with "r1" is in flight, another process rotates and
+        // stores its tokens; Cognito then tells us r1 was already used.
+        cognito.duringModernRefresh.withLock {
+            $0 = {
+                try? store.write(.refresh, profile: "default", secret: "r2-by-other-process", context: context)
+                try? store.write(.access, profile: "default", secret: winner, context: context)
+            }
+        }
+        cognito.modernRefreshResults.withLock {
+            $0 = [.failure(.service(code: "RefreshTokenReuseException", message: "already used", httpStatus: 400))]
+        }
+        let token = try makeManager(store: store, cognito: cognito, clock: FakeClock(now)).currentToken(.access)
+        #expect(token.value == winner)
+        #expect(try store.read(.refresh, profile: "default") == "r2-by-other-process")
+        #expect(cognito.refreshCount == 0)
+    }
+
+    @Test func reuseWithNothingNewStoredIsAnError() throws {
+        let store = try signedIn()
+        let cognito = FakeCognito()
+        let reuse = CognitoError.service(code: "RefreshTokenReuseException", message: "already used", httpStatus: 400)
+        cognito.modernRefreshResults.withLock { $0 = [.failure(reuse)] }
+        #expect(throws: AuthError.cognito(reuse, operation: .refresh(profile: "default"))) {
+            try makeManager(store: store, cognito: cognito, clock: FakeClock(now)).refresh()
+        }
     }
 }
 
