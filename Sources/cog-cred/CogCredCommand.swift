@@ -42,16 +42,34 @@ struct CogCredCommand: ParsableCommand {
         subcommands: [
             Configure.self, SignIn.self, Token.self, GetHeader.self, Refresh.self, Status.self, SignOut.self,
             SignUp.self, ConfirmSignUp.self, ResendCode.self, ForgotPassword.self, ConfirmForgotPassword.self,
-            ChangePassword.self,
+            ChangePassword.self, GitCredentialCommand.self, DockerCredentialCommand.self, KubectlCredential.self,
+            Exec.self,
         ]
     )
+
+    /// The arguments, as if the subcommand had been named when the binary
+    /// runs under a helper name: git runs `git-credential-cog-cred [--profile P] get`
+    /// and docker runs `docker-credential-cog-cred get`.
+    static func arguments() -> [String] {
+        let given = Array(CommandLine.arguments.dropFirst())
+        let name = CommandLine.arguments.first.map { String($0.split(separator: "/").last ?? "") } ?? ""
+        switch name {
+        case "git-credential-cog-cred": return ["git-credential"] + given
+        case "docker-credential-cog-cred": return ["docker-credential"] + given
+        default: return given
+        }
+    }
 
     /// Runs the command and turns every failure into one line on stderr and a
     /// documented exit status.
     static func main() {
         do {
-            var command = try parseAsRoot()
+            var command = try parseAsRoot(arguments())
             try command.run()
+        } catch let failure as DockerFailure {
+            // The docker protocol reads a helper's error from stdout.
+            Output.data(failure.message)
+            Glibc.exit(1)
         } catch let failure as any CogCredFailure {
             Output.error(failure.message)
             Glibc.exit(ExitStatus.code(for: failure.category))

@@ -9,6 +9,11 @@ enum Output {
         write(1, line + "\n")
     }
 
+    /// Protocol text on stdout, exactly as given.
+    static func raw(_ text: String) {
+        write(1, text)
+    }
+
     /// A note for the person at the terminal.
     static func note(_ line: String) {
         write(2, line + "\n")

@@ -49,7 +49,10 @@ struct Wiring {
     /// The profile's token manager, talking to the real Secret Service and
     /// the profile's Cognito endpoint under one deadline for the command.
     func tokenManager(_ options: ProfileOptions) throws(ConfigError) -> TokenManager {
-        let name = try options.name(environment)
+        try tokenManager(named: try options.name(environment))
+    }
+
+    func tokenManager(named name: String) throws(ConfigError) -> TokenManager {
         let profile = try configStore.profile(name)
         let endpoint = try Endpoint.resolve(profile: profile, environment: environment)
         let deadline = self.deadline(profile)

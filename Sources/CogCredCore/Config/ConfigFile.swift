@@ -39,6 +39,20 @@ public struct ConfigFile: Codable, Sendable, Equatable {
         return file
     }
 
+    /// The profile whose git URL patterns match, first by name for a stable choice.
+    public func profile(forGit scheme: String, host: String, path: String?) -> String? {
+        profiles.keys.sorted().first { name in
+            (profiles[name]?.gitURLs ?? []).contains { URLPattern($0)?.matches(scheme: scheme, host: host, path: path) ?? false }
+        }
+    }
+
+    /// The profile that maps a docker registry host.
+    public func profile(forRegistry host: String) -> String? {
+        profiles.keys.sorted().first { name in
+            (profiles[name]?.dockerRegistries ?? []).contains { $0.lowercased() == host }
+        }
+    }
+
     public func encoded() -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]

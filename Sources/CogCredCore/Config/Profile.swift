@@ -19,6 +19,10 @@ public struct Profile: Codable, Sendable, Equatable {
     public var clientSecretInKeyring: Bool?
     /// "srp" (default) or "password".
     public var authFlow: String?
+    /// URL patterns (`https://git.example.com/`) whose git credentials this profile answers.
+    public var gitURLs: [String]?
+    /// Registry hosts (`registry.example.com[:port]`) whose docker credentials this profile answers.
+    public var dockerRegistries: [String]?
 
     enum CodingKeys: String, CodingKey {
         case userPoolID = "user-pool-id"
@@ -31,6 +35,8 @@ public struct Profile: Codable, Sendable, Equatable {
         case commandTimeout = "command-timeout"
         case clientSecretInKeyring = "client-secret-in-keyring"
         case authFlow = "auth-flow"
+        case gitURLs = "git-urls"
+        case dockerRegistries = "docker-registries"
     }
 
     public init(
@@ -73,6 +79,12 @@ public struct Profile: Codable, Sendable, Equatable {
         if let region, let problem = ProfileValidation.regionProblem(region) { throw .invalidValue("region", problem) }
         if let endpointURL, let problem = ProfileValidation.endpointProblem(endpointURL) {
             throw .invalidValue("endpoint-url", problem)
+        }
+        for url in gitURLs ?? [] where URLPattern(url) == nil {
+            throw .invalidValue("git-url", "'\(url.oneLine(limit: 80))' is not a URL such as https://git.example.com/")
+        }
+        for host in dockerRegistries ?? [] where host.isEmpty || host.contains("/") || host.contains(where: \.isWhitespace) {
+            throw .invalidValue("docker-registry", "'\(host.oneLine(limit: 80))' is not a registry host such as registry.example.com")
         }
         if let authFlow, AuthFlow(rawValue: authFlow) == nil {
             throw .invalidValue("auth-flow", "must be srp or password")

@@ -39,6 +39,12 @@ struct Configure: ParsableCommand {
     @Option(help: ArgumentHelp("How sign-in proves the password: srp (default; never sent) or password.", valueName: "flow"))
     var authFlow: String?
 
+    @Option(name: .customLong("git-url"), help: ArgumentHelp("A URL whose git credentials this profile answers, such as https://git.example.com/ (repeatable; replaces the list; \"\" clears it).", valueName: "url"))
+    var gitURLs: [String] = []
+
+    @Option(name: .customLong("docker-registry"), help: ArgumentHelp("A registry host whose docker credentials this profile answers (repeatable; replaces the list; \"\" clears it).", valueName: "host"))
+    var dockerRegistries: [String] = []
+
     @Flag(help: "Read the app client's secret from the first line of standard input and keep it in the Secret Service.")
     var clientSecretStdin = false
 
@@ -74,6 +80,14 @@ struct Configure: ParsableCommand {
         if let requestTimeout { profile.requestTimeout = requestTimeout }
         if let commandTimeout { profile.commandTimeout = commandTimeout }
         if let authFlow { profile.authFlow = authFlow.isEmpty ? nil : authFlow }
+        if !gitURLs.isEmpty {
+            let urls = gitURLs.filter { !$0.isEmpty }
+            profile.gitURLs = urls.isEmpty ? nil : urls
+        }
+        if !dockerRegistries.isEmpty {
+            let hosts = dockerRegistries.filter { !$0.isEmpty }.map { DockerCredential.registryHost($0) }
+            profile.dockerRegistries = hosts.isEmpty ? nil : hosts
+        }
 
         do {
             try profile.validate()

@@ -156,10 +156,5 @@ struct StatusJSON: Encodable {
         }
     }
 
-    func encoded() -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let data = (try? encoder.encode(self)) ?? Data("{}".utf8)
-        return String(decoding: data, as: UTF8.self)
-    }
+    func encoded() -> String { compactJSON(self) }
 }

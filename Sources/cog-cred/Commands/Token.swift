@@ -12,10 +12,18 @@ struct Token: ParsableCommand {
     @Flag(help: "Print the ID token instead of the access token.")
     var idToken = false
 
+    @Option(help: ArgumentHelp("bare (default), header, json or env (export lines for eval).", valueName: "format"))
+    var format: String = "bare"
+
+    func validate() throws {
+        if TokenOutput.Format(rawValue: format) == nil { throw ValidationError("--format must be bare, header, json or env") }
+    }
+
     func run() throws {
         let manager = try Wiring().tokenManager(profileOptions)
         let token = try manager.currentToken(idToken ? .id : .access, policy: freshness.policy)
-        Output.data(token.value)
+        let variable = idToken ? "COG_CRED_ID_TOKEN" : "COG_CRED_ACCESS_TOKEN"
+        Output.data(TokenOutput.render(token, format: TokenOutput.Format(rawValue: format) ?? .bare, variable: variable))
     }
 }
 

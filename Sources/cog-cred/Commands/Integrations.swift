@@ -1,0 +1,182 @@
+import ArgumentParser
+import CogCredCore
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// git's credential helper: `cog-cred git-credential [--profile P] get|store|erase|capability`,
+/// also run as `git-credential-cog-cred` (the name git looks for).
+struct GitCredentialCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "git-credential",
+        abstract: "git credential helper (git config credential.helper cog-cred).",
+        discussion: """
+            get prints a fresh access token for the URL git asks about: as a Bearer credential \
+            when git announces capability[]=authtype (git 2.46+), else as the password. The \
+            profile comes from --profile, else from the profiles' --git-url patterns; with \
+            neither, nothing is printed and git asks its next helper. store does nothing; \
+            erase of the token we issued makes the next get refresh it. Malformed input exits 65.
+            """)
+
+    @OptionGroup var profileOptions: ProfileOptions
+
+    @Argument(help: "get, store, erase or capability (others are ignored).")
+    var action: String
+
+    func run() throws {
+        switch action {
+        case "capability":
+            Output.raw(GitCredential.capabilityAnswer)
+        case "get", "erase":
+            let request = try GitCredential.parse(StandardInput.readRequest())
+            let wiring = Wiring()
+            guard let profile = try choose(request, wiring) else { return }
+            let manager = try wiring.tokenManager(named: profile)
+            if action == "get" {
+                let token = try manager.currentToken(.access)
+                let bearer = request.capabilities.contains("authtype")
+                Output.raw(GitCredential.answer(token: token, username: token.claims.subjectName ?? "cognito", bearer: bearer))
+            } else if let stored = try wiring.tokenStore.read(.access, profile: manager.profileName),
+                GitCredential.erases(request, token: stored)
+            {
+                // The server rejected our token: drop it, keep the refresh
+                // token, and the next get refreshes.
+                try wiring.tokenStore.delete(.access, profile: manager.profileName)
+            }
+        case "store":
+            // Tokens live in the Secret Service already; nothing to keep.
+            _ = try GitCredential.parse(StandardInput.readRequest())
+        default:
+            // Newer git may ask for actions we do not know: ignore them.
+            break
+        }
+    }
+
+    /// --profile when given, else the profile whose git URL patterns match.
+    func choose(_ request: GitCredential.Request, _ wiring: Wiring) throws -> String? {
+        if let profile = profileOptions.profile { return profile }
+        guard let target = request.target else { return nil }
+        return try wiring.configStore.load().profile(forGit: target.scheme, host: target.host, path: target.path)
+    }
+}
+
+/// The docker credential helper: `docker-credential-cog-cred get|store|erase|list|version`.
+struct DockerCredentialCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "docker-credential",
+        abstract: "docker credential helper (\"credHelpers\": {\"registry.example.com\": \"cog-cred\"}).",
+        discussion: """
+            Registries are mapped to profiles with configure --docker-registry HOST. get prints \
+            {"ServerURL", "Username", "Secret"} with a fresh access token as the secret; a \
+            registry that is not mapped gets the protocol's "credentials not found" answer. \
+            store accepts credentials only for mapped registries and keeps nothing; erase makes \
+            the next get refresh; list names the mapped registries.
+            """)
+
+    @Argument(help: "get, store, erase, list or version.")
+    var action: String
+
+    func run() throws {
+        let wiring = Wiring()
+        switch action {
+        case "get", "erase":
+            let serverURL = String(decoding: try StandardInput.readAll(limit: 65536), as: UTF8.self).trimmingWhitespace()
+            guard let name = try wiring.configStore.load().profile(forRegistry: DockerCredential.registryHost(serverURL)) else {
+                throw DockerFailure(DockerCredential.notFound)
+            }
+            let manager = try wiring.tokenManager(named: name)
+            if action == "erase" {
+                try wiring.tokenStore.delete(.access, profile: name)
+                return
+            }
+            let token = try manager.currentToken(.access)
+            Output.data(compactJSON(DockerCredential.Credential(
+                serverURL: serverURL, username: token.claims.subjectName ?? "cognito", secret: token.value)))
+        case "store":
+            let input = try StandardInput.readAll(limit: 1 << 20)
+            guard let credential = try? JSONDecoder().decode(DockerCredential.Credential.self, from: Data(input)) else {
+                throw DockerFailure("cog-cred: store expects {\"ServerURL\", \"Username\", \"Secret\"} on standard input")
+            }
+            guard try wiring.configStore.load().profile(forRegistry: DockerCredential.registryHost(credential.serverURL)) != nil else {
+                throw DockerFailure("cog-cred keeps only Cognito tokens: map the registry with cog-cred configure --docker-registry HOST")
+            }
+        case "list":
+            let file = try wiring.configStore.load()
+            var registries: [String: String] = [:]
+            for (name, profile) in file.profiles {
+                let who = profile.username ?? name
+                for host in profile.dockerRegistries ?? [] { registries[host] = who }
+            }
+            Output.data(compactJSON(registries))
+        case "version":
+            Output.data("cog-cred \(cogCredVersion)")
+        default:
+            throw DockerFailure("cog-cred: unknown action '\(action)': expected get, store, erase, list or version")
+        }
+    }
+}
+
+/// docker reads a helper's error from stdout and expects exit status 1.
+struct DockerFailure: Error {
+    let message: String
+    init(_ message: String) { self.message = message }
+}
+
+/// `cog-cred kubectl-credential`: an ExecCredential for kubectl's exec plugin.
+struct KubectlCredential: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "kubectl-credential",
+        abstract: "Print a client.authentication.k8s.io/v1 ExecCredential for kubectl.")
+
+    @OptionGroup var profileOptions: ProfileOptions
+    @OptionGroup var freshness: FreshnessOptions
+
+    @Flag(help: "Use the ID token (clusters that authenticate with OIDC ID tokens).")
+    var idToken = false
+
+    func run() throws {
+        let token = try Wiring().tokenManager(profileOptions).currentToken(idToken ? .id : .access, policy: freshness.policy)
+        Output.data(TokenOutput.execCredential(token))
+    }
+}
+
+/// `cog-cred exec -- CMD ARGS...`: CMD runs with the tokens in its environment.
+struct Exec: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run a command with fresh tokens in its environment.",
+        discussion: """
+            Sets COG_CRED_ACCESS_TOKEN, COG_CRED_ID_TOKEN and COG_CRED_AUTHORIZATION \
+            ("Bearer <access token>"), then replaces cog-cred with the command, so its exit \
+            status and signals are the command's own. Tokens never go on a command line. \
+            A command that cannot be run exits 127.
+            """)
+
+    @OptionGroup var profileOptions: ProfileOptions
+    @OptionGroup var freshness: FreshnessOptions
+
+    @Argument(parsing: .postTerminator, help: "The command and its arguments, after --.")
+    var command: [String] = []
+
+    func validate() throws {
+        if command.isEmpty { throw ValidationError("give the command to run after --, as in: cog-cred exec -- curl URL") }
+    }
+
+    func run() throws {
+        let manager = try Wiring().tokenManager(profileOptions)
+        let access = try manager.currentToken(.access, policy: freshness.policy)
+        // Fresh together with the access token; absent only if the pool issued none.
+        let id = try? manager.currentToken(.id, policy: freshness.policy)
+        var variables = ["COG_CRED_ACCESS_TOKEN": access.value, "COG_CRED_AUTHORIZATION": "Bearer \(access.value)"]
+        variables["COG_CRED_ID_TOKEN"] = id?.value
+        let error = ProcessReplacement.exec(command, adding: variables)
+        Output.error("cannot run \(command[0]): \(error)")
+        throw ExitCode(127)
+    }
+}
