@@ -317,13 +317,17 @@ def test_clone_and_push_with_a_credential_helper(server, client, tmp_path, pool)
     assert git("--git-dir", str(bare), "log", "-1", "--format=%s", "main").stdout.strip() == "second"
 
     log = git_log(server)
-    # Each command starts without credentials, gets 401, asks the helper, retries with Basic.
-    assert (log[0]["scheme"], log[0]["status"]) == (None, 401)
-    assert [(e["method"], e["status"]) for e in log if e["scheme"] == "Basic"] == [
-        ("GET", 200), ("POST", 200),   # clone: info/refs (v2), fetch
-        ("GET", 200), ("POST", 200)]   # push: info/refs?service=git-receive-pack, receive-pack
+    # Each command starts without credentials and gets 401; git asks the helper,
+    # then libcurl (CURLAUTH_ANY) probes once more without credentials, gets 401
+    # with both challenges, picks Basic (never Bearer: git sets no bearer token)
+    # and sends the helper's password as Basic from then on.
+    assert [(e["method"], e["scheme"], e["status"]) for e in log] == [
+        ("GET", None, 401), ("GET", None, 401), ("GET", "Basic", 200),  # clone: info/refs (v2)
+        ("POST", "Basic", 200), ("POST", "Basic", 200),                 # ls-refs, fetch
+        ("GET", None, 401), ("GET", None, 401), ("GET", "Basic", 200),  # push: info/refs (v0)
+        ("POST", "Basic", 200)]                                         # receive-pack
     assert [e["path"] for e in log if e["method"] == "POST"] == [
-        "/project.git/git-upload-pack", "/project.git/git-receive-pack"]
+        "/project.git/git-upload-pack", "/project.git/git-upload-pack", "/project.git/git-receive-pack"]
     assert {e["jti"] for e in log if e["scheme"]} == {claims_of(token)["jti"]}
 
     calls = helper.calls()
@@ -371,9 +375,13 @@ def test_bad_token_fails_authentication(server, client, tmp_path, pool, kind):
     proc = run_git("clone", server.base_url + "project.git", str(tmp_path / "clone"), check=False)
     assert proc.returncode == 128
     assert "Authentication failed for" in proc.stderr
-    # git 2.39 on a 401 with the helper's credentials: erase, then give up (no second get).
-    assert helper.actions() == ["get", "erase"]
-    assert [(e["scheme"], e["status"]) for e in git_log(server)] == [("Bearer", 401), (None, 401), ("Basic", 401)]
+    # git 2.39 on a 401 with the helper's credentials: erase (given the refused
+    # password), then give up; no second get within the command.
+    calls = helper.calls()
+    assert [a for a, _ in calls] == ["get", "erase"]
+    assert calls[1][1]["password"] == [token] and calls[1][1]["username"] == [pool.username]
+    assert [(e["scheme"], e["status"]) for e in git_log(server)] == [
+        ("Bearer", 401), (None, 401), (None, 401), ("Basic", 401)]
 
 
 def test_revoked_token_is_refused_and_a_new_one_works(server, client, tmp_path, pool):
