@@ -28,7 +28,8 @@ struct CogCredCommand: ParsableCommand {
                   Cognito 5xx or an unreadable answer
               77  not signed in, credentials rejected, or session expired
               78  the profile is missing or its configuration is invalid
-              1   anything else
+              1   anything else (docker-credential: any failure)
+              127 exec: the command could not be run
 
             ENVIRONMENT
               COG_CRED_PROFILE   profile when --profile is not given

@@ -201,3 +201,27 @@ import Testing
         #expect(throws: SecretServiceError.locked) { try manager.currentToken(.access) }
     }
 }
+
+@Suite struct CurrentTokensTests {
+    let now: Int64 = 1_800_000_000
+
+    @Test func bothTokensComeFromAtMostOneRefresh() throws {
+        let store = InMemoryTokenStore()
+        let cognito = FakeCognito()
+        try store.write(.refresh, profile: "default", secret: "r", context: context)
+        try store.write(.access, profile: "default", secret: TestJWT.access(iat: now - 7200, lifetime: 3600), context: context)
+        try store.write(.id, profile: "default", secret: TestJWT.id(iat: now - 7200, lifetime: 3600), context: context)
+        let access = TestJWT.access(iat: now, lifetime: 3600)
+        let id = TestJWT.id(iat: now, lifetime: 3600)
+        cognito.onRefresh(.success(AuthenticationResult(accessToken: access, idToken: id, refreshToken: nil)))
+        let manager = makeManager(store: store, cognito: cognito, clock: FakeClock(now))
+
+        let tokens = try manager.currentTokens(policy: RefreshPolicy(minTTL: 4000))
+        #expect(tokens.access.value == access)
+        #expect(tokens.id?.value == id)
+        #expect(cognito.refreshCount == 1)
+        // Fresh now: no second refresh.
+        _ = try manager.currentTokens()
+        #expect(cognito.refreshCount == 1)
+    }
+}

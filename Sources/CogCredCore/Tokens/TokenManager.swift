@@ -71,6 +71,23 @@ public struct TokenManager: Sendable {
         return fresh
     }
 
+    /// The access token and the ID token, both with more than the margin
+    /// left, after at most one refresh: what `exec` hands a command.
+    public func currentTokens(policy: RefreshPolicy = RefreshPolicy()) throws -> RefreshedTokens {
+        func usable(_ kind: SecretKind) throws -> IssuedToken? {
+            guard let stored = try store.read(kind, profile: profileName), let claims = try? JWT.claims(of: stored),
+                policy.isUsable(claims, now: clock.now())
+            else { return nil }
+            return IssuedToken(value: stored, claims: claims)
+        }
+        if let access = try usable(.access), let id = try usable(.id) {
+            return RefreshedTokens(access: access, id: id)
+        }
+        let fresh = try refresh()
+        guard let exp = fresh.access.claims.exp, exp > clock.now() else { throw AuthError.freshTokenExpired(.access) }
+        return fresh
+    }
+
     /// The tokens a refresh stored.
     public struct RefreshedTokens: Sendable, Equatable {
         public var access: IssuedToken

@@ -169,12 +169,10 @@ struct Exec: ParsableCommand {
     }
 
     func run() throws {
-        let manager = try Wiring().tokenManager(profileOptions)
-        let access = try manager.currentToken(.access, policy: freshness.policy)
-        // Fresh together with the access token; absent only if the pool issued none.
-        let id = try? manager.currentToken(.id, policy: freshness.policy)
-        var variables = ["COG_CRED_ACCESS_TOKEN": access.value, "COG_CRED_AUTHORIZATION": "Bearer \(access.value)"]
-        variables["COG_CRED_ID_TOKEN"] = id?.value
+        let tokens = try Wiring().tokenManager(profileOptions).currentTokens(policy: freshness.policy)
+        let access = tokens.access.value
+        var variables = ["COG_CRED_ACCESS_TOKEN": access, "COG_CRED_AUTHORIZATION": "Bearer \(access)"]
+        variables["COG_CRED_ID_TOKEN"] = tokens.id?.value
         let error = ProcessReplacement.exec(command, adding: variables)
         Output.error("cannot run \(command[0]): \(error)")
         throw ExitCode(127)
