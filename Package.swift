@@ -23,7 +23,7 @@ let package = Package(
         // All of the logic, unit-tested with in-memory fakes.
         .target(
             name: "CogCredCore",
-            dependencies: ["CSecret", "CCurl", "COpenSSL"]
+            dependencies: ["CSecret", "CCurl", "COpenSSL", "CLinux"]
         ),
         // System library targets: one per C library, each with a shim header
         // that makes the variadic C APIs callable from Swift.
@@ -42,6 +42,8 @@ let package = Package(
             pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"])]
         ),
+        // prctl and setrlimit for keeping secrets out of core dumps.
+        .target(name: "CLinux"),
         .testTarget(
             name: "CogCredCoreTests",
             dependencies: ["CogCredCore"],

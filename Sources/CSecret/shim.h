@@ -36,6 +36,13 @@ static inline void csecret_object_unref(gpointer object) {
     g_object_unref(object);
 }
 
+/// Bounds every D-Bus call libsecret makes through the shared SecretService
+/// proxy (GLib's default is 25 s), so a hung keyring daemon fails a command
+/// quickly instead of stalling it.
+static inline void csecret_service_set_timeout(SecretService *service, gint milliseconds) {
+    g_dbus_proxy_set_default_timeout(G_DBUS_PROXY(service), milliseconds);
+}
+
 static inline const char *csecret_error_domain(const GError *error) {
     return g_quark_to_string(error->domain);
 }

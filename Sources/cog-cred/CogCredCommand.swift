@@ -64,6 +64,7 @@ struct CogCredCommand: ParsableCommand {
     /// Runs the command and turns every failure into one line on stderr and a
     /// documented exit status.
     static func main() {
+        Hardening.forbidCoreDumps()
         do {
             var command = try parseAsRoot(arguments())
             try command.run()

@@ -57,6 +57,7 @@ struct Wiring {
         let endpoint = try Endpoint.resolve(profile: profile, environment: environment)
         let deadline = self.deadline(profile)
         let store = tokenStore
+        let caBundle = Endpoint.caBundle(profile: profile, environment: environment)
         // Built on first use: reading the client secret costs a keyring
         // lookup that handing out a fresh stored token never needs.
         let cognito: @Sendable () throws -> any CognitoClient = {
@@ -69,11 +70,14 @@ struct Wiring {
             }
             return CognitoHTTPClient(
                 endpoint: endpoint, clientID: profile.clientID, clientSecret: secret, timeouts: profile.timeouts,
-                deadline: deadline)
+                deadline: deadline, caBundle: caBundle)
         }
         return TokenManager(
             profileName: name, profile: profile, store: store, cognito: cognito,
-            refreshMemory: FileRefreshMemory(directory: paths.stateDirectory))
+            refreshMemory: FileRefreshMemory(directory: paths.stateDirectory),
+            lock: FileRefreshLock(
+                directory: FileRefreshLock.directory(environment: environment),
+                wait: max(30, profile.timeouts.command)))
     }
 }
 

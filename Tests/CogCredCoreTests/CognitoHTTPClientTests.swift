@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import CCurl
+import Synchronization
 @testable import CogCredCore
 
 @Suite struct CognitoHTTPClientTests {
@@ -8,7 +9,7 @@ import CCurl
         CognitoHTTPClient(
             endpoint: "http://127.0.0.1:1/", clientID: "client123",
             timeouts: Timeouts(connect: 5, request: 15, command: 30), deadline: Deadline(secondsFromNow: deadline),
-            transport: transport)
+            transport: transport, retryPolicy: RetryPolicy(sleeper: { _ in }))
     }
 
     @Test func sendsExactlyCognitosHeadersAndAnUnsignedJSONBody() throws {
@@ -136,5 +137,87 @@ import CCurl
         #expect(AuthError.cognito(.service(code: "InternalErrorException", message: "", httpStatus: 500), operation: .signIn).category == .temporary)
         #expect(AuthError.cognito(.badResponse(httpStatus: 500, detail: "not a JSON error"), operation: .signIn).category == .temporary)
         #expect(AuthError.notSignedIn(profile: "default").category == .notAuthenticated)
+    }
+}
+
+@Suite struct RetryTests {
+    /// Answers from a script, one per request.
+    final class ScriptedTransport: HTTPTransport, @unchecked Sendable {
+        var answers: [Result<HTTPResponse, TransportError>]
+        var actions: [String] = []
+        init(_ answers: [Result<HTTPResponse, TransportError>]) { self.answers = answers }
+        func send(_ request: HTTPRequest) throws(TransportError) -> HTTPResponse {
+            actions.append(request.headers[1].1)
+            return try (answers.isEmpty ? .success(HTTPResponse(status: 500, body: Data())) : answers.removeFirst()).get()
+        }
+    }
+
+    static let ok = Result<HTTPResponse, TransportError>.success(HTTPResponse(status: 200, body: Data(#"{"AuthenticationResult":{"AccessToken":"a.b.c"}}"#.utf8)))
+    static let throttled = Result<HTTPResponse, TransportError>.success(HTTPResponse(status: 400, body: Data(#"{"__type":"TooManyRequestsException","message":"Rate exceeded"}"#.utf8)))
+    static let html500 = Result<HTTPResponse, TransportError>.success(HTTPResponse(status: 500, body: Data("<html/>".utf8)))
+    static let refused = Result<HTTPResponse, TransportError>.failure(TransportError(.connectionFailed, "refused", nothingSent: true))
+    static let timedOut = Result<HTTPResponse, TransportError>.failure(TransportError(.timedOut, "timeout"))
+    static let rejected = Result<HTTPResponse, TransportError>.success(HTTPResponse(status: 400, body: Data(#"{"__type":"NotAuthorizedException","message":"no"}"#.utf8)))
+
+    func client(_ transport: ScriptedTransport) -> (CognitoHTTPClient, () -> [Double]) {
+        let recorded = Recorder()
+        let client = CognitoHTTPClient(
+            endpoint: "http://x/", clientID: "c", timeouts: Timeouts(connect: 1, request: 1, command: 30),
+            deadline: Deadline(secondsFromNow: 30), transport: transport,
+            retryPolicy: RetryPolicy(sleeper: { recorded.add($0) }))
+        return (client, { recorded.values })
+    }
+
+    final class Recorder: @unchecked Sendable {
+        var values: [Double] = []
+        func add(_ v: Double) { values.append(v) }
+    }
+
+    @Test func throttlingAndServerErrorsAreRetriedWithGrowingPauses() throws {
+        let transport = ScriptedTransport([Self.throttled, Self.html500, Self.timedOut, Self.ok])
+        let (client, pauses) = client(transport)
+        _ = try client.refresh(refreshToken: "r", username: nil)
+        #expect(transport.actions.count == 4)
+        let p = pauses()
+        #expect(p.count == 3)
+        #expect(p[0] >= 0.1 && p[0] <= 0.2)
+        #expect(p[1] >= 0.2 && p[1] <= 0.4)
+        #expect(p[2] >= 0.4 && p[2] <= 0.8)
+    }
+
+    @Test func attemptsAreBounded() {
+        let transport = ScriptedTransport([Self.html500, Self.html500, Self.html500, Self.html500, Self.ok])
+        #expect(throws: CognitoError.self) { try client(transport).0.refresh(refreshToken: "r", username: nil) }
+        #expect(transport.actions.count == 4)
+    }
+
+    @Test func rejectionsAreNeverRetried() {
+        let transport = ScriptedTransport([Self.rejected, Self.ok])
+        #expect(throws: CognitoError.self) { try client(transport).0.signInWithPassword(username: "a", password: "b") }
+        #expect(transport.actions.count == 1)
+    }
+
+    @Test func actionsThatAreNotIdempotentAreRetriedOnlyWhenNothingWasSent() throws {
+        let timedOut = ScriptedTransport([Self.timedOut, Self.ok])
+        #expect(throws: CognitoError.self) { try client(timedOut).0.confirmSignUp(username: "a", code: "123456") }
+        #expect(timedOut.actions.count == 1)
+        let refused = ScriptedTransport([Self.refused, .success(HTTPResponse(status: 200, body: Data("{}".utf8)))])
+        try client(refused).0.confirmSignUp(username: "a", code: "123456")
+        #expect(refused.actions.count == 2)
+    }
+
+    @Test func anHTMLAnswerToGetTokensFromRefreshTokenIsNotRetried() {
+        let transport = ScriptedTransport([Self.html500, Self.ok])
+        #expect(throws: CognitoError.self) { try client(transport).0.getTokensFromRefreshToken(refreshToken: "r") }
+        #expect(transport.actions.count == 1)
+    }
+
+    @Test func noRetryOutlastsTheDeadline() {
+        let transport = ScriptedTransport([Self.html500, Self.ok])
+        let client = CognitoHTTPClient(
+            endpoint: "http://x/", clientID: "c", timeouts: Timeouts(connect: 1, request: 1, command: 1),
+            deadline: Deadline(secondsFromNow: 0.15), transport: transport, retryPolicy: RetryPolicy(sleeper: { _ in }))
+        #expect(throws: CognitoError.self) { try client.refresh(refreshToken: "r", username: nil) }
+        #expect(transport.actions.count == 1)
     }
 }

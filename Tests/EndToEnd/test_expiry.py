@@ -105,16 +105,17 @@ def test_a_revoked_session_exits_77_and_leaves_the_items(cog, bus, session):
     assert all_stored(bus) == before
 
 
-# A non-JSON 5xx to GetTokensFromRefreshToken is also how a service without
-# that action answers, so cog-cred tries InitiateAuth once: the fault hits
-# both requests (count 2) to fail the whole refresh.
+# Unreadable 200s are never retried; 5xx and throttling are retried with
+# backoff (count 10 outlasts every attempt). A non-JSON 5xx to
+# GetTokensFromRefreshToken is also how a service without that action
+# answers, so cog-cred then tries InitiateAuth, which the fault hits too.
 @pytest.mark.parametrize("status, body, content_type, count", [
-    (500, "<html><body>Internal Server Error</body></html>", "text/html", 2),
-    (503, "", "text/plain", 2),
+    (500, "<html><body>Internal Server Error</body></html>", "text/html", 10),
+    (503, "", "text/plain", 10),
     (200, '{"AuthenticationResult": {"AccessTok', "application/x-amz-json-1.1", 1),
     (200, "garbage", "application/x-amz-json-1.1", 1),
-    (400, '{"__type": "TooManyRequestsException", "message": "Rate exceeded"}', "application/x-amz-json-1.1", 1),
-    (500, '{"__type": "InternalErrorException", "message": "boom"}', "application/x-amz-json-1.1", 1),
+    (400, '{"__type": "TooManyRequestsException", "message": "Rate exceeded"}', "application/x-amz-json-1.1", 10),
+    (500, '{"__type": "InternalErrorException", "message": "boom"}', "application/x-amz-json-1.1", 10),
 ])
 def test_unreadable_or_temporary_answers_exit_75_and_change_nothing(cog, bus, session, status, body, content_type,
                                                                    count):
@@ -125,10 +126,19 @@ def test_unreadable_or_temporary_answers_exit_75_and_change_nothing(cog, bus, se
     assert result.stdout == ""
     assert result.stderr.count("\n") == 1
     assert all_stored(bus) == before
+    session.configure(fail_next=None)
     # A failed fallback is not remembered: the next refresh asks GetTokensFromRefreshToken again.
     calls = session.calls(REFRESH)
     cog.ok("token")
     assert session.calls(REFRESH) == calls + 1
+
+
+def test_one_throttled_answer_is_retried_quietly(cog, bus, session):
+    session.configure(fail_next={"status": 400, "content_type": "application/x-amz-json-1.1",
+                                 "body": '{"__type": "TooManyRequestsException", "message": "Rate exceeded"}'})
+    result = cog.ok("token")
+    assert result.stderr == ""  # nothing printed per retry
+    assert session.calls(REFRESH) == 2
 
 
 def test_an_html_500_once_is_survived_through_initiate_auth(cog, bus, session):

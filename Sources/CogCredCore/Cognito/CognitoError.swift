@@ -37,10 +37,12 @@ public enum CognitoError: Error, Sendable, Equatable {
         }
     }
 
-    static let temporaryCodes: Set<String> = [
-        "TooManyRequestsException", "LimitExceededException", "InternalErrorException",
-        "ServiceUnavailableException", "ThrottlingException", "RequestTimeoutException",
-    ]
+    static let temporaryCodes: Set<String> = throttlingCodes.union([
+        "InternalErrorException", "ServiceUnavailableException", "RequestTimeoutException",
+    ])
+
+    /// Cognito turned the request away before acting on it: safe to send again later.
+    static let throttlingCodes: Set<String> = ["TooManyRequestsException", "LimitExceededException", "ThrottlingException"]
 
     /// What went wrong, in words for a person, without any wording that
     /// depends on which command was running (the callers add that).
@@ -51,7 +53,8 @@ public enum CognitoError: Error, Sendable, Equatable {
         case .transport(let error):
             switch error.kind {
             case .timedOut: return "Cognito did not answer in time (\(error.detail.oneLine()))"
-            case .tls: return "the TLS connection to Cognito failed (\(error.detail.oneLine()))"
+            case .tls:
+                return "the TLS certificate of the Cognito endpoint could not be verified (\(error.detail.oneLine())); if it is signed by a private CA, set AWS_CA_BUNDLE or cog-cred configure --ca-bundle FILE"
             case .connectionFailed, .other: return "cannot reach Cognito (\(error.detail.oneLine()))"
             }
         case .badResponse(let status, let detail):

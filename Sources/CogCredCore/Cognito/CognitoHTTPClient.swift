@@ -15,18 +15,23 @@ public struct CognitoHTTPClient: CognitoClient {
     let clientSecret: String?
     public let timeouts: Timeouts
     public let deadline: Deadline
+    /// A PEM file of CA certificates to trust instead of the system's.
+    let caBundle: String?
     let transport: any HTTPTransport
+    let retryPolicy: RetryPolicy
 
     public init(
         endpoint: String, clientID: String, clientSecret: String? = nil, timeouts: Timeouts, deadline: Deadline,
-        transport: any HTTPTransport = CurlTransport()
+        caBundle: String? = nil, transport: any HTTPTransport = CurlTransport(), retryPolicy: RetryPolicy = RetryPolicy()
     ) {
         self.endpoint = endpoint
         self.clientID = clientID
         self.clientSecret = clientSecret
         self.timeouts = timeouts
         self.deadline = deadline
+        self.caBundle = caBundle
         self.transport = transport
+        self.retryPolicy = retryPolicy
     }
 
     func secretHash(_ username: String?) -> String? {
@@ -148,16 +153,64 @@ public struct CognitoHTTPClient: CognitoClient {
         let _: Empty = try call("GlobalSignOut", AccessTokenRequest(accessToken: accessToken))
     }
 
-    /// POSTs one action and decodes its answer or its error.
+    /// Actions that are safe to send twice: sending one again after a lost
+    /// answer cannot do anything the first did not. The others (SignUp,
+    /// ConfirmSignUp, ChangePassword, challenge responses that spend a
+    /// session...) are retried only when Cognito surely did not act on them.
+    static let idempotentActions: Set<String> = [
+        "InitiateAuth", "GetTokensFromRefreshToken", "RevokeToken", "GlobalSignOut",
+    ]
+
+    /// POSTs one action and decodes its answer or its error, retrying
+    /// temporary failures with exponential backoff and jitter inside the
+    /// command's deadline. Nothing is printed per retry; the last error is
+    /// what the caller reports.
     func call<Request: Encodable, Response: Decodable>(_ action: String, _ body: Request) throws(CognitoError) -> Response {
-        let remaining = deadline.remaining
-        guard remaining > 0.05 else { throw .deadlineExceeded }
         let payload: Data
         do {
             payload = try JSONEncoder().encode(body)
         } catch {
             throw .badResponse(httpStatus: 0, detail: "could not encode the request")
         }
+        var attempt = 0
+        while true {
+            do {
+                return try send(action, payload)
+            } catch {
+                attempt += 1
+                let pause = retryPolicy.pause(afterAttempt: attempt)
+                guard attempt < retryPolicy.maxAttempts, shouldRetry(error, action: action),
+                    deadline.remaining > pause + 0.1
+                else { throw error }
+                retryPolicy.sleep(pause)
+            }
+        }
+    }
+
+    func shouldRetry(_ error: CognitoError, action: String) -> Bool {
+        // An HTML 5xx to an action a service may not offer is its way of
+        // saying so: the caller falls back instead (never retried).
+        if action == "GetTokensFromRefreshToken" && error.isUnsupportedOperation { return false }
+        switch error {
+        case .transport(let failure):
+            // Refused or unresolvable: nothing reached Cognito, safe for any action.
+            if failure.kind == .connectionFailed && failure.nothingSent { return true }
+            return failure.kind != .tls && CognitoHTTPClient.idempotentActions.contains(action)
+        case .service(let code, _, let status):
+            // Throttling rejects the request before it is acted on.
+            if CognitoError.throttlingCodes.contains(code) { return true }
+            return status >= 500 && CognitoHTTPClient.idempotentActions.contains(action)
+        case .badResponse(let status, _):
+            return status >= 500 && CognitoHTTPClient.idempotentActions.contains(action)
+        case .deadlineExceeded:
+            return false
+        }
+    }
+
+    /// One exchange, bounded by what is left of the command's deadline.
+    func send<Response: Decodable>(_ action: String, _ payload: Data) throws(CognitoError) -> Response {
+        let remaining = deadline.remaining
+        guard remaining > 0.05 else { throw .deadlineExceeded }
         // Exactly these two headers and no Authorization header: Cognito (and
         // its emulators) route on them.
         let request = HTTPRequest(
@@ -168,7 +221,8 @@ public struct CognitoHTTPClient: CognitoClient {
             ],
             body: payload,
             connectTimeout: min(timeouts.connect, remaining),
-            totalTimeout: min(timeouts.request, remaining))
+            totalTimeout: min(timeouts.request, remaining),
+            caBundle: caBundle)
         let response: HTTPResponse
         do {
             response = try transport.send(request)

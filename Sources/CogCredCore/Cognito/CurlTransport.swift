@@ -59,6 +59,7 @@ public struct CurlTransport: HTTPTransport {
                 ccurl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, max(1, Int(request.connectTimeout * 1000)))
                 ccurl_setopt_long(handle, CURLOPT_TIMEOUT_MS, max(1, Int(request.totalTimeout * 1000)))
                 ccurl_setopt_pointer(handle, CURLOPT_ERRORBUFFER, errorPointer.baseAddress)
+                if let caBundle = request.caBundle { ccurl_setopt_string(handle, CURLOPT_CAINFO, caBundle) }
                 ccurl_setopt_pointer(handle, CURLOPT_WRITEDATA, context)
                 ccurl_setopt_write_callback(handle, CURLOPT_WRITEFUNCTION) { data, size, count, context in
                     guard let data, let context else { return 0 }
@@ -79,7 +80,9 @@ public struct CurlTransport: HTTPTransport {
             let detail = errorBuffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
             let text = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
             if sink.overflowed { throw TransportError(.other, "the response was larger than \(sink.limit) bytes") }
-            throw TransportError(CurlTransport.kind(of: code), text)
+            // Refused or unresolvable: the request never left this machine.
+            let nothingSent = [CURLE_COULDNT_CONNECT, CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY].contains(code)
+            throw TransportError(CurlTransport.kind(of: code), text, nothingSent: nothingSent)
         }
         var status = 0
         ccurl_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
@@ -94,7 +97,7 @@ public struct CurlTransport: HTTPTransport {
         case CURLE_OPERATION_TIMEDOUT:
             return .timedOut
         case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CACERT_BADFILE,
-            CURLE_SSL_CERTPROBLEM:
+            CURLE_SSL_CERTPROBLEM, CURLE_SSL_ISSUER_ERROR, CURLE_SSL_CRL_BADFILE:
             return .tls
         default:
             return .other

@@ -11,6 +11,8 @@ public enum ConfigError: CogCredFailure, Equatable {
     case invalidValue(String, String)
     /// A new profile needs a setting that was not given.
     case missingSetting(profile: String, setting: String)
+    /// The config file or directory can be changed by someone else.
+    case unsafePermissions(path: String, reason: String)
     /// The profile says its app client has a secret, but the keyring has none.
     case clientSecretMissing(profile: String)
 
@@ -28,6 +30,8 @@ public enum ConfigError: CogCredFailure, Equatable {
             return "invalid \(setting): \(problem)"
         case .missingSetting(let profile, let setting):
             return "profile '\(profile)' is new: --\(setting) is required"
+        case .unsafePermissions(_, let reason):
+            return "refusing to use the config: \(reason)"
         case .clientSecretMissing(let profile):
             return "profile '\(profile)' uses an app client secret, but the Secret Service has none for it; store it with: cog-cred configure\(profileFlag(profile)) --client-secret-stdin"
         }

@@ -88,6 +88,7 @@ public struct ConfigStore: Sendable {
 
     /// The file's profiles; an absent file is an empty configuration.
     public func load() throws(ConfigError) -> ConfigFile {
+        try checkOwnership()
         let data: Data
         switch readFile(path) {
         case .success(let bytes): data = bytes
@@ -95,6 +96,23 @@ public struct ConfigStore: Sendable {
         case .failure(let error): throw .unreadable(path: path, reason: String(cString: strerror(error.code)))
         }
         return try ConfigFile.decode(data, path: path)
+    }
+
+    /// Like ssh with its config: a file (or directory) that another user
+    /// can write could point cog-cred at an endpoint of their choosing, so
+    /// it is refused rather than read.
+    func checkOwnership() throws(ConfigError) {
+        let directory = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
+        for (target, what) in [(path, "file"), (directory, "directory")] where !target.isEmpty {
+            var info = stat()
+            guard stat(target, &info) == 0 else { continue }
+            if info.st_uid != getuid() {
+                throw .unsafePermissions(path: target, reason: "the config \(what) belongs to another user")
+            }
+            if info.st_mode & 0o022 != 0 {
+                throw .unsafePermissions(path: target, reason: "the config \(what) can be written by others; run: chmod go-w \(target)")
+            }
+        }
     }
 
     /// The named profile, or `profileNotFound`.

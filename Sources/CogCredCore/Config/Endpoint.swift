@@ -12,4 +12,11 @@ public enum Endpoint {
         if let url = profile.endpointURL, !url.isEmpty { return url }
         return "https://cognito-idp.\(profile.effectiveRegion).amazonaws.com/"
     }
+
+    /// The CA bundle for HTTPS: AWS_CA_BUNDLE (as the AWS SDKs read it), else
+    /// the profile's, else the system's (nil).
+    public static func caBundle(profile: Profile, environment: [String: String]) -> String? {
+        if let path = environment["AWS_CA_BUNDLE"], !path.isEmpty { return path }
+        return profile.caBundle
+    }
 }

@@ -19,6 +19,9 @@ public struct Profile: Codable, Sendable, Equatable {
     public var clientSecretInKeyring: Bool?
     /// "srp" (default) or "password".
     public var authFlow: String?
+    /// A PEM file of CA certificates for HTTPS to the endpoint (a proxy or
+    /// emulator with a private CA); AWS_CA_BUNDLE overrides it.
+    public var caBundle: String?
     /// URL patterns (`https://git.example.com/`) whose git credentials this profile answers.
     public var gitURLs: [String]?
     /// Registry hosts (`registry.example.com[:port]`) whose docker credentials this profile answers.
@@ -35,6 +38,7 @@ public struct Profile: Codable, Sendable, Equatable {
         case commandTimeout = "command-timeout"
         case clientSecretInKeyring = "client-secret-in-keyring"
         case authFlow = "auth-flow"
+        case caBundle = "ca-bundle"
         case gitURLs = "git-urls"
         case dockerRegistries = "docker-registries"
     }
@@ -85,6 +89,9 @@ public struct Profile: Codable, Sendable, Equatable {
         }
         for host in dockerRegistries ?? [] where host.isEmpty || host.contains("/") || host.contains(where: \.isWhitespace) {
             throw .invalidValue("docker-registry", "'\(host.oneLine(limit: 80))' is not a registry host such as registry.example.com")
+        }
+        if let caBundle, !caBundle.hasPrefix("/") {
+            throw .invalidValue("ca-bundle", "must be an absolute path to a PEM file")
         }
         if let authFlow, AuthFlow(rawValue: authFlow) == nil {
             throw .invalidValue("auth-flow", "must be srp or password")

@@ -75,6 +75,25 @@ public struct SecretServiceStore: TokenStore {
     /// (`dbus-launch --autolaunch`), which hangs or litters headless machines.
     /// Refuse before libsecret is ever called unless a real bus is there.
     func checkSessionBus() throws(SecretServiceError) {
+        try checkBusAddress()
+        if let failure = SecretServiceStore.connection { throw failure }
+    }
+
+    /// Connects once per process and bounds every later D-Bus call to
+    /// `callTimeoutMilliseconds`. libsecret keeps the connection for the
+    /// process's life, so the bound applies to every lookup and store.
+    static let callTimeoutMilliseconds: Int32 = 1500
+    static let connection: SecretServiceError? = {
+        var error: UnsafeMutablePointer<GError>? = nil
+        let service = secret_service_get_sync(SECRET_SERVICE_NONE, nil, &error)
+        if let error { return consume(error, operation: "connect") }
+        guard let service else { return .serviceUnavailable("no answer") }
+        csecret_service_set_timeout(service, callTimeoutMilliseconds)
+        csecret_object_unref(service)
+        return nil
+    }()
+
+    func checkBusAddress() throws(SecretServiceError) {
         if let address = environment["DBUS_SESSION_BUS_ADDRESS"], !address.isEmpty {
             if address.hasPrefix("autolaunch:") { throw .noSessionBus }
             return

@@ -100,7 +100,9 @@ extension TokenManager {
         guard case .authenticated(let result) = outcome else {
             throw AuthError.cognito(.badResponse(httpStatus: 200, detail: "too many challenges"), operation: .signIn)
         }
-        return try save(result, requireRefreshToken: true)
+        // Under the refresh lock, so a refresh running now cannot store the
+        // old session's tokens over the new ones.
+        return try lock.withLock(profile: profileName) { try save(result, requireRefreshToken: true) }
     }
 
     func passwordVerifier(_ srp: SRPClient, userID: String, srpUserID: String, password: String, _ parameters: [String: String]) throws

@@ -27,11 +27,12 @@ public struct TokenManager: Sendable {
     let makeCognito: @Sendable () throws -> any CognitoClient
     let clock: any Clock
     let refreshMemory: any RefreshAPIMemory
+    let lock: any RefreshLock
 
     public init(
         profileName: String, profile: Profile, store: any TokenStore,
         cognito: @escaping @Sendable () throws -> any CognitoClient, clock: any Clock = SystemClock(),
-        refreshMemory: any RefreshAPIMemory = InMemoryRefreshMemory()
+        refreshMemory: any RefreshAPIMemory = InMemoryRefreshMemory(), lock: any RefreshLock = NoRefreshLock()
     ) {
         self.profileName = profileName
         self.profile = profile
@@ -39,13 +40,16 @@ public struct TokenManager: Sendable {
         self.makeCognito = cognito
         self.clock = clock
         self.refreshMemory = refreshMemory
+        self.lock = lock
     }
 
     public init(
         profileName: String, profile: Profile, store: any TokenStore, cognito: any CognitoClient, clock: any Clock = SystemClock(),
-        refreshMemory: any RefreshAPIMemory = InMemoryRefreshMemory()
+        refreshMemory: any RefreshAPIMemory = InMemoryRefreshMemory(), lock: any RefreshLock = NoRefreshLock()
     ) {
-        self.init(profileName: profileName, profile: profile, store: store, cognito: { cognito }, clock: clock, refreshMemory: refreshMemory)
+        self.init(
+            profileName: profileName, profile: profile, store: store, cognito: { cognito }, clock: clock,
+            refreshMemory: refreshMemory, lock: lock)
     }
 
     /// The Cognito client, for account calls made beside the token logic.
@@ -54,38 +58,45 @@ public struct TokenManager: Sendable {
     /// A token with more than the policy's margin of life left, refreshing
     /// (at most once) when the stored one has less.
     public func currentToken(_ choice: TokenChoice, policy: RefreshPolicy = RefreshPolicy()) throws -> IssuedToken {
-        if let stored = try store.read(choice.kind, profile: profileName),
-            let claims = try? JWT.claims(of: stored),
+        // The common case takes no lock: a fresh stored token.
+        if let stored = try usable(choice.kind, policy) { return stored }
+        return try lock.withLock(profile: profileName) {
+            // Another process may have refreshed while we waited for the lock.
+            if let stored = try usable(choice.kind, policy) { return stored }
+            let result = try refreshHoldingLock()
+            let fresh = choice == .access ? result.access : result.id
+            guard let fresh else { throw AuthError.malformedToken(choice.kind) }
+            // A token whose whole life is shorter than the margin is still handed
+            // out after one refresh, as long as it has not expired.
+            guard let exp = fresh.claims.exp, exp > clock.now() else {
+                throw AuthError.freshTokenExpired(choice.kind)
+            }
+            return fresh
+        }
+    }
+
+    /// The stored token of `kind` if it has more than the policy's margin left.
+    func usable(_ kind: SecretKind, _ policy: RefreshPolicy) throws -> IssuedToken? {
+        guard let stored = try store.read(kind, profile: profileName), let claims = try? JWT.claims(of: stored),
             policy.isUsable(claims, now: clock.now())
-        {
-            return IssuedToken(value: stored, claims: claims)
-        }
-        let result = try refresh()
-        let fresh = choice == .access ? result.access : result.id
-        guard let fresh else { throw AuthError.malformedToken(choice.kind) }
-        // A token whose whole life is shorter than the margin is still handed
-        // out after one refresh, as long as it has not expired.
-        guard let exp = fresh.claims.exp, exp > clock.now() else {
-            throw AuthError.freshTokenExpired(choice.kind)
-        }
-        return fresh
+        else { return nil }
+        return IssuedToken(value: stored, claims: claims)
     }
 
     /// The access token and the ID token, both with more than the margin
     /// left, after at most one refresh: what `exec` hands a command.
     public func currentTokens(policy: RefreshPolicy = RefreshPolicy()) throws -> RefreshedTokens {
-        func usable(_ kind: SecretKind) throws -> IssuedToken? {
-            guard let stored = try store.read(kind, profile: profileName), let claims = try? JWT.claims(of: stored),
-                policy.isUsable(claims, now: clock.now())
-            else { return nil }
-            return IssuedToken(value: stored, claims: claims)
-        }
-        if let access = try usable(.access), let id = try usable(.id) {
+        if let access = try usable(.access, policy), let id = try usable(.id, policy) {
             return RefreshedTokens(access: access, id: id)
         }
-        let fresh = try refresh()
-        guard let exp = fresh.access.claims.exp, exp > clock.now() else { throw AuthError.freshTokenExpired(.access) }
-        return fresh
+        return try lock.withLock(profile: profileName) {
+            if let access = try usable(.access, policy), let id = try usable(.id, policy) {
+                return RefreshedTokens(access: access, id: id)
+            }
+            let fresh = try refreshHoldingLock()
+            guard let exp = fresh.access.claims.exp, exp > clock.now() else { throw AuthError.freshTokenExpired(.access) }
+            return fresh
+        }
     }
 
     /// The tokens a refresh stored.
@@ -102,6 +113,10 @@ public struct TokenManager: Sendable {
     /// are left exactly as they were.
     @discardableResult
     public func refresh() throws -> RefreshedTokens {
+        try lock.withLock(profile: profileName) { try refreshHoldingLock() }
+    }
+
+    func refreshHoldingLock() throws -> RefreshedTokens {
         guard let refreshToken = try store.read(.refresh, profile: profileName), !refreshToken.isEmpty else {
             throw AuthError.notSignedIn(profile: profileName)
         }

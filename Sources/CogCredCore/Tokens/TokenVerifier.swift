@@ -19,11 +19,13 @@ public struct TokenVerifier: Sendable {
     let transport: any HTTPTransport
     let timeouts: Timeouts
     let deadline: Deadline
+    let caBundle: String?
 
-    public init(transport: any HTTPTransport = CurlTransport(), timeouts: Timeouts, deadline: Deadline) {
+    public init(transport: any HTTPTransport = CurlTransport(), timeouts: Timeouts, deadline: Deadline, caBundle: String? = nil) {
         self.transport = transport
         self.timeouts = timeouts
         self.deadline = deadline
+        self.caBundle = caBundle
     }
 
     /// Where a pool publishes its keys, and the issuers its tokens may name.
@@ -52,7 +54,8 @@ public struct TokenVerifier: Sendable {
             response = try transport.send(
                 HTTPRequest(
                     method: "GET", url: url, headers: [("Accept", "application/json")], body: Data(),
-                    connectTimeout: min(timeouts.connect, remaining), totalTimeout: min(timeouts.request, remaining)))
+                    connectTimeout: min(timeouts.connect, remaining), totalTimeout: min(timeouts.request, remaining),
+                    caBundle: caBundle))
         } catch {
             throw .transport(error)
         }

@@ -1,6 +1,10 @@
 import ArgumentParser
 import CogCredCore
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 struct Configure: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Create or update a profile: which user pool and app client to use.",
@@ -38,6 +42,9 @@ struct Configure: ParsableCommand {
 
     @Option(help: ArgumentHelp("How sign-in proves the password: srp (default; never sent) or password.", valueName: "flow"))
     var authFlow: String?
+
+    @Option(help: ArgumentHelp("A PEM file of CA certificates for HTTPS to the endpoint (AWS_CA_BUNDLE overrides it).", valueName: "file"))
+    var caBundle: String?
 
     @Option(name: .customLong("git-url"), help: ArgumentHelp("A URL whose git credentials this profile answers, such as https://git.example.com/ (repeatable; replaces the list; \"\" clears it).", valueName: "url"))
     var gitURLs: [String] = []
@@ -80,6 +87,12 @@ struct Configure: ParsableCommand {
         if let requestTimeout { profile.requestTimeout = requestTimeout }
         if let commandTimeout { profile.commandTimeout = commandTimeout }
         if let authFlow { profile.authFlow = authFlow.isEmpty ? nil : authFlow }
+        if let caBundle {
+            if !caBundle.isEmpty && access(caBundle, R_OK) != 0 {
+                throw ValidationError("--ca-bundle: cannot read \(caBundle)")
+            }
+            profile.caBundle = caBundle.isEmpty ? nil : caBundle
+        }
         if !gitURLs.isEmpty {
             let urls = gitURLs.filter { !$0.isEmpty }
             profile.gitURLs = urls.isEmpty ? nil : urls

@@ -47,7 +47,9 @@ struct Status: ParsableCommand {
 
     func verification(_ wiring: Wiring, _ manager: TokenManager) throws -> [(String, [VerificationCheck])] {
         let profile = manager.profile
-        let verifier = TokenVerifier(timeouts: profile.timeouts, deadline: wiring.deadline(profile))
+        let verifier = TokenVerifier(
+            timeouts: profile.timeouts, deadline: wiring.deadline(profile),
+            caBundle: Endpoint.caBundle(profile: profile, environment: wiring.environment))
         let pool = TokenVerifier.poolKeys(endpoint: try wiring.endpoint(profile), profile: profile)
         let keys: [JSONWebKey]
         do {
