@@ -36,11 +36,59 @@ static inline void csecret_object_unref(gpointer object) {
     g_object_unref(object);
 }
 
-/// Bounds every D-Bus call libsecret makes through the shared SecretService
-/// proxy (GLib's default is 25 s), so a hung keyring daemon fails a command
-/// quickly instead of stalling it.
-static inline void csecret_service_set_timeout(SecretService *service, gint milliseconds) {
-    g_dbus_proxy_set_default_timeout(G_DBUS_PROXY(service), milliseconds);
+/// A watchdog that cancels a GCancellable when a deadline passes, so that
+/// libsecret's synchronous calls (which wait up to GLib's 25 s default for a
+/// D-Bus answer, and longer for a stuck proxy set-up) fail fast when the
+/// keyring daemon hangs. One short-lived thread per guarded call.
+typedef struct {
+    GMutex lock;
+    GCond cond;
+    gboolean done;
+    gint64 deadline;
+    GCancellable *cancellable;
+    GThread *thread;
+} CSecretWatchdog;
+
+static inline gpointer csecret_watchdog_run(gpointer data) {
+    CSecretWatchdog *w = data;
+    g_mutex_lock(&w->lock);
+    while (!w->done) {
+        if (!g_cond_wait_until(&w->cond, &w->lock, w->deadline)) {
+            if (!w->done) g_cancellable_cancel(w->cancellable);
+            break;
+        }
+    }
+    g_mutex_unlock(&w->lock);
+    return NULL;
+}
+
+static inline CSecretWatchdog *csecret_watchdog_start(gint milliseconds) {
+    CSecretWatchdog *w = g_new0(CSecretWatchdog, 1);
+    g_mutex_init(&w->lock);
+    g_cond_init(&w->cond);
+    w->cancellable = g_cancellable_new();
+    w->deadline = g_get_monotonic_time() + (gint64)milliseconds * 1000;
+    w->thread = g_thread_new("cog-cred-watchdog", csecret_watchdog_run, w);
+    return w;
+}
+
+static inline GCancellable *csecret_watchdog_cancellable(CSecretWatchdog *w) {
+    return w->cancellable;
+}
+
+/// Stops the watchdog; returns TRUE when it had fired (the call was cancelled).
+static inline gboolean csecret_watchdog_stop(CSecretWatchdog *w) {
+    g_mutex_lock(&w->lock);
+    w->done = TRUE;
+    g_cond_signal(&w->cond);
+    g_mutex_unlock(&w->lock);
+    g_thread_join(w->thread);
+    gboolean fired = g_cancellable_is_cancelled(w->cancellable);
+    g_object_unref(w->cancellable);
+    g_mutex_clear(&w->lock);
+    g_cond_clear(&w->cond);
+    g_free(w);
+    return fired;
 }
 
 static inline const char *csecret_error_domain(const GError *error) {

@@ -9,6 +9,8 @@ public enum SecretServiceError: CogCredFailure, Equatable {
     case noDefaultCollection
     /// The default collection exists but is locked.
     case locked
+    /// The Secret Service did not answer in time (a hung keyring daemon).
+    case notResponding(seconds: Double)
     /// Any other failure, with libsecret's GError domain, code and message.
     case failed(operation: String, domain: String, code: Int32, detail: String)
 
@@ -24,6 +26,8 @@ public enum SecretServiceError: CogCredFailure, Equatable {
             return "the Secret Service has no default keyring; create one in your keyring manager (for gnome-keyring: unlock it once with `gnome-keyring-daemon --unlock`)"
         case .locked:
             return "the keyring is locked; unlock it (log in to the desktop, open your keyring manager, or pipe the password to `gnome-keyring-daemon --unlock`) and try again"
+        case .notResponding(let seconds):
+            return "the Secret Service did not answer within \(seconds) s; the keyring daemon may be stuck: restart it (for gnome-keyring: gnome-keyring-daemon --replace)"
         case .failed(let operation, let domain, let code, let detail):
             return "the Secret Service failed to \(operation) (\(domain) \(code): \(detail.oneLine()))"
         }

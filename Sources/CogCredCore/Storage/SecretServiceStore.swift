@@ -25,7 +25,7 @@ public struct SecretServiceStore: TokenStore {
         let attributes = SecretServiceStore.attributes(kind, profile)
         defer { csecret_hash_table_unref(attributes) }
         var error: UnsafeMutablePointer<GError>? = nil
-        let value = secret_password_lookupv_sync(SecretServiceStore.schema, attributes, nil, &error)
+        let value = SecretServiceStore.guarded { secret_password_lookupv_sync(SecretServiceStore.schema, attributes, $0, &error) }
         if let error { throw SecretServiceStore.consume(error, operation: "read the \(kind.displayName)") }
         guard let value else {
             // libsecret answers a locked collection with "nothing", exactly as
@@ -46,8 +46,9 @@ public struct SecretServiceStore: TokenStore {
         let label = "cog-cred \(kind.displayName) (\(profile)\(who))"
         var error: UnsafeMutablePointer<GError>? = nil
         // Same attributes: the Secret Service replaces the existing item in place.
-        let stored = secret_password_storev_sync(
-            SecretServiceStore.schema, attributes, SECRET_COLLECTION_DEFAULT, label, secret, nil, &error)
+        let stored = SecretServiceStore.guarded {
+            secret_password_storev_sync(SecretServiceStore.schema, attributes, SECRET_COLLECTION_DEFAULT, label, secret, $0, &error)
+        }
         if let error { throw SecretServiceStore.consume(error, operation: "store the \(kind.displayName)") }
         if stored == 0 {
             throw .failed(operation: "store the \(kind.displayName)", domain: "libsecret", code: 0, detail: "no reason given")
@@ -60,7 +61,7 @@ public struct SecretServiceStore: TokenStore {
         let attributes = SecretServiceStore.attributes(kind, profile)
         defer { csecret_hash_table_unref(attributes) }
         var error: UnsafeMutablePointer<GError>? = nil
-        let removed = secret_password_clearv_sync(SecretServiceStore.schema, attributes, nil, &error)
+        let removed = SecretServiceStore.guarded { secret_password_clearv_sync(SecretServiceStore.schema, attributes, $0, &error) }
         if let error { throw SecretServiceStore.consume(error, operation: "delete the \(kind.displayName)") }
         if removed == 0 {
             // Nothing deleted: either there was nothing, or the collection is locked.
@@ -79,19 +80,28 @@ public struct SecretServiceStore: TokenStore {
         if let failure = SecretServiceStore.connection { throw failure }
     }
 
-    /// Connects once per process and bounds every later D-Bus call to
-    /// `callTimeoutMilliseconds`. libsecret keeps the connection for the
-    /// process's life, so the bound applies to every lookup and store.
-    static let callTimeoutMilliseconds: Int32 = 1500
+    /// Connects once per process (libsecret keeps the connection).
     static let connection: SecretServiceError? = {
         var error: UnsafeMutablePointer<GError>? = nil
-        let service = secret_service_get_sync(SECRET_SERVICE_NONE, nil, &error)
+        let service = guarded { cancellable in secret_service_get_sync(SECRET_SERVICE_NONE, cancellable, &error) }
         if let error { return consume(error, operation: "connect") }
         guard let service else { return .serviceUnavailable("no answer") }
-        csecret_service_set_timeout(service, callTimeoutMilliseconds)
         csecret_object_unref(service)
         return nil
     }()
+
+    /// How long one call to the Secret Service may take before it is given
+    /// up: a hung keyring daemon must fail a command, not stall it.
+    static let callTimeoutMilliseconds: Int32 = 1500
+
+    /// Runs a libsecret call with a cancellable that a watchdog cancels
+    /// after `callTimeoutMilliseconds`; the call then fails with
+    /// G_IO_ERROR_CANCELLED, which `consume` reports as a timeout.
+    static func guarded<T>(_ call: (UnsafeMutablePointer<GCancellable>?) -> T) -> T {
+        let watchdog = csecret_watchdog_start(callTimeoutMilliseconds)
+        defer { csecret_watchdog_stop(watchdog) }
+        return call(csecret_watchdog_cancellable(watchdog))
+    }
 
     func checkBusAddress() throws(SecretServiceError) {
         if let address = environment["DBUS_SESSION_BUS_ADDRESS"], !address.isEmpty {
@@ -113,11 +123,13 @@ public struct SecretServiceStore: TokenStore {
     /// lookup found nothing.
     func checkDefaultCollectionUnlocked() throws(SecretServiceError) {
         var error: UnsafeMutablePointer<GError>? = nil
-        let service = secret_service_get_sync(SECRET_SERVICE_NONE, nil, &error)
+        let service = SecretServiceStore.guarded { secret_service_get_sync(SECRET_SERVICE_NONE, $0, &error) }
         if let error { throw SecretServiceStore.consume(error, operation: "connect") }
         guard let service else { throw .serviceUnavailable("no answer") }
         defer { csecret_object_unref(service) }
-        let collection = secret_collection_for_alias_sync(service, SECRET_COLLECTION_DEFAULT, SECRET_COLLECTION_NONE, nil, &error)
+        let collection = SecretServiceStore.guarded {
+            secret_collection_for_alias_sync(service, SECRET_COLLECTION_DEFAULT, SECRET_COLLECTION_NONE, $0, &error)
+        }
         if let error { throw SecretServiceStore.consume(error, operation: "open the default collection") }
         guard let collection else { throw .noDefaultCollection }
         defer { csecret_object_unref(collection) }
@@ -151,6 +163,8 @@ public struct SecretServiceStore: TokenStore {
         let code = error.pointee.code
         let detail = error.pointee.message.map { String(cString: $0) } ?? ""
         switch (domain, code) {
+        case ("g-io-error-quark", 19):  // G_IO_ERROR_CANCELLED: our watchdog fired
+            return .notResponding(seconds: Double(callTimeoutMilliseconds) / 1000)
         case ("secret-error-quark", 2):  // SECRET_ERROR_IS_LOCKED
             return .locked
         case ("g-dbus-error-quark", 2), ("g-dbus-error-quark", 3):  // SERVICE_UNKNOWN, NAME_HAS_NO_OWNER

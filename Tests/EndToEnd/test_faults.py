@@ -1,0 +1,365 @@
+"""Faults: the network, the service, the keyring, concurrency and crashes.
+
+Cognito faults come from fault_server.py, a proxy in front of the project's
+Cognito test double that answers chosen requests with a chosen fault (a delay
+past the timeout, a refused or reset connection, an HTML 500, a 503,
+throttling, a truncated or non-JSON body, an error type nobody knows). For
+each, every command that talks to Cognito must give its documented exit code
+and one line, and leave the stored items byte for byte as they were.
+"""
+import json
+import os
+import random
+import signal
+import subprocess
+import time
+import urllib.request
+
+import pytest
+
+import fault_server
+from test_core import all_stored, claims, stored
+
+PASSWORD = "Fault-Password-1"
+NEW_PASSWORD = "Fault-Password-2"
+USER = "faye@example.com"
+
+
+@pytest.fixture(scope="module")
+def proxy(double_server):
+    server, url, _ = fault_server.start_fault_server(double_server.url)
+    server.url = url
+    yield server
+    server.shutdown()
+    server.server_close()
+
+
+def plan(proxy, *faults):
+    body = json.dumps({"faults": list(faults)}).encode()
+    urllib.request.urlopen(urllib.request.Request(proxy.url + "_fault/plan", data=body), timeout=10).read()
+
+
+def fault_log(proxy):
+    with urllib.request.urlopen(proxy.url + "_fault/log", timeout=10) as r:
+        return json.loads(r.read())
+
+
+@pytest.fixture
+def session(cog, double, proxy, bus):
+    """Signed in through the proxy, with short timeouts so faults cost little time."""
+    plan(proxy)
+    double.add_user(USER, PASSWORD)
+    cog.ok("configure", "--user-pool-id", "us-east-1_double", "--client-id", "doubleclient",
+           "--endpoint-url", proxy.url, "--username", USER,
+           "--connect-timeout", "1", "--request-timeout", "1", "--command-timeout", "4")
+    cog.remember_secret(PASSWORD, NEW_PASSWORD)
+    cog.ok("sign-in", "--password-stdin", input=PASSWORD + "\n")
+    cog.remember_secret(*all_stored(bus).values())
+    return double
+
+
+# Every command that talks to Cognito, with what it needs on stdin. Those
+# that refresh first get an expired token so they must talk to Cognito.
+COMMANDS = {
+    "sign-in": (["sign-in", "--password-stdin"], PASSWORD + "\n", False),
+    "token": (["token"], None, True),
+    "get-header": (["get-header"], None, True),
+    "refresh": (["refresh"], None, False),
+    "exec": (["exec", "--", "true"], None, True),
+    "kubectl-credential": (["kubectl-credential"], None, True),
+    "git-credential": (["git-credential", "--profile", "default", "get"], "protocol=https\nhost=h\n\n", True),
+    "sign-up": (["sign-up", "--username", "new@example.com", "--password-stdin"], PASSWORD + "\n", False),
+    "confirm-sign-up": (["confirm-sign-up", "--code", "123456"], None, False),
+    "resend-code": (["resend-code"], None, False),
+    "forgot-password": (["forgot-password"], None, False),
+    "confirm-forgot-password": (["confirm-forgot-password", "--code", "123456", "--password-stdin"],
+                                NEW_PASSWORD + "\n", False),
+    "change-password": (["change-password", "--password-stdin"], f"{PASSWORD}\n{NEW_PASSWORD}\n", False),
+}
+
+FAULTS = {
+    "delay": ({"mode": "delay", "seconds": 5}, 75, "did not answer in time"),
+    "refuse": ({"mode": "refuse"}, 75, "cannot reach Cognito"),
+    "reset_mid_body": ({"mode": "reset_mid_body"}, 75, "cannot reach Cognito"),
+    "html_500": ({"mode": "html_500"}, 75, "HTTP 500"),
+    "status_503": ({"mode": "status_503"}, 75, "HTTP 503"),
+    "throttle": ({"mode": "throttle"}, 75, "TooManyRequestsException"),
+    "truncated_json": ({"mode": "truncated_json"}, 75, "cannot be read"),
+    "not_json": ({"mode": "not_json"}, 75, "cannot be read"),
+    "unknown_error_type": ({"mode": "unknown_error_type"}, 1, "BrandNewException: Something new"),
+}
+
+
+def expire_tokens(cog, session, bus):
+    """Replace the stored access and ID tokens with expired ones (refresh token kept)."""
+    session.configure(issued_at_offset=-7200)
+    cog.ok("refresh")
+    session.configure(issued_at_offset=0)
+
+
+@pytest.mark.parametrize("fault", FAULTS)
+@pytest.mark.parametrize("command", COMMANDS)
+def test_every_command_under_every_fault(cog, bus, session, proxy, command, fault):
+    args, stdin, needs_refresh = COMMANDS[command]
+    spec, code, phrase = FAULTS[fault]
+    if needs_refresh:
+        expire_tokens(cog, session, bus)
+    before = all_stored(bus)
+    plan(proxy, {**spec, "times": -1})
+    result = cog.run(*args, input=stdin, timeout=60)
+    plan(proxy)
+    assert result.returncode == code, (command, fault, result.stderr)
+    assert result.stderr.count("\n") == 1, result.stderr
+    assert phrase in result.stderr, result.stderr
+    assert result.stdout == ""
+    assert all_stored(bus) == before
+
+
+def test_offline_sign_out_deletes_locally_and_exits_75(cog, bus, session, proxy):
+    plan(proxy, {"mode": "refuse", "times": -1})
+    result = cog.run("sign-out")
+    plan(proxy)
+    assert result.returncode == 75 and result.stderr.count("\n") == 1
+    assert all_stored(bus) == {"access": None, "id": None, "refresh": None}
+
+
+def test_retries_are_quiet_and_bounded_by_the_deadline(cog, bus, session, proxy):
+    expire_tokens(cog, session, bus)
+    plan(proxy, {"mode": "status_503", "times": 2})
+    result = cog.ok("token")
+    assert result.stderr == ""
+    log = [entry["mode_applied"] for entry in fault_log(proxy)]
+    assert log[-3:] == ["status_503", "status_503", "forward"] or log[-4:-1].count("status_503") == 2
+
+
+def test_https_with_a_private_ca(cog, bus, double_server, tmp_path):
+    server, url, ca = fault_server.start_fault_server(double_server.url, tls=True, ca_out=str(tmp_path / "ca.pem"))
+    try:
+        Double = __import__("conftest").Double
+        double = Double(double_server.url)
+        double.reset()
+        double.add_user(USER, PASSWORD)
+        cog.remember_secret(PASSWORD)
+        cog.ok("configure", "--user-pool-id", "us-east-1_double", "--client-id", "doubleclient",
+               "--endpoint-url", url, "--username", USER)
+        untrusted = cog.run("sign-in", "--password-stdin", input=PASSWORD + "\n")
+        assert untrusted.returncode == 75
+        assert "certificate" in untrusted.stderr and "AWS_CA_BUNDLE" in untrusted.stderr
+        cog.ok("sign-in", "--password-stdin", input=PASSWORD + "\n", env={"AWS_CA_BUNDLE": ca})
+        cog.ok("configure", "--ca-bundle", ca)
+        cog.ok("refresh")
+        assert json.loads(cog.config_file.read_text())["profiles"]["default"]["ca-bundle"] == ca
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+# --- many callers at once ---------------------------------------------------------------
+
+def test_64_concurrent_callers_on_an_expired_token_make_one_refresh(cog, bus, session, proxy):
+    expire_tokens(cog, session, bus)
+    refreshes = session.calls("GetTokensFromRefreshToken")
+    # Hold the refresh (inside the 1 s request timeout), so the callers pile up on the lock.
+    plan(proxy, {"mode": "delay", "seconds": 0.6, "actions": ["GetTokensFromRefreshToken"]})
+    env = {**cog.env}
+    procs = [subprocess.Popen([cog.binary, "token"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+             for _ in range(64)]
+    results = [(p.wait(timeout=120), p.stdout.read(), p.stderr.read()) for p in procs]
+    plan(proxy)
+    assert [r[0] for r in results] == [0] * 64, [r[2] for r in results if r[0]]
+    printed = {r[1] for r in results}
+    assert len(printed) == 1
+    token = printed.pop().strip()
+    assert token == stored(bus, "access")
+    assert claims(token)["exp"] > time.time()
+    assert session.calls("GetTokensFromRefreshToken") == refreshes + 1
+
+
+def test_concurrent_callers_with_rotation_never_lose_the_session(cog, bus, session, proxy):
+    session.configure(rotate_refresh_tokens=True, reuse_detection=True)
+    expire_tokens(cog, session, bus)
+    procs = [subprocess.Popen([cog.binary, "token", "--min-ttl", "4000"], env=cog.env, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True) for _ in range(16)]
+    codes = [p.wait(timeout=120) for p in procs]
+    assert codes == [0] * 16, [p.stderr.read() for p in procs]
+    cog.ok("refresh")  # the stored refresh token is the live one
+
+
+# --- kill -9 --------------------------------------------------------------------------------
+
+def killed_midway(cog, args, stdin, delay):
+    proc = subprocess.Popen([cog.binary, *args], env=cog.env, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    if stdin:
+        proc.stdin.write(stdin.encode())
+    proc.stdin.close()
+    time.sleep(delay)  # a random moment: the point is that any moment must be safe
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=30)
+
+
+def test_kill_9_during_refresh_100_times(cog, bus, session, proxy):
+    session.configure(rotate_refresh_tokens=True)
+    rng = random.Random(6)
+    # Stretch each refresh so the kills land inside it as often as around it.
+    plan(proxy, {"mode": "delay", "seconds": 0.03, "times": -1, "actions": ["GetTokensFromRefreshToken"]})
+    for trial in range(100):
+        killed_midway(cog, ["refresh"], None, rng.uniform(0, 0.12))
+        token = cog.run("token", timeout=30)
+        assert token.returncode == 0, (trial, token.stderr)
+        again = cog.run("refresh", timeout=30)
+        assert again.returncode == 0, (trial, again.stderr)
+    plan(proxy)
+
+
+def test_kill_9_during_first_sign_in_100_times(cog, bus, session, proxy):
+    rng = random.Random(9)
+    plan(proxy, {"mode": "delay", "seconds": 0.02, "times": -1})
+    for trial in range(100):
+        cog.ok("sign-out", "--local")
+        killed_midway(cog, ["sign-in", "--password-stdin"], PASSWORD + "\n", rng.uniform(0, 0.15))
+        token = cog.run("token", timeout=30)
+        if token.returncode != 0:
+            # Interrupted before anything usable was stored: a clean "not signed in".
+            assert token.returncode == 77 and "not signed in" in token.stderr, (trial, token.stderr)
+        else:
+            assert cog.run("refresh", timeout=30).returncode == 0, trial
+    plan(proxy)
+    cog.ok("sign-in", "--password-stdin", input=PASSWORD + "\n")
+
+
+# --- the keyring going away ---------------------------------------------------------------------
+
+def test_a_keyring_daemon_killed_mid_command(cog, bus, session, proxy):
+    expire_tokens(cog, session, bus)
+    refresh_token = stored(bus, "refresh")
+    plan(proxy, {"mode": "delay", "seconds": 0.8, "actions": ["GetTokensFromRefreshToken"]})
+    proc = subprocess.Popen([cog.binary, "token"], env=cog.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    try:
+        # Wait until the refresh request is in flight (the keyring has been read).
+        for _ in range(200):
+            if any(e["action"] == "GetTokensFromRefreshToken" for e in fault_log(proxy)[-3:]):
+                break
+            time.sleep(0.01)
+        bus.keyring.kill()
+        bus.keyring.wait(timeout=10)
+        code = proc.wait(timeout=20)
+        assert code == 69, proc.stderr.read()
+        assert proc.stdout.read() == ""
+    finally:
+        plan(proxy)
+        bus.start_keyring()
+    assert stored(bus, "refresh") == refresh_token
+
+
+def test_a_hung_keyring_daemon_fails_fast_instead_of_hanging(cog, bus, session):
+    bus.keyring.send_signal(signal.SIGSTOP)
+    try:
+        started = time.monotonic()
+        result = cog.run("token", timeout=20)  # GLib's own default would wait 25 s per call
+        elapsed = time.monotonic() - started
+        assert result.returncode == 69, result.stderr
+        assert "Secret Service" in result.stderr
+    finally:
+        bus.keyring.send_signal(signal.SIGCONT)
+    assert elapsed < 20
+
+
+# --- secret hygiene -----------------------------------------------------------------------------------
+
+CLIENT_SECRET = "hygiene-client-secret-5f2b8c"
+
+
+def files_under(*roots):
+    for root in roots:
+        for directory, _, names in os.walk(root):
+            for name in names:
+                path = os.path.join(directory, name)
+                if os.path.isfile(path) and not os.path.islink(path):
+                    yield path
+
+
+def test_secrets_never_reach_files_stderr_or_a_childs_argv(cog, bus, double, proxy, tmp_path):
+    plan(proxy)
+    double.configure(client_secret=CLIENT_SECRET, username_attributes=None)
+    double.add_user(USER, PASSWORD)
+    state = tmp_path / "state"
+    cog.env["XDG_STATE_HOME"] = str(state)
+    fake_bin = tmp_path / "fakebin"
+    fake_bin.mkdir()
+    argv_log = tmp_path / "qrencode-argv"
+    (fake_bin / "qrencode").write_text(f'#!/bin/sh\nprintf "%s\\n" "$@" >> {argv_log}\ncat > /dev/null\n')
+    (fake_bin / "qrencode").chmod(0o755)
+    cog.env["PATH"] = f"{fake_bin}:{cog.env['PATH']}"
+    cog.remember_secret(PASSWORD, NEW_PASSWORD, CLIENT_SECRET)
+
+    cog.ok("configure", "--user-pool-id", "us-east-1_double", "--client-id", "doubleclient",
+           "--endpoint-url", proxy.url, "--username", USER, "--client-secret-stdin", input=CLIENT_SECRET + "\n")
+    # Failures and successes of every kind, all checked for leaks by cog.run.
+    cog.run("sign-in", "--password-stdin", input="Wrong-Password-1\n")
+    cog.ok("sign-in", "--password-stdin", input=PASSWORD + "\n")
+    secrets = [PASSWORD, NEW_PASSWORD, CLIENT_SECRET, *[v for v in all_stored(bus).values() if v]]
+    cog.remember_secret(*secrets)
+    for args, stdin in [(["token"], None), (["get-header"], None), (["refresh"], None), (["status", "--json"], None),
+                        (["status", "--verify"], None), (["token", "--format", "env"], None),
+                        (["exec", "--", "true"], None), (["kubectl-credential"], None),
+                        (["change-password", "--password-stdin"], f"{PASSWORD}\n{NEW_PASSWORD}\n"),
+                        (["forgot-password"], None), (["confirm-sign-up", "--code", "12345"], None),
+                        (["git-credential", "--profile", "default", "get"], "protocol=https\nhost=h\n\n")]:
+        cog.run(*args, input=stdin)
+    plan(proxy, {"mode": "html_500", "times": -1})
+    cog.run("refresh")
+    plan(proxy)
+    # The set-up of an authenticator hands the otpauth URI (a secret) to qrencode:
+    # on stdin, never as an argument.
+    double.admin("users", {"username": USER, "password": NEW_PASSWORD, "mfa": "setup"})
+    pexpect = pytest.importorskip("pexpect")
+    child = pexpect.spawn(cog.binary, ["sign-in", "--password-stdin"], env=cog.env, encoding="utf-8", timeout=30)
+    child.sendline(NEW_PASSWORD)
+    child.expect("Enter the code the app shows: ")
+    child.sendintr()
+    child.expect(pexpect.EOF)
+    child.close()
+    assert argv_log.exists(), "qrencode was not run"
+    assert "otpauth" not in argv_log.read_text()
+
+    config_root = tmp_path / "config"
+    runtime = bus.env["XDG_RUNTIME_DIR"]
+    for path in files_under(config_root, state, cog.home, runtime):
+        try:
+            content = open(path, "rb").read()
+        except OSError:
+            continue
+        for secret in secrets:
+            assert secret.encode() not in content, f"a secret is in {path}"
+    # The keyring's own file holds them encrypted, never in the clear.
+    for path in files_under(os.path.join(bus.env["XDG_DATA_HOME"], "keyrings")):
+        content = open(path, "rb").read()
+        for secret in secrets:
+            assert secret.encode() not in content
+
+
+def test_no_core_dumps_and_private_files(cog, bus, signed_in, tmp_path):
+    pexpect = pytest.importorskip("pexpect")
+    child = pexpect.spawn(cog.binary, ["sign-in"], env=cog.env, encoding="utf-8", timeout=30)
+    child.expect("Password for")
+    limits = open(f"/proc/{child.pid}/limits").read()
+    child.sendintr()
+    child.expect(pexpect.EOF)
+    core = [line for line in limits.splitlines() if line.startswith("Max core file size")][0]
+    assert core.split()[4:6] == ["0", "0"], core
+    assert oct(os.stat(cog.config_file).st_mode & 0o777) == "0o600"
+    assert oct(os.stat(cog.config_file.parent).st_mode & 0o777) == "0o700"
+    lock_dir = os.path.join(bus.env["XDG_RUNTIME_DIR"], "cog-cred")
+    cog.ok("refresh")
+    assert oct(os.stat(lock_dir).st_mode & 0o777) == "0o700"
+
+
+def test_a_config_others_can_write_is_refused(cog, signed_in):
+    os.chmod(cog.config_file, 0o666)
+    result = cog.run("token")
+    assert result.returncode == 78
+    assert "can be written by others" in result.stderr
+    os.chmod(cog.config_file, 0o600)
+    cog.ok("token")
