@@ -110,6 +110,18 @@ class Bus:
                 p.kill()
 
 
+def bus_config_without_activation(path):
+    """A session bus that starts nothing on demand: no service directories.
+    With it, a killed keyring daemon stays gone instead of being restarted
+    (locked) by D-Bus activation, and "no Secret Service at all" can be shown."""
+    path.write_text("""<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig><type>session</type><listen>unix:tmpdir=/tmp</listen>
+<policy context="default"><allow send_destination="*" eavesdrop="true"/><allow eavesdrop="true"/><allow own="*"/></policy>
+</busconfig>""")
+    return path
+
+
 @pytest.fixture(scope="session")
 def bus(tmp_path_factory):
     b = Bus(tmp_path_factory.mktemp("bus"))

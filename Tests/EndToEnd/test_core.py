@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import Bus, boto_client
+from conftest import Bus, boto_client, bus_config_without_activation
 
 
 def claims(jwt):
@@ -323,12 +323,7 @@ def test_without_a_session_bus_exits_69_and_never_autolaunches(cog, signed_in, t
 def test_a_bus_without_a_secret_service_exits_69(cog, signed_in, tmp_path):
     # A session bus with no service activation directories: nothing can
     # provide org.freedesktop.secrets.
-    config = tmp_path / "bus.conf"
-    config.write_text("""<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig><type>session</type><listen>unix:tmpdir=/tmp</listen>
-<policy context="default"><allow send_destination="*" eavesdrop="true"/><allow eavesdrop="true"/><allow own="*"/></policy>
-</busconfig>""")
+    config = bus_config_without_activation(tmp_path / "bus.conf")
     lonely = Bus(tmp_path / "lonely", secrets=False, config_file=config)
     try:
         result = cog.run("token", env=lonely.env, timeout=30)
