@@ -52,3 +52,17 @@ let package = Package(
         ),
     ]
 )
+
+// libFuzzer targets, one per parser of untrusted input. Only declared when
+// asked for (scripts/fuzz sets COG_CRED_FUZZ), because they link against
+// libFuzzer and build with -sanitize=fuzzer.
+if Context.environment["COG_CRED_FUZZ"] != nil {
+    package.targets.append(.target(name: "CFuzzer", path: "Tests/Fuzz/CFuzzer"))
+    for (product, target) in [
+        ("fuzz-git-credential", "FuzzGitCredential"), ("fuzz-jwt", "FuzzJWT"),
+        ("fuzz-cognito-response", "FuzzCognitoResponse"), ("fuzz-config", "FuzzConfig"),
+    ] {
+        package.targets.append(.executableTarget(name: target, dependencies: ["CogCredCore", "CFuzzer"], path: "Tests/Fuzz/\(target)"))
+        package.products.append(.executable(name: product, targets: [target]))
+    }
+}

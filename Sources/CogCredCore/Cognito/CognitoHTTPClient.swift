@@ -232,6 +232,13 @@ public struct CognitoHTTPClient: CognitoClient {
         return try CognitoHTTPClient.decode(response)
     }
 
+    /// An InitiateAuth or RespondToAuthChallenge answer: tokens, a challenge,
+    /// or the error it carries.
+    public static func authOutcome(from response: HTTPResponse) throws(CognitoError) -> AuthOutcome {
+        let decoded: InitiateAuthResponse = try decode(response)
+        return try decoded.outcome()
+    }
+
     /// Turns an HTTP answer into the action's result or a `CognitoError`.
     /// Anything that is not Cognito-shaped JSON is a `badResponse`.
     static func decode<Response: Decodable>(_ response: HTTPResponse) throws(CognitoError) -> Response {

@@ -1,0 +1,1 @@
+// Intentionally empty: the header declares what libFuzzer defines.
