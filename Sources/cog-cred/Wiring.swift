@@ -46,6 +46,11 @@ struct Wiring {
 
     var tokenStore: SecretServiceStore { SecretServiceStore(environment: environment) }
 
+    /// The kernel-keyring copy of fresh tokens, per config and session bus.
+    var tokenCache: KernelKeyringCache {
+        KernelKeyringCache(configDirectory: paths.configDirectory, busAddress: environment["DBUS_SESSION_BUS_ADDRESS"] ?? "")
+    }
+
     /// The profile's token manager, talking to the real Secret Service and
     /// the profile's Cognito endpoint under one deadline for the command.
     func tokenManager(_ options: ProfileOptions) throws(ConfigError) -> TokenManager {
@@ -77,7 +82,8 @@ struct Wiring {
             refreshMemory: FileRefreshMemory(directory: paths.stateDirectory),
             lock: FileRefreshLock(
                 directory: FileRefreshLock.directory(environment: environment),
-                wait: max(30, profile.timeouts.command)))
+                wait: max(30, profile.timeouts.command)),
+            cache: tokenCache)
     }
 }
 

@@ -334,15 +334,21 @@ def test_a_bus_without_a_secret_service_exits_69(cog, signed_in, tmp_path):
 
 
 def test_a_locked_keyring_is_not_mistaken_for_signed_out(cog, bus, signed_in):
+    access = stored(bus, "access")
     lock = subprocess.run(
         ["dbus-send", "--session", "--print-reply", "--dest=org.freedesktop.secrets", "/org/freedesktop/secrets",
          "org.freedesktop.Secret.Service.Lock", "array:objpath:/org/freedesktop/secrets/collection/login"],
         env={**os.environ, **bus.env}, capture_output=True, text=True)
     assert lock.returncode == 0, lock.stderr
     try:
-        result = cog.run("token")
+        # Anything that must read the keyring says it is locked...
+        result = cog.run("refresh")
         assert result.returncode == 69
         assert "locked" in result.stderr
+        # ...while a fresh access token cached in the kernel keyring is still served.
+        assert cog.ok("token").stdout.strip() == access
+        # A stricter freshness than the cache gives needs the keyring: locked.
+        assert cog.run("token", "--min-ttl", "3700").returncode == 69
     finally:
         # Unlock again for the other tests: restart the daemon on the same data.
         bus.keyring.terminate()

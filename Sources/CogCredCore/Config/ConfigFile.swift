@@ -101,7 +101,7 @@ public struct ConfigStore: Sendable {
     /// Like ssh with its config: a file (or directory) that another user
     /// can write could point cog-cred at an endpoint of their choosing, so
     /// it is refused rather than read.
-    func checkOwnership() throws(ConfigError) {
+    public func checkOwnership() throws(ConfigError) {
         let directory = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
         for (target, what) in [(path, "file"), (directory, "directory")] where !target.isEmpty {
             var info = stat()

@@ -28,11 +28,13 @@ public struct TokenManager: Sendable {
     let clock: any Clock
     let refreshMemory: any RefreshAPIMemory
     let lock: any RefreshLock
+    let cache: any TokenCache
 
     public init(
         profileName: String, profile: Profile, store: any TokenStore,
         cognito: @escaping @Sendable () throws -> any CognitoClient, clock: any Clock = SystemClock(),
-        refreshMemory: any RefreshAPIMemory = InMemoryRefreshMemory(), lock: any RefreshLock = NoRefreshLock()
+        refreshMemory: any RefreshAPIMemory = InMemoryRefreshMemory(), lock: any RefreshLock = NoRefreshLock(),
+        cache: any TokenCache = NoTokenCache()
     ) {
         self.profileName = profileName
         self.profile = profile
@@ -41,15 +43,17 @@ public struct TokenManager: Sendable {
         self.clock = clock
         self.refreshMemory = refreshMemory
         self.lock = lock
+        self.cache = cache
     }
 
     public init(
         profileName: String, profile: Profile, store: any TokenStore, cognito: any CognitoClient, clock: any Clock = SystemClock(),
-        refreshMemory: any RefreshAPIMemory = InMemoryRefreshMemory(), lock: any RefreshLock = NoRefreshLock()
+        refreshMemory: any RefreshAPIMemory = InMemoryRefreshMemory(), lock: any RefreshLock = NoRefreshLock(),
+        cache: any TokenCache = NoTokenCache()
     ) {
         self.init(
             profileName: profileName, profile: profile, store: store, cognito: { cognito }, clock: clock,
-            refreshMemory: refreshMemory, lock: lock)
+            refreshMemory: refreshMemory, lock: lock, cache: cache)
     }
 
     /// The Cognito client, for account calls made beside the token logic.
@@ -75,8 +79,11 @@ public struct TokenManager: Sendable {
         }
     }
 
-    /// The stored token of `kind` if it has more than the policy's margin left.
+    /// The cached or stored token of `kind` if it has more than the policy's margin left.
     func usable(_ kind: SecretKind, _ policy: RefreshPolicy) throws -> IssuedToken? {
+        if let cached = cache.read(kind, profile: profileName), policy.isUsable(cached.claims, now: clock.now()) {
+            return cached
+        }
         guard let stored = try store.read(kind, profile: profileName), let claims = try? JWT.claims(of: stored),
             policy.isUsable(claims, now: clock.now())
         else { return nil }
@@ -207,6 +214,7 @@ public struct TokenManager: Sendable {
                 if cause?.code != "NotAuthorizedException" { remoteFailure = error }
             }
         }
+        cache.drop(profile: profileName)
         var removed = 0
         for kind in [SecretKind.access, .id, .refresh] where try store.delete(kind, profile: profileName) {
             removed += 1
@@ -249,7 +257,28 @@ public struct TokenManager: Sendable {
             try store.delete(.id, profile: profileName)
         }
         try store.write(.access, profile: profileName, secret: result.accessToken, context: context)
-        return RefreshedTokens(access: IssuedToken(value: result.accessToken, claims: accessClaims), id: id)
+        let tokens = RefreshedTokens(access: IssuedToken(value: result.accessToken, claims: accessClaims), id: id)
+        remember(tokens)
+        return tokens
+    }
+
+    /// Caches what was just stored, for as long as it stays usable under the
+    /// default policy; a stricter --min-ttl simply looks past the cache.
+    func remember(_ tokens: RefreshedTokens) {
+        let now = clock.now()
+        for (kind, token) in [(SecretKind.access, tokens.access), (.id, tokens.id)] {
+            guard let token, let exp = token.claims.exp else {
+                cache.drop(profile: profileName)
+                continue
+            }
+            cache.write(token, kind: kind, profile: profileName, seconds: exp - RefreshPolicy().margin(for: token.claims) - now)
+        }
+    }
+
+    /// Forgets cached tokens: after git or docker report the token rejected,
+    /// or when the profile's settings change.
+    public func forgetCachedTokens() {
+        cache.drop(profile: profileName)
     }
 
     /// What is stored, without any secret in it.

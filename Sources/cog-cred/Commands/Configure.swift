@@ -125,6 +125,8 @@ struct Configure: ParsableCommand {
         try store.save(file)
         // A new endpoint may offer what the old one lacked: learn it again.
         FileRefreshMemory(directory: wiring.paths.stateDirectory).forget(profile: name)
+        // Tokens cached for the old settings must not outlive them.
+        wiring.tokenCache.drop(profile: name)
 
         Output.note("Saved profile '\(name)' in \(store.path).")
         if clientSecretStdin { Output.note("The app client secret is in the Secret Service, not in the file.") }

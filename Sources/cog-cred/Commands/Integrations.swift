@@ -48,6 +48,7 @@ struct GitCredentialCommand: ParsableCommand {
             {
                 // The server rejected our token: drop it, keep the refresh
                 // token, and the next get refreshes.
+                manager.forgetCachedTokens()
                 try wiring.tokenStore.delete(.access, profile: manager.profileName)
             }
         case "store":
@@ -93,6 +94,7 @@ struct DockerCredentialCommand: ParsableCommand {
             }
             let manager = try wiring.tokenManager(named: name)
             if action == "erase" {
+                manager.forgetCachedTokens()
                 try wiring.tokenStore.delete(.access, profile: name)
                 return
             }
