@@ -5,16 +5,26 @@ let package = Package(
     name: "cog-cred",
     products: [
         .executable(name: "cog-cred", targets: ["cog-cred"]),
+        .executable(name: "cog-cred-cli", targets: ["cog-cred-cli"]),
         .library(name: "CogCredCore", targets: ["CogCredCore"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     ],
     targets: [
-        // Thin executable: parses arguments, wires library objects together,
-        // maps failures to exit codes.
+        // What users run: answers `token` and `get-header` from the kernel
+        // keyring cache in a couple of milliseconds, and otherwise hands the
+        // same argv to cog-cred-cli. It links no library that has to be
+        // loaded and initialised on every call (libsecret, glib, libcurl and
+        // their dependencies cost more than the whole fast path).
         .executableTarget(
             name: "cog-cred",
+            dependencies: ["CogCredCache", "CLinux"]
+        ),
+        // The command line: parses arguments, wires library objects together,
+        // maps failures to exit codes.
+        .executableTarget(
+            name: "cog-cred-cli",
             dependencies: [
                 "CogCredCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -23,7 +33,13 @@ let package = Package(
         // All of the logic, unit-tested with in-memory fakes.
         .target(
             name: "CogCredCore",
-            dependencies: ["CSecret", "CCurl", "COpenSSL", "CLinux"]
+            dependencies: ["CogCredCache", "CSecret", "CCurl", "COpenSSL", "CLinux"]
+        ),
+        // The kernel-keyring token cache and the freshness rule, shared by the
+        // fast front binary and the library; libc only.
+        .target(
+            name: "CogCredCache",
+            dependencies: ["CLinux"]
         ),
         // System library targets: one per C library, each with a shim header
         // that makes the variadic C APIs callable from Swift.

@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 @testable import CogCredCore
+@testable import CogCredCache
 
 @Suite struct RefreshLockTests {
     func directory() -> String {
@@ -116,8 +117,10 @@ import Testing
     }
 
     @Test func payloadsThatAreNotOursAreIgnored() {
-        #expect(KernelKeyringCache.decode(ArraySlice("garbage".utf8)) == nil)
-        #expect(KernelKeyringCache.decode(ArraySlice("1 2\nname\n".utf8)) == nil)
-        #expect(KernelKeyringCache.decode(ArraySlice("x 2\nname\ntok".utf8)) == nil)
+        #expect(CachedToken(payload: ArraySlice("garbage".utf8)) == nil)
+        #expect(CachedToken(payload: ArraySlice("1 2\nname\n".utf8)) == nil)
+        #expect(CachedToken(payload: ArraySlice("x 2\nname\ntok".utf8)) == nil)
+        let token = CachedToken(value: "a.b.c", exp: 10, iat: nil, username: "bob")
+        #expect(CachedToken(payload: token.payload[...]) == token)
     }
 }

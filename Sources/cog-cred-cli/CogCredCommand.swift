@@ -65,7 +65,6 @@ struct CogCredCommand: ParsableCommand {
     /// documented exit status.
     static func main() {
         Hardening.forbidCoreDumps()
-        if FastPath.run(arguments()) { Glibc.exit(0) }
         do {
             var command = try parseAsRoot(arguments())
             try command.run()
