@@ -42,6 +42,9 @@ struct Wiring {
         paths = Paths(environment: environment)
     }
 
+    /// Taken once per process: the front binary's lock, if it handed one over.
+    static let handedOverLock = FileRefreshLock.takeHandedOverLock()
+
     var configStore: ConfigStore { ConfigStore(path: paths.configFile) }
 
     var tokenStore: SecretServiceStore { SecretServiceStore(environment: environment) }
@@ -82,7 +85,7 @@ struct Wiring {
             refreshMemory: FileRefreshMemory(directory: paths.stateDirectory),
             lock: FileRefreshLock(
                 directory: FileRefreshLock.directory(environment: environment),
-                wait: max(30, profile.timeouts.command)),
+                wait: max(30, profile.timeouts.command), held: Wiring.handedOverLock),
             cache: tokenCache)
     }
 }

@@ -38,8 +38,24 @@ func configDirectory() -> String {
     return (home.isEmpty ? "/" : home) + "/.config/cog-cred"
 }
 
-/// The cached answer, or nil to take the full path.
-func fastAnswer(_ arguments: ArraySlice<String>) -> String? {
+/// A `token` or `get-header` call the cache may answer.
+struct FastRequest {
+    var command: String
+    var profile: String
+    var idToken: Bool
+    var cache: KeyringTokenCache
+
+    /// The cached answer, if the cached token is fresh.
+    func answer() -> String? {
+        guard let token = cache.read(idToken ? "id" : "access", profile: profile),
+            Freshness.isUsable(exp: token.exp, iat: token.iat, minTTL: nil, now: Int64(time(nil)))
+        else { return nil }
+        return command == "get-header" ? "Authorization: Bearer \(token.value)" : token.value
+    }
+}
+
+/// The request, or nil to take the full path at once.
+func fastRequest(_ arguments: ArraySlice<String>) -> FastRequest? {
     var rest = arguments
     guard let command = rest.popFirst(), command == "token" || command == "get-header" else { return nil }
     var profile: String? = nil
@@ -70,10 +86,7 @@ func fastAnswer(_ arguments: ArraySlice<String>) -> String? {
     }
 
     let cache = KeyringTokenCache(configDirectory: directory, busAddress: environment("DBUS_SESSION_BUS_ADDRESS") ?? "")
-    guard let token = cache.read(idToken ? "id" : "access", profile: name),
-        Freshness.isUsable(exp: token.exp, iat: token.iat, minTTL: nil, now: Int64(time(nil)))
-    else { return nil }
-    return command == "get-header" ? "Authorization: Bearer \(token.value)" : token.value
+    return FastRequest(command: command, profile: name, idToken: idToken, cache: cache)
 }
 
 /// cog-cred-cli beside this binary (a build folder), else in ../lib/cog-cred (an installation).
@@ -91,9 +104,27 @@ func cliPath() -> String? {
 }
 
 let arguments = CommandLine.arguments
-if let answer = fastAnswer(arguments.dropFirst()) {
-    write(1, answer + "\n")
-    exit(0)
+if let request = fastRequest(arguments.dropFirst()) {
+    if let answer = request.answer() {
+        write(1, answer + "\n")
+        exit(0)
+    }
+    // A miss: the token needs a refresh. Take the profile's refresh lock
+    // here, so that callers arriving during someone else's refresh wait for
+    // it cheaply and then answer from the cache it fills, instead of each
+    // loading the full command line. Whoever has the lock and still misses
+    // hands it to cog-cred-cli, which refreshes holding it.
+    let directory = ProfileLockFile.directory(runtimeDirectory: environment("XDG_RUNTIME_DIR"))
+    if case .success(let fd) = ProfileLockFile.open(directory: directory, profile: request.profile),
+        case .success = ProfileLockFile.lock(fd, waitingAtMost: 30)
+    {
+        if let answer = request.answer() {
+            write(1, answer + "\n")
+            exit(0)
+        }
+        _ = fcntl(fd, F_SETFD, 0)  // survive the exec below
+        setenv(ProfileLockFile.heldLockVariable, "\(request.profile):\(fd)", 1)
+    }
 }
 guard let cli = cliPath() else {
     write(2, "cog-cred: error: cannot find cog-cred-cli next to this program or in ../lib/cog-cred; reinstall cog-cred\n")

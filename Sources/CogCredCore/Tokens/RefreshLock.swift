@@ -1,3 +1,5 @@
+import CogCredCache
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -38,60 +40,50 @@ public enum RefreshLockError: CogCredFailure, Equatable {
     }
 }
 
-/// An advisory lock (flock) on `<directory>/<profile>.lock`. The kernel drops
-/// it when its holder exits, however it exits, so a killed process never
-/// leaves a stale lock behind; the file itself is never removed (removing it
-/// would let two processes lock two different files).
+/// The per-profile lock file (`ProfileLockFile`), shared with the front binary.
 public struct FileRefreshLock: RefreshLock {
     let directory: String
     /// How long to wait for another process's refresh.
     let wait: Double
+    /// A lock on `profile` this process already holds, handed over by the
+    /// front binary with its descriptor.
+    let held: (profile: String, fd: Int32)?
 
-    public init(directory: String, wait: Double) {
+    public init(directory: String, wait: Double, held: (profile: String, fd: Int32)? = nil) {
         self.directory = directory
         self.wait = wait
+        self.held = held
     }
 
     /// `$XDG_RUNTIME_DIR/cog-cred`, else a per-user directory under /tmp.
     public static func directory(environment: [String: String]) -> String {
-        if let runtime = environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/") { return runtime + "/cog-cred" }
-        return "/tmp/cog-cred-\(getuid())"
+        ProfileLockFile.directory(runtimeDirectory: environment["XDG_RUNTIME_DIR"])
+    }
+
+    /// The lock the front binary handed over, if any: "<profile>:<fd>".
+    /// The variable is removed and the descriptor closed on exec, so that
+    /// nothing this process runs inherits either.
+    public static func takeHandedOverLock() -> (profile: String, fd: Int32)? {
+        guard let value = getenv(ProfileLockFile.heldLockVariable).map({ String(cString: $0) }) else { return nil }
+        unsetenv(ProfileLockFile.heldLockVariable)
+        let parts = value.split(separator: ":")
+        guard parts.count == 2, let fd = Int32(parts[1]), fd > 2, fcntl(fd, F_GETFD) >= 0 else { return nil }
+        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        return (String(parts[0]), fd)
     }
 
     public func withLock<T>(profile: String, _ body: () throws -> T) throws -> T {
-        let fd = try open(profile)
+        if let held, held.profile == profile { return try body() }
+        let fd: Int32
+        switch ProfileLockFile.open(directory: directory, profile: profile) {
+        case .success(let opened): fd = opened
+        case .failure(let error): throw RefreshLockError.unusableDirectory(directory, error.reason)
+        }
         defer { close(fd) }  // closing releases the lock
-        let deadline = Deadline(secondsFromNow: wait)
-        var pause = 0.005
-        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
-            guard errno == EWOULDBLOCK || errno == EINTR else {
-                throw RefreshLockError.unusableDirectory(directory, String(cString: strerror(errno)))
-            }
-            guard deadline.remaining > 0 else { throw RefreshLockError.timedOut(profile: profile, seconds: Int(wait)) }
-            // Polling rather than a blocking flock keeps the wait bounded
-            // without signals; the holder is waiting on the network, so a
-            // few milliseconds of latency here cost nothing.
-            var interval = timespec(tv_sec: 0, tv_nsec: Int(min(pause, deadline.remaining) * 1e9))
-            nanosleep(&interval, nil)
-            pause = min(pause * 2, 0.1)
+        if case .failure(let error) = ProfileLockFile.lock(fd, waitingAtMost: wait) {
+            if error.timedOut { throw RefreshLockError.timedOut(profile: profile, seconds: Int(wait)) }
+            throw RefreshLockError.unusableDirectory(directory, error.reason)
         }
         return try body()
-    }
-
-    func open(_ profile: String) throws -> Int32 {
-        if mkdir(directory, 0o700) != 0 && errno != EEXIST {
-            throw RefreshLockError.unusableDirectory(directory, String(cString: strerror(errno)))
-        }
-        // A directory someone else owns or can write to could be used to
-        // swap the lock file under us.
-        var info = stat()
-        guard lstat(directory, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR, info.st_uid == getuid(),
-            info.st_mode & 0o077 == 0
-        else {
-            throw RefreshLockError.unusableDirectory(directory, "it must be a directory of yours with mode 0700")
-        }
-        let fd = Glibc.open(directory + "/" + profile + ".lock", O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard fd >= 0 else { throw RefreshLockError.unusableDirectory(directory, String(cString: strerror(errno))) }
-        return fd
     }
 }

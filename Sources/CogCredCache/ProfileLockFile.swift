@@ -1,0 +1,77 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The per-profile lock file that serialises refreshes across processes:
+/// an advisory flock on `<directory>/<profile>.lock`. The kernel drops the
+/// lock when its holder exits, however it exits, so a killed process never
+/// leaves a stale lock; the file itself is never removed (removing it would
+/// let two processes lock two different files).
+///
+/// The front binary takes it on a cache miss, so that a burst of callers
+/// waits for one refresh instead of each loading the full command line;
+/// the one that refreshes hands its locked descriptor to cog-cred-cli
+/// through `heldLockVariable`.
+public enum ProfileLockFile {
+    /// "<profile>:<fd>" of a lock this process already holds.
+    public static let heldLockVariable = "COG_CRED_HELD_LOCK"
+
+    /// `$XDG_RUNTIME_DIR/cog-cred`, else a per-user directory under /tmp.
+    public static func directory(runtimeDirectory: String?) -> String {
+        if let runtimeDirectory, runtimeDirectory.hasPrefix("/") { return runtimeDirectory + "/cog-cred" }
+        return "/tmp/cog-cred-\(getuid())"
+    }
+
+    /// Opens (creating) the profile's lock file, after checking the
+    /// directory is the user's own and private: one that someone else can
+    /// write could be used to swap the lock file. Returns the descriptor or
+    /// why not.
+    public static func open(directory: String, profile: String) -> Result<Int32, LockFileError> {
+        if mkdir(directory, 0o700) != 0 && errno != EEXIST {
+            return .failure(LockFileError(String(cString: strerror(errno))))
+        }
+        var info = stat()
+        guard lstat(directory, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR, info.st_uid == getuid(),
+            info.st_mode & 0o077 == 0
+        else { return .failure(LockFileError("it must be a directory of yours with mode 0700")) }
+        let fd = Glibc.open(directory + "/" + profile + ".lock", O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        guard fd >= 0 else { return .failure(LockFileError(String(cString: strerror(errno)))) }
+        return .success(fd)
+    }
+
+    /// Takes the lock, waiting at most `seconds`. Polling rather than a
+    /// blocking flock keeps the wait bounded without signals; the holder is
+    /// waiting on the network, so a few milliseconds of latency cost nothing.
+    public static func lock(_ fd: Int32, waitingAtMost seconds: Double) -> Result<Void, LockFileError> {
+        var start = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &start)
+        var pause = 0.002
+        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
+            guard errno == EWOULDBLOCK || errno == EINTR else { return .failure(LockFileError(String(cString: strerror(errno)))) }
+            var now = timespec()
+            clock_gettime(CLOCK_MONOTONIC, &now)
+            let waited = Double(now.tv_sec - start.tv_sec) + Double(now.tv_nsec - start.tv_nsec) / 1e9
+            guard waited < seconds else { return .failure(LockFileError(timedOut: true)) }
+            var interval = timespec(tv_sec: 0, tv_nsec: Int(min(pause, seconds - waited) * 1e9))
+            nanosleep(&interval, nil)
+            pause = min(pause * 2, 0.05)
+        }
+        return .success(())
+    }
+}
+
+/// Why the lock file could not be used or taken.
+public struct LockFileError: Error, Equatable {
+    public var reason: String
+    public var timedOut: Bool
+
+    public init(_ reason: String) {
+        self.reason = reason
+        timedOut = false
+    }
+
+    public init(timedOut: Bool) {
+        reason = "timed out"
+        self.timedOut = timedOut
+    }
+}

@@ -1,0 +1,235 @@
+#!/usr/bin/env python3
+"""The five performance targets of cog-cred, each measured side by side with
+its reference in one run (absolute times drift between machines; ratios
+measured together do not). Run through bench/run, inside scripts/sandbox.
+"""
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "Tests" / "EndToEnd"))
+
+SMOKE = "--smoke" in sys.argv
+COG = os.environ["COG_CRED"]
+EMULATOR = os.environ["COG_CRED_EMULATOR_URL"]
+OUT = Path(tempfile.mkdtemp(prefix="cog-cred-bench-")) if SMOKE else REPO / "docs"
+PASSWORD = "Bench-Password-1"
+AWS_ENV = {**os.environ, "AWS_ACCESS_KEY_ID": "bench", "AWS_SECRET_ACCESS_KEY": "bench", "AWS_DEFAULT_REGION": "us-east-1"}
+
+
+def runs(full, smoke=3):
+    return smoke if SMOKE else full
+
+
+def cog(*args, input=None, env=None):
+    return subprocess.run([COG, *args], input=input, capture_output=True, text=True, check=True,
+                          env={**os.environ, **(env or {})})
+
+
+def hyperfine(commands, count, warmup, shell=False):
+    """Times in seconds per command, from hyperfine's JSON export."""
+    with tempfile.NamedTemporaryFile(suffix=".json") as export:
+        args = ["hyperfine", "--style", "none", "--export-json", export.name, "-w", str(warmup), "-r", str(count)]
+        if not shell:
+            args.append("-N")
+        subprocess.run(args + commands, check=True, stdout=subprocess.DEVNULL, env=AWS_ENV)
+        return [result["times"] for result in json.load(open(export.name))["results"]]
+
+
+def peak_rss_kib(command, count):
+    """Median peak resident set size over `count` runs. Measured by GNU time,
+    a small parent: a child forked from this Python process would report
+    Python's own peak (Linux carries the maximum across exec)."""
+    samples = []
+    for _ in range(count):
+        out = subprocess.run(["/usr/bin/time", "-f", "%M", *command], stdout=subprocess.DEVNULL,
+                             stderr=subprocess.PIPE, text=True, check=True)
+        samples.append(int(out.stderr.strip().splitlines()[-1]))
+    return statistics.median(samples)
+
+
+def summary(times):
+    ordered = sorted(times)
+    pick = lambda q: ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+    return {"median": statistics.median(ordered), "p10": pick(0.10), "p90": pick(0.90), "n": len(ordered), "times": ordered}
+
+
+def setup_pool():
+    import boto3
+
+    idp = boto3.client("cognito-idp", endpoint_url=EMULATOR, region_name="us-east-1",
+                       aws_access_key_id="bench", aws_secret_access_key="bench")
+    pool = idp.create_user_pool(PoolName="bench")["UserPool"]["Id"]
+    client = idp.create_user_pool_client(UserPoolId=pool, ClientName="bench", ExplicitAuthFlows=[
+        "ALLOW_USER_PASSWORD_AUTH", "ALLOW_USER_SRP_AUTH", "ALLOW_REFRESH_TOKEN_AUTH"])["UserPoolClient"]["ClientId"]
+    idp.admin_create_user(UserPoolId=pool, Username="bench", MessageAction="SUPPRESS")
+    idp.admin_set_user_password(UserPoolId=pool, Username="bench", Password=PASSWORD, Permanent=True)
+    return pool, client
+
+
+def main():
+    pool, client = setup_pool()
+    cog("configure", "--user-pool-id", pool, "--client-id", client, "--endpoint-url", EMULATOR, "--username", "bench")
+    cog("sign-in", "--password-stdin", "--auth-flow", "password", input=PASSWORD + "\n")
+    cog("refresh")  # learns once that the emulator has no GetTokensFromRefreshToken
+    lookup = "secret-tool lookup service cog-cred profile default kind access"
+    results = []
+
+    # 1 and 2: the hot path against libsecret's own client.
+    for name, command in (("token", f"{COG} token"), ("get-header", f"{COG} get-header")):
+        ours, ref = hyperfine([command, lookup], runs(300, 5), runs(30, 1))
+        rss_ours = peak_rss_kib(command.split(), runs(30, 2))
+        rss_ref = peak_rss_kib(lookup.split(), runs(30, 2))
+        results.append({"name": f"`cog-cred {name}` (valid token)", "reference": "`secret-tool lookup`",
+                        "ours": summary(ours), "ref": summary(ref), "target": 0.5,
+                        "rss": (rss_ours, rss_ref), "rss_target": 1.5})
+
+    # 3: sign-in against the emulator, against the AWS CLI doing the same.
+    aws_password = (f"aws cognito-idp initiate-auth --endpoint-url {EMULATOR} --client-id {client} "
+                    f"--auth-flow USER_PASSWORD_AUTH --auth-parameters USERNAME=bench,PASSWORD={PASSWORD}")
+    (aws,) = hyperfine([aws_password], runs(20, 2), runs(2, 0), shell=True)
+    for flow, target in (("password", 1 / 20), ("srp", 1 / 10)):
+        (ours,) = hyperfine([f"printf '%s\\n' '{PASSWORD}' | {COG} sign-in --password-stdin --auth-flow {flow}"],
+                            runs(60, 3), runs(5, 1), shell=True)
+        results.append({"name": f"`cog-cred sign-in` ({flow} flow)", "reference": "`aws cognito-idp initiate-auth` (password)",
+                        "ours": summary(ours), "ref": summary(aws), "target": target})
+
+    # 4: a forced refresh.
+    refresh_token = subprocess.run(["secret-tool", "lookup", "service", "cog-cred", "profile", "default", "kind", "refresh"],
+                                   capture_output=True, text=True, check=True).stdout
+    aws_refresh = (f"aws cognito-idp initiate-auth --endpoint-url {EMULATOR} --client-id {client} "
+                   f"--auth-flow REFRESH_TOKEN_AUTH --auth-parameters REFRESH_TOKEN={refresh_token}")
+    (aws,) = hyperfine([aws_refresh], runs(20, 2), runs(2, 0), shell=True)
+    (ours,) = hyperfine([f"{COG} refresh"], runs(60, 3), runs(5, 1))
+    results.append({"name": "`cog-cred refresh` (forced)", "reference": "`aws cognito-idp initiate-auth` (REFRESH_TOKEN_AUTH)",
+                    "ours": summary(ours), "ref": summary(aws), "target": 1 / 20})
+
+    # 5: 64 callers at once on an expired token, against the project's test
+    # double (it issues tokens that are already expired, and counts refreshes).
+    from cognito_double import start_double
+
+    server, url = start_double()
+    try:
+        results.append(burst(url))
+    finally:
+        server.shutdown()
+        server.server_close()
+    report(results)
+
+
+def double_admin(url, path, body=None):
+    import urllib.request
+
+    data = None if body is None else json.dumps(body).encode()
+    with urllib.request.urlopen(urllib.request.Request(url + "_double/" + path, data=data), timeout=10) as r:
+        return json.loads(r.read() or b"{}")
+
+
+def burst(url):
+    double_admin(url, "users", {"username": "burst", "password": PASSWORD})
+    cog("configure", "--profile", "burst", "--user-pool-id", "us-east-1_double", "--client-id", "doubleclient",
+        "--endpoint-url", url, "--username", "burst")
+    refreshes = lambda: double_admin(url, "stats")["calls"].get("GetTokensFromRefreshToken", 0)
+    singles, bursts = [], []
+    for _ in range(runs(15, 2)):
+        double_admin(url, "config", {"issued_at_offset": -7200})
+        cog("sign-in", "--profile", "burst", "--password-stdin", input=PASSWORD + "\n")
+        double_admin(url, "config", {"issued_at_offset": 0})
+        started = time.perf_counter()
+        cog("refresh", "--profile", "burst")
+        singles.append(time.perf_counter() - started)
+
+        double_admin(url, "config", {"issued_at_offset": -7200})
+        cog("refresh", "--profile", "burst")  # expired again
+        double_admin(url, "config", {"issued_at_offset": 0})
+        before = refreshes()
+        started = time.perf_counter()
+        procs = [subprocess.Popen([COG, "token", "--profile", "burst"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                  text=True) for _ in range(64)]
+        outputs = [p.communicate()[0] for p in procs]
+        bursts.append(time.perf_counter() - started)
+        assert all(p.returncode == 0 for p in procs), "a caller failed"
+        assert len(set(outputs)) == 1, "callers printed different tokens"
+        assert refreshes() == before + 1, f"{refreshes() - before} refreshes for one burst"
+    return {"name": "64 concurrent `cog-cred token` (expired token)", "reference": "one `cog-cred refresh`",
+            "ours": summary(bursts), "ref": summary(singles), "target": 3.0, "note": "exactly one refresh operation per burst"}
+
+
+def machine():
+    cpu = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name")), "?")
+    memory = next((line.split()[1] for line in open("/proc/meminfo") if line.startswith("MemTotal")), "0")
+    swift = subprocess.run(["swift", "--version"], capture_output=True, text=True).stdout.splitlines()[0]
+    hyper = subprocess.run(["hyperfine", "--version"], capture_output=True, text=True).stdout.strip()
+    return (f"{os.cpu_count()} × {cpu}, {int(memory) // 1024 // 1024} GiB, Linux {platform.release()}, "
+            f"{platform.freedesktop_os_release().get('PRETTY_NAME', '')}; {swift}; {hyper}")
+
+
+def ms(seconds):
+    return f"{seconds * 1000:.1f}"
+
+
+def report(results):
+    now = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    lines = [
+        "# Performance",
+        "",
+        f"Measured {now} by `bench/run` on: {machine()}.",
+        "",
+        "Each row is measured side by side with its reference in the same run; times in ms "
+        "(median, and p10–p90 below it). Ratio = cog-cred median / reference median.",
+        "",
+        "| what | cog-cred | reference | ratio | target | |",
+        "|---|---|---|---|---|---|",
+    ]
+    for r in results:
+        ratio = r["ours"]["median"] / r["ref"]["median"]
+        ok = ratio <= r["target"]
+        target = f"≤ {r['target']:g}" if r["target"] >= 1 else f"≤ {r['target']:.2g} (1/{round(1 / r['target'])})"
+        lines.append(
+            f"| {r['name']} | {ms(r['ours']['median'])} ({ms(r['ours']['p10'])}–{ms(r['ours']['p90'])}, n={r['ours']['n']}) "
+            f"| {r['reference']}: {ms(r['ref']['median'])} ({ms(r['ref']['p10'])}–{ms(r['ref']['p90'])}, n={r['ref']['n']}) "
+            f"| {ratio:.3f} | {target} | {'met' if ok else 'MISSED'} |")
+        if "rss" in r:
+            ours, ref = r["rss"]
+            rss_ok = ours / ref <= r["rss_target"]
+            lines.append(f"| … peak RSS | {ours / 1024:.1f} MiB | {ref / 1024:.1f} MiB | {ours / ref:.2f} | ≤ {r['rss_target']} "
+                         f"| {'met' if rss_ok else 'MISSED'} |")
+    lines += ["", "![latency distributions](performance.png)", ""]
+    lines += (REPO / "bench" / "notes.md").read_text().splitlines()
+    (OUT / "performance.md").write_text("\n".join(lines) + "\n")
+    for line in lines[:8 + 2 * len(results)]:
+        print(line)
+    if not SMOKE:
+        chart(results)
+    else:
+        print(f"bench: smoke run complete ({len(results)} benchmarks), report in {OUT}", file=sys.stderr)
+
+
+def chart(results):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, len(results), figsize=(4 * len(results), 4.5))
+    for axis, r in zip(axes, results):
+        axis.boxplot([[t * 1000 for t in r["ours"]["times"]], [t * 1000 for t in r["ref"]["times"]]],
+                     labels=["cog-cred", "reference"], showfliers=False)
+        axis.set_title(r["name"].replace("`", ""), fontsize=9)
+        axis.set_ylabel("ms")
+        axis.set_yscale("log")
+        axis.tick_params(labelsize=8)
+    fig.tight_layout()
+    fig.savefig(OUT / "performance.png", dpi=110)
+
+
+if __name__ == "__main__":
+    main()
