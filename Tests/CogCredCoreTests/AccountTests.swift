@@ -51,8 +51,16 @@ import Testing
         // Signed in with an email alias: the token's username is the canonical one.
         try store.write(.access, profile: "default", secret: TestJWT.access(iat: now - 7200, lifetime: 3600, username: "0b7e-canonical"), context: context)
         cognito.onRefresh(.success(AuthenticationResult(accessToken: TestJWT.access(iat: now, lifetime: 3600), idToken: nil, refreshToken: nil)))
-        _ = try makeManager(store: store, cognito: cognito, clock: FakeClock(now)).currentToken(.access)
+        var withSecret = testProfile
+        withSecret.clientSecretInKeyring = true
+        _ = try TokenManager(profileName: "default", profile: withSecret, store: store, cognito: cognito, clock: FakeClock(now))
+            .currentToken(.access)
         #expect(cognito.state.withLock { $0.refreshUsernames } == ["0b7e-canonical"])
+        // Without a client secret no SECRET_HASH is sent, so no name is looked up.
+        try store.write(.access, profile: "default", secret: TestJWT.access(iat: now - 7200, lifetime: 3600), context: context)
+        cognito.onRefresh(.success(AuthenticationResult(accessToken: TestJWT.access(iat: now, lifetime: 3600), idToken: nil, refreshToken: nil)))
+        _ = try makeManager(store: store, cognito: cognito, clock: FakeClock(now)).currentToken(.access)
+        #expect(cognito.state.withLock { $0.refreshUsernames }.last == .some(nil))
     }
 }
 

@@ -141,13 +141,16 @@ public struct TokenManager: Sendable {
     }
 
     func refreshOnce(_ cognito: any CognitoClient, _ refreshToken: String) throws -> AuthenticationResult {
+        // The username only feeds SECRET_HASH: without a client secret,
+        // skip the keyring reads it costs.
+        let username = { () throws -> String? in profile.clientSecretInKeyring == true ? try cognitoUsername() : nil }
         if refreshMemory.prefersInitiateAuth(profile: profileName) {
-            return try cognito.refresh(refreshToken: refreshToken, username: try cognitoUsername())
+            return try cognito.refresh(refreshToken: refreshToken, username: try username())
         }
         do {
             return try cognito.getTokensFromRefreshToken(refreshToken: refreshToken)
         } catch where error.isUnsupportedOperation {
-            let result = try cognito.refresh(refreshToken: refreshToken, username: try cognitoUsername())
+            let result = try cognito.refresh(refreshToken: refreshToken, username: try username())
             refreshMemory.rememberInitiateAuth(profile: profileName)
             return result
         }
