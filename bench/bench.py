@@ -222,7 +222,7 @@ def chart(results):
     fig, axes = plt.subplots(1, len(results), figsize=(4 * len(results), 4.5))
     for axis, r in zip(axes, results):
         axis.boxplot([[t * 1000 for t in r["ours"]["times"]], [t * 1000 for t in r["ref"]["times"]]],
-                     labels=["cog-cred", "reference"], showfliers=False)
+                     tick_labels=["cog-cred", "reference"], showfliers=False)
         axis.set_title(r["name"].replace("`", ""), fontsize=9)
         axis.set_ylabel("ms")
         axis.set_yscale("log")
