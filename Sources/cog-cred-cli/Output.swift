@@ -1,6 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import CogCredCache
 
 /// stdout carries data only; everything for a person goes to stderr.
 enum Output {
@@ -24,15 +22,7 @@ enum Output {
         write(2, "cog-cred: error: \(line)\n")
     }
 
-    /// Unbuffered, so that output order is exact and nothing is lost at exit.
     private static func write(_ fd: Int32, _ text: String) {
-        var bytes = Array(text.utf8)
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes.withUnsafeMutableBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
-            if n < 0 && errno == EINTR { continue }
-            if n <= 0 { return }
-            offset += n
-        }
+        writeAll(fd, text)
     }
 }

@@ -19,17 +19,6 @@ func environment(_ name: String) -> String? {
     getenv(name).map { String(cString: $0) }
 }
 
-func write(_ fd: Int32, _ text: String) {
-    var bytes = Array(text.utf8)
-    var offset = 0
-    while offset < bytes.count {
-        let n = bytes.withUnsafeMutableBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
-        if n < 0 && errno == EINTR { continue }
-        if n <= 0 { return }
-        offset += n
-    }
-}
-
 /// The config directory, exactly as cog-cred-cli finds it (XDG base directory spec).
 func configDirectory() -> String {
     if let xdg = environment("XDG_CONFIG_HOME"), xdg.hasPrefix("/") { return xdg + "/cog-cred" }
@@ -106,7 +95,7 @@ func cliPath() -> String? {
 let arguments = CommandLine.arguments
 if let request = fastRequest(arguments.dropFirst()) {
     if let answer = request.answer() {
-        write(1, answer + "\n")
+        writeAll(1, answer + "\n")
         exit(0)
     }
     // A miss: the token needs a refresh. Take the profile's refresh lock
@@ -119,7 +108,7 @@ if let request = fastRequest(arguments.dropFirst()) {
         case .success = ProfileLockFile.lock(fd, waitingAtMost: 30)
     {
         if let answer = request.answer() {
-            write(1, answer + "\n")
+            writeAll(1, answer + "\n")
             exit(0)
         }
         _ = fcntl(fd, F_SETFD, 0)  // survive the exec below
@@ -127,12 +116,12 @@ if let request = fastRequest(arguments.dropFirst()) {
     }
 }
 guard let cli = cliPath() else {
-    write(2, "cog-cred: error: cannot find cog-cred-cli next to this program or in ../lib/cog-cred; reinstall cog-cred\n")
+    writeAll(2, "cog-cred: error: cannot find cog-cred-cli next to this program or in ../lib/cog-cred; reinstall cog-cred\n")
     exit(1)
 }
 // argv[0] stays as it was: cog-cred-cli acts on the name it was run by
 // (git-credential-cog-cred, docker-credential-cog-cred).
 let argv = arguments.map { strdup($0) } + [nil]
 execv(cli, argv)
-write(2, "cog-cred: error: cannot run \(cli): \(String(cString: strerror(errno)))\n")
+writeAll(2, "cog-cred: error: cannot run \(cli): \(String(cString: strerror(errno)))\n")
 exit(1)

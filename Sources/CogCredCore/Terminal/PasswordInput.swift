@@ -1,3 +1,5 @@
+import CogCredCache
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -44,15 +46,7 @@ public enum PasswordInput {
             }
         }
 
-        var bytes: [UInt8] = []
-        var byte: UInt8 = 0
-        while true {
-            let n = read(fd, &byte, 1)
-            if n < 0 && errno == EINTR { continue }
-            if n <= 0 || byte == UInt8(ascii: "\n") { break }
-            bytes.append(byte)
-            if bytes.count > 4096 { break }
-        }
+        var bytes = readTerminalLine(from: fd, limit: 4096)
         if bytes.last == UInt8(ascii: "\r") { bytes.removeLast() }
         let password = String(decoding: bytes, as: UTF8.self)
         // Overwrite our copy; Swift's string copy is out of reach.
@@ -75,15 +69,7 @@ public enum PasswordInput {
         guard fd >= 0 else { throw InputError("no terminal to ask on", category: .usage) }
         defer { close(fd) }
         writeAll(fd, text)
-        var bytes: [UInt8] = []
-        var byte: UInt8 = 0
-        while true {
-            let n = read(fd, &byte, 1)
-            if n < 0 && errno == EINTR { continue }
-            if n <= 0 || byte == UInt8(ascii: "\n") { break }
-            bytes.append(byte)
-            if bytes.count > 1024 { break }
-        }
+        let bytes = readTerminalLine(from: fd, limit: 1024)
         return String(decoding: bytes, as: UTF8.self).trimmingWhitespace()
     }
 
@@ -97,14 +83,18 @@ public enum PasswordInput {
         return first
     }
 
-    static func writeAll(_ fd: Int32, _ text: String) {
-        var bytes = Array(text.utf8)
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes.withUnsafeMutableBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
-            if n <= 0 { if errno == EINTR { continue } else { return } }
-            offset += n
+    /// One line from the terminal (up to a newline or end of input), bounded.
+    static func readTerminalLine(from fd: Int32, limit: Int) -> [UInt8] {
+        var bytes: [UInt8] = []
+        var byte: UInt8 = 0
+        while true {
+            let n = read(fd, &byte, 1)
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 || byte == UInt8(ascii: "\n") { break }
+            bytes.append(byte)
+            if bytes.count > limit { break }
         }
+        return bytes
     }
 }
 

@@ -1,3 +1,5 @@
+import CogCredCache
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -29,7 +31,7 @@ public enum QRCode {
             close(pipeEnds[1])
             return false
         }
-        PasswordInput.writeAll(pipeEnds[1], text)
+        writeAll(pipeEnds[1], text)
         close(pipeEnds[1])
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
