@@ -4,25 +4,21 @@ import CogCredCache
 enum Output {
     /// A line of data on stdout.
     static func data(_ line: String) {
-        write(1, line + "\n")
+        writeAll(1, line + "\n")
     }
 
     /// Protocol text on stdout, exactly as given.
     static func raw(_ text: String) {
-        write(1, text)
+        writeAll(1, text)
     }
 
     /// A note for the person at the terminal.
     static func note(_ line: String) {
-        write(2, line + "\n")
+        writeAll(2, line + "\n")
     }
 
     /// The one line a failing command prints.
     static func error(_ line: String) {
-        write(2, "cog-cred: error: \(line)\n")
-    }
-
-    private static func write(_ fd: Int32, _ text: String) {
-        writeAll(fd, text)
+        writeAll(2, "cog-cred: error: \(line)\n")
     }
 }

@@ -1,0 +1,34 @@
+# make install PREFIX=/usr/local   (and DESTDIR=... for staging)
+# make uninstall PREFIX=/usr/local
+#
+# The layout (the Debian package uses it too): the front binary in bin/, the
+# command line in lib/cog-cred/, the names git and docker look for as links,
+# shell completions generated from the command definitions, docs.
+PREFIX ?= /usr/local
+DESTDIR ?=
+BIN := $(shell swift build -c release --static-swift-stdlib --show-bin-path 2>/dev/null)
+
+.PHONY: build install uninstall
+
+build:
+	scripts/build >/dev/null
+
+install: build
+	install -D -m 0755 $(BIN)/cog-cred $(DESTDIR)$(PREFIX)/bin/cog-cred
+	install -D -m 0755 $(BIN)/cog-cred-cli $(DESTDIR)$(PREFIX)/lib/cog-cred/cog-cred-cli
+	ln -sf cog-cred $(DESTDIR)$(PREFIX)/bin/git-credential-cog-cred
+	ln -sf cog-cred $(DESTDIR)$(PREFIX)/bin/docker-credential-cog-cred
+	install -d $(DESTDIR)$(PREFIX)/share/bash-completion/completions $(DESTDIR)$(PREFIX)/share/zsh/vendor-completions \
+		$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d $(DESTDIR)$(PREFIX)/share/doc/cog-cred
+	$(BIN)/cog-cred-cli --generate-completion-script bash > $(DESTDIR)$(PREFIX)/share/bash-completion/completions/cog-cred
+	$(BIN)/cog-cred-cli --generate-completion-script zsh > $(DESTDIR)$(PREFIX)/share/zsh/vendor-completions/_cog-cred
+	$(BIN)/cog-cred-cli --generate-completion-script fish > $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/cog-cred.fish
+	install -m 0644 README.md docs/*.md $(DESTDIR)$(PREFIX)/share/doc/cog-cred/
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/cog-cred $(DESTDIR)$(PREFIX)/bin/git-credential-cog-cred \
+		$(DESTDIR)$(PREFIX)/bin/docker-credential-cog-cred \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/cog-cred \
+		$(DESTDIR)$(PREFIX)/share/zsh/vendor-completions/_cog-cred \
+		$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/cog-cred.fish
+	rm -rf $(DESTDIR)$(PREFIX)/lib/cog-cred $(DESTDIR)$(PREFIX)/share/doc/cog-cred

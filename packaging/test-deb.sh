@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# packaging/test-deb.sh: builds the .deb and checks it the way a user meets it:
+# its metadata, apt's view of its Depends, and the binaries run from the
+# unpacked tree (version, help, the exit status without a profile, the git
+# helper name, completions); then make install / make uninstall.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+passed=0
+failed=0
+check() {  # check "what" command...
+    local what=$1
+    shift
+    if "$@" >/dev/null 2>&1; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAILED: $what" >&2; fi
+}
+
+deb=$(packaging/build-deb.sh) || { echo "build-deb.sh failed" >&2; exit 1; }
+version=$(dpkg-deb -f "$deb" Version)
+depends=$(dpkg-deb -f "$deb" Depends)
+root=$(mktemp -d)
+home=$(mktemp -d)
+prefix=$(mktemp -d)
+trap 'rm -rf "$root" "$home" "$prefix"' EXIT
+dpkg-deb -x "$deb" "$root"
+
+check "the version is the program's" test "$version" = "$("$root/usr/bin/cog-cred" --version)"
+check "Depends names libsecret" grep -q "libsecret-1-0" <<<"$depends"
+check "Depends names libcurl" grep -q "libcurl4" <<<"$depends"
+check "Depends names no build tools" bash -c "! grep -qE -- '-dev|swift|gcc |clang' <<<'$depends'"
+check "apt can satisfy Depends" apt-get install --simulate --no-install-recommends "./$deb"
+check "--help works" "$root/usr/bin/cog-cred" --help
+check "status without a profile exits 78" bash -c "HOME=$home XDG_CONFIG_HOME= '$root/usr/bin/cog-cred' status; test \$? -eq 78"
+check "the git helper name answers" bash -c "'$root/usr/bin/git-credential-cog-cred' capability | grep -q 'capability authtype'"
+check "the docker helper name answers" bash -c "'$root/usr/bin/docker-credential-cog-cred' version | grep -q '^cog-cred '"
+check "bash completion lists commands" grep -q "sign-in" "$root/usr/share/bash-completion/completions/cog-cred"
+check "zsh completion exists" test -s "$root/usr/share/zsh/vendor-completions/_cog-cred"
+check "fish completion exists" test -s "$root/usr/share/fish/vendor_completions.d/cog-cred.fish"
+check "docs are installed" test -s "$root/usr/share/doc/cog-cred/security.md"
+
+check "make install" make --no-print-directory install PREFIX="$prefix"
+check "installed cog-cred runs" "$prefix/bin/cog-cred" --version
+check "make uninstall" make --no-print-directory uninstall PREFIX="$prefix"
+check "make uninstall leaves no file" test -z "$(find "$prefix" -type f -o -type l)"
+
+echo "packaging: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
