@@ -8,12 +8,22 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 BIN := $(shell swift build -c release --static-swift-stdlib --show-bin-path 2>/dev/null)
 
-.PHONY: build install uninstall
+MAN := .build/cog-cred.1
+
+.PHONY: build man install uninstall
 
 build:
 	scripts/build >/dev/null
 
-install: build
+# The man page: swift-argument-parser's generate-manual plugin renders the
+# command definitions; the hand-written sections (exit status, environment,
+# files, attributes, examples) replace its generic EXIT STATUS.
+man: build
+	swift package generate-manual --configuration release >/dev/null
+	sed '/^\.Sh "EXIT STATUS"/,$$d' .build/plugins/GenerateManual/outputs/cog-cred-cli/cog-cred.1 > $(MAN)
+	cat packaging/man/sections.mdoc >> $(MAN)
+
+install: build man
 	install -D -m 0755 $(BIN)/cog-cred $(DESTDIR)$(PREFIX)/bin/cog-cred
 	install -D -m 0755 $(BIN)/cog-cred-cli $(DESTDIR)$(PREFIX)/lib/cog-cred/cog-cred-cli
 	ln -sf cog-cred $(DESTDIR)$(PREFIX)/bin/git-credential-cog-cred
@@ -24,11 +34,13 @@ install: build
 	$(BIN)/cog-cred-cli --generate-completion-script zsh > $(DESTDIR)$(PREFIX)/share/zsh/vendor-completions/_cog-cred
 	$(BIN)/cog-cred-cli --generate-completion-script fish > $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/cog-cred.fish
 	install -m 0644 README.md docs/*.md $(DESTDIR)$(PREFIX)/share/doc/cog-cred/
+	install -D -m 0644 $(MAN) $(DESTDIR)$(PREFIX)/share/man/man1/cog-cred.1
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/cog-cred $(DESTDIR)$(PREFIX)/bin/git-credential-cog-cred \
 		$(DESTDIR)$(PREFIX)/bin/docker-credential-cog-cred \
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/cog-cred \
 		$(DESTDIR)$(PREFIX)/share/zsh/vendor-completions/_cog-cred \
-		$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/cog-cred.fish
+		$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/cog-cred.fish \
+		$(DESTDIR)$(PREFIX)/share/man/man1/cog-cred.1
 	rm -rf $(DESTDIR)$(PREFIX)/lib/cog-cred $(DESTDIR)$(PREFIX)/share/doc/cog-cred

@@ -18,6 +18,7 @@ trap 'rm -rf "$work"' EXIT
 root="$work/cog-cred_${version}_${arch}"
 make --no-print-directory install DESTDIR="$root" PREFIX=/usr >/dev/null
 strip --strip-unneeded "$root/usr/bin/cog-cred" "$root/usr/lib/cog-cred/cog-cred-cli"
+gzip -9n "$root/usr/share/man/man1/cog-cred.1"
 
 # dpkg-shlibdeps wants a source package around the binaries.
 mkdir -p "$work/debian"
