@@ -18,12 +18,15 @@ build:
 # The man page: swift-argument-parser's generate-manual plugin renders the
 # command definitions; the hand-written sections (exit status, environment,
 # files, attributes, examples) replace its generic EXIT STATUS.
-man: build
+# (The plugin builds the release products without --static-swift-stdlib;
+# install therefore builds again after it.)
+man:
 	swift package generate-manual --configuration release >/dev/null
 	sed '/^\.Sh "EXIT STATUS"/,$$d' .build/plugins/GenerateManual/outputs/cog-cred-cli/cog-cred.1 > $(MAN)
 	cat packaging/man/sections.mdoc >> $(MAN)
 
-install: build man
+install: man
+	scripts/build >/dev/null
 	install -D -m 0755 $(BIN)/cog-cred $(DESTDIR)$(PREFIX)/bin/cog-cred
 	install -D -m 0755 $(BIN)/cog-cred-cli $(DESTDIR)$(PREFIX)/lib/cog-cred/cog-cred-cli
 	ln -sf cog-cred $(DESTDIR)$(PREFIX)/bin/git-credential-cog-cred
@@ -33,7 +36,8 @@ install: build man
 	$(BIN)/cog-cred-cli --generate-completion-script bash > $(DESTDIR)$(PREFIX)/share/bash-completion/completions/cog-cred
 	$(BIN)/cog-cred-cli --generate-completion-script zsh > $(DESTDIR)$(PREFIX)/share/zsh/vendor-completions/_cog-cred
 	$(BIN)/cog-cred-cli --generate-completion-script fish > $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/cog-cred.fish
-	install -m 0644 README.md docs/*.md $(DESTDIR)$(PREFIX)/share/doc/cog-cred/
+	install -m 0644 README.md docs/*.md docs/*.png $(DESTDIR)$(PREFIX)/share/doc/cog-cred/
+	install -D -m 0644 -t $(DESTDIR)$(PREFIX)/share/doc/cog-cred/integrations docs/integrations/*.md
 	install -D -m 0644 $(MAN) $(DESTDIR)$(PREFIX)/share/man/man1/cog-cred.1
 
 uninstall:

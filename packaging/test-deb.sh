@@ -28,6 +28,7 @@ check "Depends names libsecret" grep -q "libsecret-1-0" <<<"$depends"
 check "Depends names libcurl" grep -q "libcurl4" <<<"$depends"
 check "Depends names no build tools" bash -c "! grep -qE -- '-dev|swift|gcc |clang' <<<'$depends'"
 check "apt can satisfy Depends" apt-get install --simulate --no-install-recommends "./$deb"
+check "the Swift runtime is linked in, not needed from the system" bash -c "! ldd '$root/usr/bin/cog-cred' '$root/usr/lib/cog-cred/cog-cred-cli' | grep -q libswift"
 check "--help works" "$root/usr/bin/cog-cred" --help
 check "status without a profile exits 78" bash -c "HOME=$home XDG_CONFIG_HOME= '$root/usr/bin/cog-cred' status; test \$? -eq 78"
 check "the git helper name answers" bash -c "'$root/usr/bin/git-credential-cog-cred' capability | grep -q 'capability authtype'"

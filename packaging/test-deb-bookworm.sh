@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# packaging/test-deb-bookworm.sh: installs the .deb with apt into a clean
+# Debian bookworm root made by debootstrap (from this machine's own Debian
+# mirror), and runs it there as a user would: --version, --help, and status
+# without a profile (exit 78). Needs root.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+command -v debootstrap >/dev/null || apt-get install -y -qq debootstrap >/dev/null
+deb=$(ls dist/cog-cred_*.deb 2>/dev/null | tail -1)
+[ -n "$deb" ] || deb=$(packaging/build-deb.sh)
+# The mirror apt already uses here; no host is named in this repository.
+mirror=$(awk '/^URIs:/ {print $2; exit}' /etc/apt/sources.list.d/*.sources 2>/dev/null || true)
+[ -n "$mirror" ] || mirror=$(awk '/^deb / {print $2; exit}' /etc/apt/sources.list)
+
+root=$(mktemp -d)
+cleanup() { umount "$root/proc" 2>/dev/null || true; rm -rf "$root"; }
+trap cleanup EXIT
+debootstrap --variant=minbase bookworm "$root" "$mirror" >/dev/null
+mount -t proc proc "$root/proc"
+cp "$deb" "$root/tmp/cog-cred.deb"
+chroot "$root" apt-get install -y -qq /tmp/cog-cred.deb >/dev/null
+
+fail=0
+expect() {  # expect CODE what command...
+    local code=$1 what=$2
+    shift 2
+    set +e
+    chroot "$root" env -i PATH=/usr/bin:/bin HOME=/root "$@" >/dev/null 2>"$root/tmp/stderr"
+    local got=$?
+    set -e
+    if [ "$got" -eq "$code" ]; then echo "ok: $what"; else echo "FAILED: $what (exit $got, wanted $code): $(head -c 300 "$root/tmp/stderr")"; fail=1; fi
+}
+expect 0 "cog-cred --version" cog-cred --version
+expect 0 "cog-cred --help" cog-cred --help
+expect 78 "cog-cred status without a profile" cog-cred status
+expect 0 "git-credential-cog-cred capability" git-credential-cog-cred capability
+expect 0 "man page installed" test -s /usr/share/man/man1/cog-cred.1.gz
+exit $fail
