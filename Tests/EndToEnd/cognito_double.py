@@ -76,14 +76,14 @@ import json
 import os
 import re
 import secrets
-import signal
 import sys
 import threading
 import time
 import uuid
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from urllib.parse import parse_qs, urlsplit
 
+from serving import QuietServer, run_until_signalled, serve_in_background
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import padding, rsa
@@ -1390,12 +1390,8 @@ class Handler(BaseHTTPRequestHandler):
             sys.stderr.write("cognito-double: " + (format % args) + "\n")
 
 
-class DoubleServer(ThreadingHTTPServer):
-    daemon_threads = True  # idle keep-alive connections must not block exit
-
-    def handle_error(self, request, client_address):
-        if VERBOSE:  # clients hanging up mid-request are normal in tests
-            super().handle_error(request, client_address)
+class DoubleServer(QuietServer):
+    verbose = VERBOSE
 
 
 def make_server(host: str = "127.0.0.1", port: int = 0):
@@ -1408,7 +1404,7 @@ def make_server(host: str = "127.0.0.1", port: int = 0):
 def start_double(host: str = "127.0.0.1", port: int = 0):
     """Serve on a background thread; stop with server.shutdown(); server.server_close()."""
     server, base_url = make_server(host, port)
-    threading.Thread(target=server.serve_forever, name="cognito-double", daemon=True).start()
+    serve_in_background(server, "cognito-double")
     return server, base_url
 
 
@@ -1417,18 +1413,7 @@ def main(argv=None) -> int:
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=0, help="0 picks a free port")
     args = parser.parse_args(argv)
-    stop = threading.Event()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(sig, lambda *_: stop.set())
-    # serve_forever runs on a helper thread because shutdown() deadlocks if
-    # called from the serving thread (which is where signal handlers run).
-    server, base_url = start_double(args.host, args.port)
-    print(f"LISTENING {base_url}", flush=True)
-    while not stop.wait(0.5):
-        pass
-    server.shutdown()
-    server.server_close()
-    return 0
+    return run_until_signalled(lambda: start_double(args.host, args.port))
 
 
 if __name__ == "__main__":

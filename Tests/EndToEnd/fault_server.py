@@ -77,7 +77,6 @@ import ipaddress
 import json
 import os
 import shutil
-import signal
 import socket
 import ssl
 import struct
@@ -89,6 +88,8 @@ import time
 import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import urlsplit
+
+from serving import run_until_signalled
 
 HOST = "127.0.0.1"
 AMZ_JSON = "application/x-amz-json-1.1"
@@ -625,18 +626,7 @@ def main(argv=None) -> int:
         parser.error("--upstream is required")
     if args.ca_out and not args.tls:
         parser.error("--ca-out needs --tls")
-    stop = threading.Event()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(sig, lambda *_: stop.set())
-    # serve_forever runs on a helper thread: shutdown() deadlocks if called from
-    # the serving thread (which is where signal handlers run).
-    server, base_url, _ = start_fault_server(args.upstream, tls=args.tls, ca_out=args.ca_out, port=args.port)
-    print(f"LISTENING {base_url}", flush=True)
-    while not stop.wait(0.5):
-        pass
-    server.shutdown()
-    server.server_close()
-    return 0
+    return run_until_signalled(lambda: start_fault_server(args.upstream, tls=args.tls, ca_out=args.ca_out, port=args.port))
 
 
 if __name__ == "__main__":

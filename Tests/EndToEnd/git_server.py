@@ -46,15 +46,15 @@ import binascii
 import hashlib
 import json
 import os
-import signal
 import subprocess
 import sys
 import threading
 import time
 import urllib.parse
 import urllib.request
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 
+from serving import QuietServer, run_until_signalled, serve_in_background
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import padding, rsa
@@ -425,12 +425,8 @@ class Handler(BaseHTTPRequestHandler):
             sys.stderr.write("git-server: " + (format % args) + "\n")
 
 
-class GitServer(ThreadingHTTPServer):
-    daemon_threads = True  # idle keep-alive connections must not block exit
-
-    def handle_error(self, request, client_address):
-        if VERBOSE:  # clients hanging up mid-request are normal in tests
-            super().handle_error(request, client_address)
+class GitServer(QuietServer):
+    verbose = VERBOSE
 
 
 def make_git_server(root, jwks_url: str, issuers, client_id: str, port: int = 0):
@@ -449,7 +445,7 @@ def make_git_server(root, jwks_url: str, issuers, client_id: str, port: int = 0)
 def start_git_server(root, jwks_url: str, issuers, client_id: str, port: int = 0):
     """Serve on a background thread; stop with server.shutdown(); server.server_close()."""
     server, base_url = make_git_server(root, jwks_url, issuers, client_id, port)
-    threading.Thread(target=server.serve_forever, name="git-server", daemon=True).start()
+    serve_in_background(server, "git-server")
     return server, base_url
 
 
@@ -461,18 +457,7 @@ def main(argv=None) -> int:
     parser.add_argument("--client-id", required=True)
     parser.add_argument("--port", type=int, default=0, help="0 picks a free port")
     args = parser.parse_args(argv)
-    stop = threading.Event()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(sig, lambda *_: stop.set())
-    # serve_forever runs on a helper thread because shutdown() deadlocks if
-    # called from the serving thread (which is where signal handlers run).
-    server, base_url = start_git_server(args.root, args.jwks_url, args.issuer, args.client_id, args.port)
-    print(f"LISTENING {base_url}", flush=True)
-    while not stop.wait(0.5):
-        pass
-    server.shutdown()
-    server.server_close()
-    return 0
+    return run_until_signalled(lambda: start_git_server(args.root, args.jwks_url, args.issuer, args.client_id, args.port))
 
 
 if __name__ == "__main__":
