@@ -62,20 +62,24 @@ public struct TokenManager: Sendable {
     /// A token with more than the policy's margin of life left, refreshing
     /// (at most once) when the stored one has less.
     public func currentToken(_ choice: TokenChoice, policy: RefreshPolicy = RefreshPolicy()) throws -> IssuedToken {
-        // The common case takes no lock: a fresh stored token.
-        if let stored = try usable(choice.kind, policy) { return stored }
-        return try lock.withLock(profile: profileName) {
-            // Another process may have refreshed while we waited for the lock.
-            if let stored = try usable(choice.kind, policy) { return stored }
-            let result = try refreshHoldingLock()
-            let fresh = choice == .access ? result.access : result.id
-            guard let fresh else { throw AuthError.malformedToken(choice.kind) }
+        try storedOrRefreshed({ try usable(choice.kind, policy) }) { result in
+            guard let fresh = choice == .access ? result.access : result.id else { throw AuthError.malformedToken(choice.kind) }
             // A token whose whole life is shorter than the margin is still handed
             // out after one refresh, as long as it has not expired.
-            guard let exp = fresh.claims.exp, exp > clock.now() else {
-                throw AuthError.freshTokenExpired(choice.kind)
-            }
+            guard let exp = fresh.claims.exp, exp > clock.now() else { throw AuthError.freshTokenExpired(choice.kind) }
             return fresh
+        }
+    }
+
+    /// What `check` finds in the cache or the store; failing that, one
+    /// refresh under the profile's lock. The common case (a fresh token)
+    /// takes no lock; after taking it, `check` runs again, since another
+    /// process may have refreshed while this one waited.
+    func storedOrRefreshed<T>(_ check: () throws -> T?, _ fromRefresh: (RefreshedTokens) throws -> T) throws -> T {
+        if let found = try check() { return found }
+        return try lock.withLock(profile: profileName) {
+            if let found = try check() { return found }
+            return try fromRefresh(try refreshHoldingLock())
         }
     }
 
@@ -93,14 +97,11 @@ public struct TokenManager: Sendable {
     /// The access token and the ID token, both with more than the margin
     /// left, after at most one refresh: what `exec` hands a command.
     public func currentTokens(policy: RefreshPolicy = RefreshPolicy()) throws -> RefreshedTokens {
-        if let access = try usable(.access, policy), let id = try usable(.id, policy) {
+        let stored = { () throws -> RefreshedTokens? in
+            guard let access = try usable(.access, policy), let id = try usable(.id, policy) else { return nil }
             return RefreshedTokens(access: access, id: id)
         }
-        return try lock.withLock(profile: profileName) {
-            if let access = try usable(.access, policy), let id = try usable(.id, policy) {
-                return RefreshedTokens(access: access, id: id)
-            }
-            let fresh = try refreshHoldingLock()
+        return try storedOrRefreshed(stored) { fresh in
             guard let exp = fresh.access.claims.exp, exp > clock.now() else { throw AuthError.freshTokenExpired(.access) }
             return fresh
         }
