@@ -1,3 +1,5 @@
+import CLinux
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -39,24 +41,29 @@ public enum ProfileLockFile {
         return .success(fd)
     }
 
-    /// Takes the lock, waiting at most `seconds`. Polling rather than a
-    /// blocking flock keeps the wait bounded without signals; the holder is
-    /// waiting on the network, so a few milliseconds of latency cost nothing.
+    /// Takes the lock, waiting at most `seconds` (blocking: a waiter wakes
+    /// the moment the holder lets go).
     public static func lock(_ fd: Int32, waitingAtMost seconds: Double) -> Result<Void, LockFileError> {
-        var start = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &start)
-        var pause = 0.002
-        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
-            guard errno == EWOULDBLOCK || errno == EINTR else { return .failure(LockFileError(String(cString: strerror(errno)))) }
-            var now = timespec()
-            clock_gettime(CLOCK_MONOTONIC, &now)
-            let waited = Double(now.tv_sec - start.tv_sec) + Double(now.tv_nsec - start.tv_nsec) / 1e9
-            guard waited < seconds else { return .failure(LockFileError(timedOut: true)) }
-            var interval = timespec(tv_sec: 0, tv_nsec: Int(min(pause, seconds - waited) * 1e9))
-            nanosleep(&interval, nil)
-            pause = min(pause * 2, 0.05)
+        guard clinux_flock_within(fd, LOCK_EX, milliseconds(seconds)) == 0 else {
+            if errno == EWOULDBLOCK { return .failure(LockFileError(timedOut: true)) }
+            return .failure(LockFileError(String(cString: strerror(errno))))
         }
         return .success(())
+    }
+
+    /// Waits until no process holds the lock, at most `seconds`; false on
+    /// a timeout or an error. It takes a shared lock and drops it at once:
+    /// when a refresh ends, every caller waiting here wakes together and
+    /// answers from the cache the refresh filled, instead of queueing for
+    /// the exclusive lock one by one.
+    public static func waitUntilFree(_ fd: Int32, waitingAtMost seconds: Double) -> Bool {
+        guard clinux_flock_within(fd, LOCK_SH, milliseconds(seconds)) == 0 else { return false }
+        flock(fd, LOCK_UN)
+        return true
+    }
+
+    private static func milliseconds(_ seconds: Double) -> Int {
+        max(1, Int((seconds * 1000).rounded(.up)))
     }
 }
 

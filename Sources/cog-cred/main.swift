@@ -98,21 +98,41 @@ if let request = fastRequest(arguments.dropFirst()) {
         writeAll(1, answer + "\n")
         exit(0)
     }
-    // A miss: the token needs a refresh. Take the profile's refresh lock
-    // here, so that callers arriving during someone else's refresh wait for
-    // it cheaply and then answer from the cache it fills, instead of each
-    // loading the full command line. Whoever has the lock and still misses
-    // hands it to cog-cred-cli, which refreshes holding it.
+    // A miss: the token needs a refresh. Whoever takes the profile's
+    // refresh lock first and still misses hands it to cog-cred-cli, which
+    // refreshes holding it. Callers arriving meanwhile wait here, cheaply,
+    // for that refresh to end and answer from the cache it fills, instead of
+    // each loading the full command line.
     let directory = ProfileLockFile.directory(runtimeDirectory: environment("XDG_RUNTIME_DIR"))
-    if case .success(let fd) = ProfileLockFile.open(directory: directory, profile: request.profile),
-        case .success = ProfileLockFile.lock(fd, waitingAtMost: 30)
-    {
-        if let answer = request.answer() {
-            writeAll(1, answer + "\n")
-            exit(0)
+    if case .success(let fd) = ProfileLockFile.open(directory: directory, profile: request.profile) {
+        var start = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &start)
+        while true {
+            let taken = flock(fd, LOCK_EX | LOCK_NB) == 0
+            let busy = !taken && errno == EWOULDBLOCK
+            if taken {
+                if let answer = request.answer() {
+                    writeAll(1, answer + "\n")
+                    exit(0)
+                }
+                _ = fcntl(fd, F_SETFD, 0)  // survive the exec below
+                setenv(ProfileLockFile.heldLockVariable, "\(request.profile):\(fd)", 1)
+                break
+            }
+            // Someone else is refreshing. If that refresh failed, the cache
+            // still misses and the loop goes round for the lock: the
+            // full path then says what is wrong.
+            var now = timespec()
+            clock_gettime(CLOCK_MONOTONIC, &now)
+            let waited = Double(now.tv_sec - start.tv_sec) + Double(now.tv_nsec - start.tv_nsec) / 1e9
+            guard busy, waited < 30,
+                ProfileLockFile.waitUntilFree(fd, waitingAtMost: 30 - waited)
+            else { break }
+            if let answer = request.answer() {
+                writeAll(1, answer + "\n")
+                exit(0)
+            }
         }
-        _ = fcntl(fd, F_SETFD, 0)  // survive the exec below
-        setenv(ProfileLockFile.heldLockVariable, "\(request.profile):\(fd)", 1)
     }
 }
 guard let cli = cliPath() else {

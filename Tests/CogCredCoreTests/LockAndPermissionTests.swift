@@ -41,6 +41,53 @@ import Testing
         try waiter.withLock(profile: "p") {}
     }
 
+    func openLock(_ dir: String) throws -> Int32 {
+        guard case .success(let fd) = ProfileLockFile.open(directory: dir, profile: "p") else {
+            throw RefreshLockError.unusableDirectory(dir, "open failed")
+        }
+        return fd
+    }
+
+    /// A waiter blocked in flock wakes when the holder lets go, rather than
+    /// at its time limit (10 s here; the test process has other threads, so
+    /// this also shows the timer's signal reaches the waiting thread only).
+    @Test func aBlockedWaiterWakesOnRelease() throws {
+        let dir = directory()
+        let holder = try openLock(dir), waiter = try openLock(dir)
+        defer { close(holder); close(waiter) }
+        #expect(flock(holder, LOCK_EX | LOCK_NB) == 0)
+        let result = Mutex<Bool?>(nil)
+        let thread = Thread { result.withLock { $0 = ProfileLockFile.waitUntilFree(waiter, waitingAtMost: 10) } }
+        thread.start()
+        #expect(!ProfileLockFile.waitUntilFree(try openLock(dir), waitingAtMost: 0.05))  // still held
+        flock(holder, LOCK_UN)
+        let started = Date()
+        while result.withLock({ $0 }) == nil && Date().timeIntervalSince(started) < 20 { usleep(1000) }
+        #expect(result.withLock { $0 } == true)
+        #expect(Date().timeIntervalSince(started) < 10)
+        // waitUntilFree leaves the lock free: an exclusive lock is taken at once.
+        #expect(flock(holder, LOCK_EX | LOCK_NB) == 0)
+    }
+
+    /// The lock the front binary handed over is released as soon as the
+    /// refresh is done, so waiting callers need not wait for cog-cred-cli to
+    /// exit; a second use in the same process takes it again.
+    @Test func aHandedOverLockIsReleasedAfterItsUse() throws {
+        let dir = directory()
+        let held = try openLock(dir), other = try openLock(dir)
+        defer { close(held); close(other) }
+        #expect(flock(held, LOCK_EX | LOCK_NB) == 0)
+        let lock = FileRefreshLock(directory: dir, wait: 1, held: (profile: "p", fd: held))
+        try lock.withLock(profile: "p") {
+            #expect(flock(other, LOCK_EX | LOCK_NB) != 0)  // still ours inside
+        }
+        #expect(flock(other, LOCK_EX | LOCK_NB) == 0)
+        flock(other, LOCK_UN)
+        try lock.withLock(profile: "p") {
+            #expect(flock(other, LOCK_EX | LOCK_NB) != 0)
+        }
+    }
+
     @Test func theDirectoryIsPrivate() throws {
         let dir = directory()
         try FileRefreshLock(directory: dir, wait: 1).withLock(profile: "p") {}

@@ -1,5 +1,6 @@
-// CLinux: Linux calls Swift cannot make directly. prctl is variadic, and
-// glibc has no wrappers for the kernel keyring system calls.
+// CLinux: Linux calls Swift cannot make directly. prctl is variadic, glibc
+// has no wrappers for the kernel keyring system calls, and a timed flock
+// needs a signal handler and a thread-directed timer.
 #ifndef CLINUX_H
 #define CLINUX_H
 
@@ -26,5 +27,10 @@ long clinux_key_read(int32_t key, void *buffer, size_t length);
 int clinux_key_set_timeout(int32_t key, unsigned seconds);
 /// KEYCTL_INVALIDATE: removes the key at once.
 int clinux_key_invalidate(int32_t key);
+
+/// flock(2) that blocks at most `milliseconds` (0: does not block). Returns
+/// 0 when the lock is taken; -1 with errno EWOULDBLOCK when the time ran
+/// out, or another errno. Uses SIGALRM, aimed at the calling thread only.
+int clinux_flock_within(int fd, int operation, long milliseconds);
 
 #endif

@@ -73,17 +73,29 @@ public struct FileRefreshLock: RefreshLock {
     }
 
     public func withLock<T>(profile: String, _ body: () throws -> T) throws -> T {
-        if let held, held.profile == profile { return try body() }
+        if let held, held.profile == profile {
+            // Taking again a lock this descriptor holds succeeds at once.
+            // It is released right after the body, so that callers waiting
+            // in the front binary answer from the refreshed cache without
+            // waiting for this process to exit; a second use waits like any.
+            try take(held.fd, profile: profile)
+            defer { _ = flock(held.fd, LOCK_UN) }
+            return try body()
+        }
         let fd: Int32
         switch ProfileLockFile.open(directory: directory, profile: profile) {
         case .success(let opened): fd = opened
         case .failure(let error): throw RefreshLockError.unusableDirectory(directory, error.reason)
         }
         defer { close(fd) }  // closing releases the lock
+        try take(fd, profile: profile)
+        return try body()
+    }
+
+    private func take(_ fd: Int32, profile: String) throws {
         if case .failure(let error) = ProfileLockFile.lock(fd, waitingAtMost: wait) {
             if error.timedOut { throw RefreshLockError.timedOut(profile: profile, seconds: Int(wait)) }
             throw RefreshLockError.unusableDirectory(directory, error.reason)
         }
-        return try body()
     }
 }
