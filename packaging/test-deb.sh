@@ -40,7 +40,7 @@ check "the man page renders" bash -c "man -l '$root/usr/share/man/man1/cog-cred.
 check "the man page has the hand-written exit statuses" bash -c "MANWIDTH=400 man -l '$root/usr/share/man/man1/cog-cred.1.gz' | grep -q 'including a config file others can write'"
 check "docs are installed" test -s "$root/usr/share/doc/cog-cred/security.md"
 
-check "make install" make --no-print-directory install PREFIX="$prefix"
+check "make install" make install --no-print-directory PREFIX="$prefix"
 check "installed cog-cred runs" "$prefix/bin/cog-cred" --version
 check "make uninstall" make --no-print-directory uninstall PREFIX="$prefix"
 check "make uninstall leaves no file" test -z "$(find "$prefix" -type f -o -type l)"

@@ -114,6 +114,7 @@ DEFAULT_CONFIG = {
     "password_policy": DEFAULT_PASSWORD_POLICY,  # a patch may name only some keys
     "code_lifetime": 86400,      # seconds a confirmation or reset code stays valid
     "max_resends": 5,            # ResendConfirmationCode calls allowed per user
+    "fixed_code": None,          # set: every confirmation and reset code is this one (the docs' examples say 123456)
     "auto_confirm": False,       # like a pre-sign-up trigger that confirms and verifies
     "username_attributes": None,  # None: usernames only; ["email"]: sign up and in by email
     "session_lifetime": 180,     # seconds a challenge Session stays valid (Cognito: 3 minutes)
@@ -423,6 +424,7 @@ class CognitoDouble:
             "code_lifetime": non_negative_int,
             "max_resends": non_negative_int,
             "auto_confirm": lambda v: isinstance(v, bool),
+            "fixed_code": lambda v: v is None or (isinstance(v, str) and len(v) == 6 and v.isdigit()),
             # Only email is modelled; phone numbers would need SMS delivery too.
             "username_attributes": lambda v: v is None or (isinstance(v, list) and set(v) <= {"email"}),
             "session_lifetime": non_negative_int,
@@ -1208,8 +1210,8 @@ class CognitoDouble:
 
     def _issue_code(self, user: dict, kind: str) -> None:
         previous = (user["codes"][kind] or {}).get("code")
-        code = previous
-        while code == previous:  # a new code must really retire the old one
+        code = self.config["fixed_code"] or previous
+        while code == previous and not self.config["fixed_code"]:  # a new code must really retire the old one
             code = f"{secrets.randbelow(10 ** 6):06d}"
         user["codes"][kind] = {"code": code, "expires_at": time.time() + self.config["code_lifetime"]}
 

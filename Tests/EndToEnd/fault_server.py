@@ -152,9 +152,9 @@ def closed_port() -> int:
 
 # --- TLS --------------------------------------------------------------------------------
 
-def make_tls_material(directory: str):
-    """A throw-away CA and a server certificate for 127.0.0.1 and localhost signed
-    by it, written into `directory`. Returns (ca_pem_path, cert_path, key_path)."""
+def make_tls_material(directory: str, dns_names=("localhost",)):
+    """A throw-away CA and a server certificate for 127.0.0.1 and `dns_names`
+    signed by it, written into `directory`. Returns (ca_pem_path, cert_path, key_path)."""
     from cryptography import x509
     from cryptography.hazmat.primitives import hashes, serialization
     from cryptography.hazmat.primitives.asymmetric import ec
@@ -187,7 +187,7 @@ def make_tls_material(directory: str):
             .serial_number(x509.random_serial_number())
             .not_valid_before(not_before).not_valid_after(not_after)
             .add_extension(x509.SubjectAlternativeName([
-                x509.IPAddress(ipaddress.ip_address(HOST)), x509.DNSName("localhost")]), critical=False)
+                x509.IPAddress(ipaddress.ip_address(HOST)), *map(x509.DNSName, dns_names)]), critical=False)
             .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
             .add_extension(x509.KeyUsage(digital_signature=True, content_commitment=False,
                                          key_encipherment=False, data_encipherment=False,

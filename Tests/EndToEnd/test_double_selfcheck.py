@@ -303,6 +303,16 @@ def test_codes_expire_after_the_configured_lifetime(pool):
     pool.fails("ConfirmSignUp", "ExpiredCodeException", ClientId=CLIENT, Username=EMAIL, ConfirmationCode=pool.code())
 
 
+def test_a_fixed_code_is_every_code_sent(pool):
+    pool.admin("config", {"fixed_code": "123456"})
+    pool.sign_up()
+    assert pool.code() == "123456"
+    pool.ok("ResendConfirmationCode", ClientId=CLIENT, Username=EMAIL)
+    assert pool.code() == "123456"
+    pool.fails("ConfirmSignUp", "CodeMismatchException", ClientId=CLIENT, Username=EMAIL, ConfirmationCode="654321")
+    pool.ok("ConfirmSignUp", ClientId=CLIENT, Username=EMAIL, ConfirmationCode="123456")
+
+
 def test_resending_is_limited_and_only_for_unconfirmed_users(pool):
     assert pool.fails("ResendConfirmationCode", "UserNotFoundException", ClientId=CLIENT, Username=EMAIL)
     pool.admin("config", {"max_resends": 2})
