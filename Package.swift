@@ -15,7 +15,7 @@ let package = Package(
         // What users run: answers `token` and `get-header` from the kernel
         // keyring cache in a couple of milliseconds, and otherwise hands the
         // same argv to cog-cred-cli. It links no library that has to be
-        // loaded and initialised on every call (libsecret, glib, libcurl and
+        // loaded and initialised on every call (glib, libcurl, OpenSSL and
         // their dependencies cost more than the whole fast path).
         .executableTarget(
             name: "cog-cred",
@@ -33,7 +33,7 @@ let package = Package(
         // All of the logic, unit-tested with in-memory fakes.
         .target(
             name: "CogCredCore",
-            dependencies: ["CogCredCache", "CSecret", "CCurl", "COpenSSL", "CLinux"]
+            dependencies: ["CogCredCache", "CGio", "CCurl", "COpenSSL", "CLinux"]
         ),
         // The kernel-keyring token cache and the freshness rule, shared by the
         // fast front binary and the library; libc only.
@@ -44,9 +44,9 @@ let package = Package(
         // System library targets: one per C library, each with a shim header
         // that makes the variadic C APIs callable from Swift.
         .systemLibrary(
-            name: "CSecret",
-            pkgConfig: "libsecret-1",
-            providers: [.apt(["libsecret-1-dev", "libglib2.0-dev"])]
+            name: "CGio",
+            pkgConfig: "gio-2.0",
+            providers: [.apt(["libglib2.0-dev"])]
         ),
         .systemLibrary(
             name: "CCurl",

@@ -24,7 +24,7 @@ trap 'rm -rf "$root" "$home" "$prefix"' EXIT
 dpkg-deb -x "$deb" "$root"
 
 check "the version is the program's" test "$version" = "$("$root/usr/bin/cog-cred" --version)"
-check "Depends names libsecret" grep -q "libsecret-1-0" <<<"$depends"
+check "Depends names glib" grep -q "libglib2.0-0" <<<"$depends"
 check "Depends names libcurl" grep -q "libcurl4" <<<"$depends"
 check "Depends names no build tools" bash -c "! grep -qE -- '-dev|swift|gcc |clang' <<<'$depends'"
 check "apt can satisfy Depends" apt-get install --simulate --no-install-recommends "./$deb"

@@ -2,7 +2,7 @@
 //
 // `token`, `token --id-token` and `get-header` run before every API call a
 // script makes, so they are answered here, from the kernel-keyring cache of
-// fresh tokens, without loading libsecret, glib, libcurl and their
+// fresh tokens, without loading glib, libcurl, OpenSSL and their
 // dependencies (whose loading alone costs more than a Secret Service lookup).
 // Everything else, including a cache miss, runs cog-cred-cli with the same
 // arguments, which gives the same answer the slow way.

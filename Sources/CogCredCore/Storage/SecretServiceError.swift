@@ -11,7 +11,7 @@ public enum SecretServiceError: CogCredFailure, Equatable {
     case locked
     /// The Secret Service did not answer in time (a hung keyring daemon).
     case notResponding(seconds: Double)
-    /// Any other failure, with libsecret's GError domain, code and message.
+    /// Any other failure, with the D-Bus error name (or GLib's error domain), code and message.
     case failed(operation: String, domain: String, code: Int32, detail: String)
 
     public var category: FailureCategory { .secretServiceUnavailable }

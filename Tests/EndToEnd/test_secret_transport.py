@@ -1,0 +1,97 @@
+"""How secrets travel to the Secret Service.
+
+On a Unix-socket session bus cog-cred opens the spec's "plain" session (every
+party that can see that traffic is the user's own process, which could ask the
+Secret Service directly); on any other transport it opens
+dh-ietf1024-sha256-aes128-cbc-pkcs7, as libsecret does. Both are checked by
+watching the bus with dbus-monitor, and the encrypted one against
+gnome-keyring's own implementation: what cog-cred stores encrypted,
+secret-tool (libsecret, its own session) reads back, and the other way round.
+"""
+import base64
+import json
+import subprocess
+import time
+
+from conftest import Bus, wait_until
+
+USER = "transport@example.com"
+PASSWORD = "Transport-Password-7"
+
+
+def tcp_bus_config(path):
+    """A session bus on 127.0.0.1 (DBUS_COOKIE_SHA1 authentication) that lets a
+    monitor see everything."""
+    path.write_text("""<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig><type>session</type><listen>tcp:host=127.0.0.1,bind=127.0.0.1,port=0</listen>
+<auth>DBUS_COOKIE_SHA1</auth>
+<policy context="default"><allow send_destination="*" eavesdrop="true"/><allow eavesdrop="true"/><allow own="*"/></policy>
+</busconfig>""")
+    return path
+
+
+class Monitor:
+    """dbus-monitor on a bus, its output kept in a file."""
+
+    def __init__(self, env, path):
+        self.path = path
+        self.file = open(path, "w")
+        self.proc = subprocess.Popen(["dbus-monitor", "--session"], env=env, stdout=self.file,
+                                     stderr=subprocess.DEVNULL)
+        # It is listening once its own NameAcquired signal is written.
+        wait_until(lambda: "NameAcquired" in path.read_text(), "dbus-monitor")
+
+    def text(self):
+        self.proc.terminate()
+        self.proc.wait(timeout=10)
+        self.file.close()
+        return self.path.read_text()
+
+
+def sign_in(cog, double, env):
+    double.add_user(USER, PASSWORD)
+    cog.ok("configure", "--user-pool-id", "us-east-1_double", "--client-id", "doubleclient",
+           "--endpoint-url", double.url, "--username", USER, env=env)
+    cog.remember_secret(PASSWORD)
+    cog.ok("sign-in", "--password-stdin", input=PASSWORD + "\n", env=env)
+
+
+def test_on_a_unix_socket_bus_the_session_is_plain(cog, bus, double, tmp_path):
+    monitor = Monitor({**cog.env, **bus.env}, tmp_path / "monitor.log")
+    sign_in(cog, double, {})
+    traffic = monitor.text()
+    assert 'string "plain"' in traffic and "dh-ietf1024" not in traffic
+
+
+def test_on_any_other_bus_secrets_travel_encrypted(cog, double, tmp_path, monkeypatch):
+    # Cookie authentication keeps its secret under $HOME, which the daemon,
+    # the keyring and cog-cred must share.
+    monkeypatch.setenv("HOME", str(cog.home))
+    private = Bus(tmp_path / "bus", config_file=tcp_bus_config(tmp_path / "bus.conf"))
+    try:
+        assert private.address.startswith("tcp:")
+        env = {**private.env, "HOME": str(cog.home)}
+        monitor = Monitor({**cog.env, **env}, tmp_path / "monitor.log")
+        sign_in(cog, double, env)
+        token = cog.ok("token", env=env).stdout.strip()
+        traffic = monitor.text()
+        assert 'string "dh-ietf1024-sha256-aes128-cbc-pkcs7"' in traffic and 'string "plain"' not in traffic
+        # Neither the token nor any part of it crossed the bus readable.
+        assert token[-40:] not in traffic
+        # gnome-keyring decrypted what cog-cred sent: libsecret reads it back.
+        stored = subprocess.run(["secret-tool", "lookup", "service", "cog-cred", "profile", "default", "kind", "access"],
+                                env={**cog.env, **env}, capture_output=True, text=True)
+        assert stored.stdout == token
+        # And cog-cred decrypts what gnome-keyring sends: the access token as
+        # libsecret wrote it, read by `status` (which asks the keyring, not the cache).
+        secret_tool = lambda *args, **kw: subprocess.run(["secret-tool", *args], env={**cog.env, **env},
+                                                         capture_output=True, text=True, **kw)
+        secret_tool("clear", "service", "cog-cred", "profile", "default", "kind", "access")
+        assert json.loads(cog.run("status", "--json", env=env).stdout).get("access_token_expires_at") is None
+        secret_tool("store", "--label=x", "service", "cog-cred", "profile", "default", "kind", "access", input=token)
+        status = json.loads(cog.ok("status", "--json", env=env).stdout)
+        exp = json.loads(base64.urlsafe_b64decode(token.split(".")[1] + "==="))["exp"]
+        assert status["access_token_expires_at"] == time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(exp))
+    finally:
+        private.stop()
