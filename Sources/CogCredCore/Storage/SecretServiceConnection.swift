@@ -190,8 +190,6 @@ final class SecretServiceConnection: @unchecked Sendable {
             return .notResponding(seconds: Double(callTimeoutMilliseconds) / 1000)
         case (_, _, "org.freedesktop.Secret.Error.IsLocked"):
             return .locked
-        case (_, _, "org.freedesktop.Secret.Error.NoSuchObject"):
-            return .noDefaultCollection
         case ("g-dbus-error-quark", 2, _), ("g-dbus-error-quark", 3, _):  // SERVICE_UNKNOWN, NAME_HAS_NO_OWNER
             return .serviceUnavailable(detail)
         case ("g-io-error-quark", _, _) where detail.contains("connect"):
