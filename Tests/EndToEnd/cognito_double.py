@@ -83,7 +83,7 @@ import uuid
 from http.server import BaseHTTPRequestHandler
 from urllib.parse import parse_qs, urlsplit
 
-from serving import QuietServer, run_until_signalled, serve_in_background
+from serving import QuietServer, read_body, run_until_signalled, serve_in_background
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import padding, rsa
@@ -619,15 +619,21 @@ class CognitoDouble:
             raise CognitoError("InvalidParameterException", "Missing required parameter AuthParameters")
         return self.auth_flows[flow](params)
 
-    def _user_password_auth(self, params: dict) -> dict:
-        for name in ("USERNAME", "PASSWORD"):
+    def _signing_in(self, params: dict, secret: str) -> str:
+        """The canonical name of the user a sign-in names, after the checks
+        both flows make first: USERNAME and `secret` present, SECRET_HASH
+        right (over what the user typed, which may be an alias), user known."""
+        for name in ("USERNAME", secret):
             if not params.get(name):
                 raise CognitoError("InvalidParameterException", f"Missing required parameter {name}")
-        # The hash covers what the user typed, which may be an alias.
         self._check_secret_hash(params["USERNAME"], params.get("SECRET_HASH"))
         username = self._find_user(params["USERNAME"])
         if username is None:
             raise CognitoError("UserNotFoundException", "User does not exist.")
+        return username
+
+    def _user_password_auth(self, params: dict) -> dict:
+        username = self._signing_in(params, "PASSWORD")
         user = self.users[username]
         if user["password"] != params["PASSWORD"]:
             raise CognitoError("NotAuthorizedException", INCORRECT)
@@ -639,13 +645,7 @@ class CognitoDouble:
 
     def _user_srp_auth(self, params: dict) -> dict:
         """Step one of SRP: take A, answer B and what the client needs for its proof."""
-        for name in ("USERNAME", "SRP_A"):
-            if not params.get(name):
-                raise CognitoError("InvalidParameterException", f"Missing required parameter {name}")
-        self._check_secret_hash(params["USERNAME"], params.get("SECRET_HASH"))
-        username = self._find_user(params["USERNAME"])
-        if username is None:
-            raise CognitoError("UserNotFoundException", "User does not exist.")
+        username = self._signing_in(params, "SRP_A")
         if not re.fullmatch(r"[0-9a-fA-F]+", params["SRP_A"]):
             raise invalid_parameter("SRP_A must be a hexadecimal number")
         a_pub = int(params["SRP_A"], 16)
@@ -1314,7 +1314,7 @@ class Handler(BaseHTTPRequestHandler):
     server_version = "CognitoDouble/1"
 
     def do_POST(self):
-        double, body = self.server.double, self._read_body()
+        double, body = self.server.double, read_body(self)
         if self.path == "/":
             headers = {k.lower(): v for k, v in self.headers.items()}
             self._send(*double.handle(headers, body))
@@ -1362,18 +1362,6 @@ class Handler(BaseHTTPRequestHandler):
         if not isinstance(payload, dict):
             raise ValueError("body must be a JSON object")
         return payload
-
-    def _read_body(self) -> bytes:
-        # The body must always be consumed, or keep-alive connections desync.
-        if "chunked" in self.headers.get("Transfer-Encoding", "").lower():
-            chunks = []
-            while (size := int(self.rfile.readline().split(b";")[0].strip() or b"0", 16)):
-                chunks.append(self.rfile.read(size))
-                self.rfile.readline()
-            while self.rfile.readline() not in (b"\r\n", b"\n", b""):
-                pass  # skip trailers
-            return b"".join(chunks)
-        return self.rfile.read(int(self.headers.get("Content-Length") or 0))
 
     def _json(self, status: int, obj) -> None:
         self._send(status, "application/json", {}, json.dumps(obj).encode())

@@ -89,7 +89,7 @@ import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import urlsplit
 
-from serving import run_until_signalled
+from serving import read_body, run_until_signalled
 
 HOST = "127.0.0.1"
 AMZ_JSON = "application/x-amz-json-1.1"
@@ -307,18 +307,6 @@ class FaultHandler(BaseHTTPRequestHandler):
     def log_message(self, format, *args):
         log(format % args)
 
-    def _read_body(self) -> bytes:
-        # Always consume the body, or keep-alive connections desync.
-        if "chunked" in self.headers.get("Transfer-Encoding", "").lower():
-            chunks = []
-            while (size := int(self.rfile.readline().split(b";")[0].strip() or b"0", 16)):
-                chunks.append(self.rfile.read(size))
-                self.rfile.readline()
-            while self.rfile.readline() not in (b"\r\n", b"\n", b""):
-                pass
-            return b"".join(chunks)
-        return self.rfile.read(int(self.headers.get("Content-Length") or 0))
-
     def _send(self, status: int, content_type, headers: dict, body: bytes, length=None) -> None:
         self.send_response(status)
         if content_type:
@@ -370,7 +358,7 @@ class FaultHandler(BaseHTTPRequestHandler):
 
     # ------------------------------------------------------------- routing
     def _dispatch(self):
-        body = self._read_body()
+        body = read_body(self)
         path = urlsplit(self.path).path
         if path.startswith(ADMIN_PREFIX):
             return self._admin(path, body)

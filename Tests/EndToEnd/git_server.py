@@ -54,7 +54,7 @@ import urllib.parse
 import urllib.request
 from http.server import BaseHTTPRequestHandler
 
-from serving import QuietServer, run_until_signalled, serve_in_background
+from serving import QuietServer, read_body, run_until_signalled, serve_in_background
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import padding, rsa
@@ -231,29 +231,6 @@ class Handler(BaseHTTPRequestHandler):
     server_version = "cog-cred-test-git/1"
 
     # ------------------------------------------------------------ plumbing
-    def read_body(self) -> bytes:
-        if "chunked" in self.headers.get("Transfer-Encoding", "").lower():
-            chunks, total = [], 0
-            while True:
-                line = self.rfile.readline(65537)
-                if not line:
-                    raise ValueError("connection closed inside a chunked body")
-                size = int(line.split(b";", 1)[0].strip(), 16)
-                if size == 0:
-                    while self.rfile.readline(65537) not in (b"\r\n", b"\n", b""):
-                        pass  # trailers
-                    break
-                total += size
-                if total > MAX_BODY:
-                    raise ValueError("request body too large")
-                chunks.append(self.rfile.read(size))
-                self.rfile.readline(65537)  # CRLF after the chunk
-            return b"".join(chunks)
-        length = int(self.headers.get("Content-Length") or 0)
-        if length > MAX_BODY:
-            raise ValueError("request body too large")
-        return self.rfile.read(length) if length > 0 else b""
-
     def respond(self, status: int, body: bytes, content_type="text/plain; charset=utf-8",
                 headers=(), reason=None):
         self.send_response(status, reason)
@@ -297,7 +274,7 @@ class Handler(BaseHTTPRequestHandler):
     def dispatch(self):
         url = urllib.parse.urlsplit(self.path)
         try:
-            body = self.read_body()
+            body = read_body(self, limit=MAX_BODY)
         except ValueError as e:
             self.close_connection = True
             self.respond(400, f"bad request body: {e}\n".encode())

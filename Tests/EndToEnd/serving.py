@@ -1,6 +1,7 @@
 """What the project's test servers (cognito_double, git_server, fault_server)
 share: a threading HTTP server that keeps quiet about clients hanging up,
-and the command-line loop that serves until SIGTERM or SIGINT."""
+reading a request body, and the command-line loop that serves until SIGTERM
+or SIGINT."""
 import signal
 import sys
 import threading
@@ -14,6 +15,34 @@ class QuietServer(ThreadingHTTPServer):
     def handle_error(self, request, client_address):
         if self.verbose:  # clients hanging up mid-request are normal in tests
             super().handle_error(request, client_address)
+
+
+def read_body(handler, limit=None) -> bytes:
+    """A request's whole body, chunked or by Content-Length. It must always be
+    consumed, or keep-alive connections desync. ValueError for a body over
+    `limit` bytes or a connection closed inside a chunked body."""
+    def within_limit(size):
+        if limit is not None and size > limit:
+            raise ValueError("request body too large")
+
+    if "chunked" in handler.headers.get("Transfer-Encoding", "").lower():
+        chunks, total = [], 0
+        while True:
+            line = handler.rfile.readline(65537)
+            if not line:
+                raise ValueError("connection closed inside a chunked body")
+            size = int(line.split(b";", 1)[0].strip() or b"0", 16)
+            if size == 0:
+                while handler.rfile.readline(65537) not in (b"\r\n", b"\n", b""):
+                    pass  # trailers
+                return b"".join(chunks)
+            total += size
+            within_limit(total)
+            chunks.append(handler.rfile.read(size))
+            handler.rfile.readline(65537)  # CRLF after the chunk
+    length = int(handler.headers.get("Content-Length") or 0)
+    within_limit(length)
+    return handler.rfile.read(length) if length > 0 else b""
 
 
 def serve_in_background(server, name, **serve_args):
