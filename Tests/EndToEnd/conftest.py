@@ -11,7 +11,6 @@ the session and emptied of cog-cred items before every test.
 """
 import json
 import os
-import shutil
 import signal
 import socket
 import subprocess

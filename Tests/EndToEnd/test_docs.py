@@ -42,16 +42,14 @@ import json
 import os
 import re
 import shlex
-import shutil
 import signal
-import subprocess
-import threading
+import ssl
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
 import pytest
 
-from conftest import REPO, Double, MotoPool
+from conftest import REPO, CogCred, Double, MotoPool
 from fault_server import make_tls_material
 from git_server import Rejected, TokenVerifier, token_from
 from serving import QuietServer, serve_in_background
@@ -187,8 +185,6 @@ class API:
             def log_message(self, *args):
                 pass
 
-        import ssl
-
         self.server = QuietServer(("127.0.0.1", 0), Handler)
         context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         context.load_cert_chain(cert, key)
@@ -275,16 +271,13 @@ def test_runnable_block(block, binary, bus, moto, double_server, api, tmp_path):
         **SECRETS,
     }
 
-    def cog(*args, input=None):
-        result = subprocess.run([binary, *args], env=env, input=input, capture_output=True, text=True, timeout=60)
-        assert result.returncode == 0, f"set-up `cog-cred {' '.join(args)}`: {result.stderr}"
-
+    cog = CogCred(binary, env, home)
     if "configured" in options or "signed-in" in options:
         for profile in ("default", "work"):
-            cog("configure", "--profile", profile, "--user-pool-id", pool_id, "--client-id", client_id,
-                "--username", USER)
+            cog.ok("configure", "--profile", profile, "--user-pool-id", pool_id, "--client-id", client_id,
+                   "--username", USER)
             if "signed-in" in options:
-                cog("sign-in", "--profile", profile, "--password-stdin", input=SECRETS["PW"] + "\n")
+                cog.ok("sign-in", "--profile", profile, "--password-stdin", input=SECRETS["PW"] + "\n")
 
     script = text
     for placeholder in PLACEHOLDER_POOLS:
@@ -319,26 +312,17 @@ def test_runnable_block(block, binary, bus, moto, double_server, api, tmp_path):
 
 # --- the other examples ------------------------------------------------------------------
 
-def test_the_kubeconfig_example_gives_kubectl_an_exec_credential(binary, bus, moto, tmp_path):
+def test_the_kubeconfig_example_gives_kubectl_an_exec_credential(cog, bus, pool):
     yaml = pytest.importorskip("yaml")
     (_, _, _, text), = all_blocks({"yaml"})
     user = yaml.safe_load(text)["users"][0]["user"]["exec"]
     assert user["command"] == "cog-cred" and user["interactiveMode"] == "Never"
-    pool = MotoPool(moto.url)
-    env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path), "XDG_CONFIG_HOME": str(tmp_path / "config"),
-           "XDG_RUNTIME_DIR": bus.env["XDG_RUNTIME_DIR"], "DBUS_SESSION_BUS_ADDRESS": bus.address,
-           "AWS_ENDPOINT_URL": moto.url}
-    bus.secret_tool("clear", "service", "cog-cred")
-    subprocess.run([binary, "configure", "--profile", "work", "--user-pool-id", pool.pool_id, "--client-id",
-                    pool.client_id, "--username", pool.username], env=env, check=True, capture_output=True)
-    subprocess.run([binary, "sign-in", "--profile", "work", "--password-stdin"], input=pool.password + "\n",
-                   env=env, check=True, capture_output=True, text=True)
-    # As kubectl runs it: the command with the args, KUBERNETES_EXEC_INFO set, no terminal.
+    cog.ok("configure", "--profile", "work", "--user-pool-id", pool.pool_id, "--client-id", pool.client_id,
+           "--endpoint-url", pool.url, "--username", pool.username)
+    cog.ok("sign-in", "--profile", "work", "--password-stdin", input=pool.password + "\n")
+    # As kubectl runs it: the command with the args, KUBERNETES_EXEC_INFO set.
     info = {"apiVersion": user["apiVersion"], "kind": "ExecCredential", "spec": {"interactive": False}}
-    result = subprocess.run([binary, *user["args"]], env={**env, "KUBERNETES_EXEC_INFO": json.dumps(info)},
-                            capture_output=True, text=True, stdin=subprocess.DEVNULL)
-    assert result.returncode == 0, result.stderr
-    credential = json.loads(result.stdout)
+    credential = json.loads(cog.ok(*user["args"], env={"KUBERNETES_EXEC_INFO": json.dumps(info)}).stdout)
     assert credential["apiVersion"] == user["apiVersion"] and credential["kind"] == "ExecCredential"
     stored = bus.secret_tool("lookup", "service", "cog-cred", "profile", "work", "kind", "access").stdout
     assert credential["status"]["token"] == stored

@@ -5,8 +5,6 @@ these tests use a server we control (cognito_double.py): it issues tokens
 with a chosen lifetime and issue time, counts every call, and can revoke
 refresh tokens or answer with faults. cog-cred's own clock is the real one.
 """
-import base64
-import json
 import time
 
 import pytest

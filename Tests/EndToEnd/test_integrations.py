@@ -208,7 +208,7 @@ def test_token_formats(cog, bus, signed_in):
     assert data["token"] == access and data["token_type"] == "Bearer"
     assert data["expires_at"].endswith("Z")
     env = cog.ok("token", "--format", "env").stdout
-    evaluated = subprocess.run(["bash", "-c", f'eval "$1"; printf %s "$COG_CRED_ACCESS_TOKEN"', "_", env],
+    evaluated = subprocess.run(["bash", "-c", 'eval "$1"; printf %s "$COG_CRED_ACCESS_TOKEN"', "_", env],
                                capture_output=True, text=True, timeout=30)
     assert evaluated.stdout == access
     id_env = cog.ok("token", "--id-token", "--format", "env").stdout
