@@ -40,6 +40,13 @@ final class BigNumber {
         return trimmed.isEmpty ? "0" : String(trimmed)
     }
 
+    /// Big-endian bytes without leading zeros (none for zero).
+    var bytes: [UInt8] {
+        var out = [UInt8](repeating: 0, count: (Int(BN_num_bits(raw)) + 7) / 8)
+        _ = BN_bn2bin(raw, &out)
+        return out
+    }
+
     var isZero: Bool { BN_is_zero(raw) == 1 }
 
     /// Marks the number as secret so exponentiation takes the constant-time path.

@@ -25,7 +25,7 @@ final class SecretServiceCipher {
 
     init() {
         privateKey = BigNumber(bytes: SecretServiceCipher.randomBytes(SecretServiceCipher.primeLength))
-        publicKey = SecretServiceCipher.bytes(of: group.power(BigNumber(bytes: [2]), privateKey))
+        publicKey = group.power(BigNumber(bytes: [2]), privateKey).bytes
     }
 
     deinit {
@@ -39,7 +39,7 @@ final class SecretServiceCipher {
         let one = BigNumber(bytes: [1])
         let pMinusOne = group.subtract(group.modulus, one)
         guard BN_cmp(peer.raw, one.raw) > 0, BN_cmp(peer.raw, pMinusOne.raw) < 0 else { return false }
-        var shared = SecretServiceCipher.bytes(of: group.power(peer, privateKey))
+        var shared = group.power(peer, privateKey).bytes
         defer { shared.withUnsafeMutableBytes { OPENSSL_cleanse($0.baseAddress, $0.count) } }
         // Left-padded to the prime's length, as gnome-keyring and libsecret do.
         shared = [UInt8](repeating: 0, count: SecretServiceCipher.primeLength - shared.count) + shared
@@ -84,11 +84,5 @@ final class SecretServiceCipher {
         // RAND_bytes fails only when the OS cannot seed it (no getrandom).
         precondition(RAND_bytes(&bytes, Int32(count)) == 1, "RAND_bytes failed")
         return bytes
-    }
-
-    static func bytes(of number: BigNumber) -> [UInt8] {
-        var out = [UInt8](repeating: 0, count: (Int(BN_num_bits(number.raw)) + 7) / 8)
-        _ = BN_bn2bin(number.raw, &out)
-        return out
     }
 }
