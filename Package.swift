@@ -12,18 +12,20 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     ],
     targets: [
-        // What users run: answers `token` and `get-header` from the kernel
-        // keyring cache in a couple of milliseconds, and otherwise hands the
-        // same argv to cog-cred-cli. It links no library that has to be
-        // loaded and initialised on every call (glib, libcurl, OpenSSL and
-        // their dependencies cost more than the whole fast path).
+        // What users run. Every read-only request (`token`, `get-header`,
+        // the git, docker and kubectl helpers' reads, `exec`) is answered
+        // here, straight from the Secret Service, without loading libcurl,
+        // OpenSSL and their dependencies (whose loading alone costs more than
+        // the whole read). Anything that needs the network, a prompt or a
+        // write goes to cog-cred-cli with the same arguments.
         .executableTarget(
             name: "cog-cred",
-            dependencies: ["CogCredCache", "CLinux"],
-            // A fully static executable: no dynamic loader at all starts in
-            // under 1 ms, against about 2.4 ms for one that still loads libc,
-            // libstdc++ and libm (shared/notes/baselines.md, docs/performance.md).
-            // Release only: debug builds and tests keep the usual linking.
+            dependencies: ["CogCredRead", "CLinux", "CDBusStatic"],
+            // A fully static executable: no dynamic loader at all, and
+            // libdbus-1 linked in from Debian's libdbus-1.a, starts and reads
+            // in a fraction of the time a dynamically linked one takes
+            // (docs/performance.md). Release only: debug builds and tests keep
+            // the usual linking.
             linkerSettings: [.unsafeFlags(["-static-executable"], .when(configuration: .release))]
         ),
         // The command line: parses arguments, wires library objects together,
@@ -35,24 +37,31 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        // All of the logic, unit-tested with in-memory fakes.
+        // The write side: Cognito (HTTPS), sign-in, refresh, SRP, account
+        // calls, verification. Unit-tested with in-memory fakes.
         .target(
             name: "CogCredCore",
-            dependencies: ["CogCredCache", "CGio", "CCurl", "COpenSSL", "CLinux"]
+            dependencies: ["CogCredRead", "CCurl", "COpenSSL", "CLinux"]
         ),
-        // The kernel-keyring token cache and the freshness rule, shared by the
-        // fast front binary and the library; libc only.
+        // Everything a read needs and nothing that loads libcurl or OpenSSL:
+        // paths, profiles and the config file, JWT claims, the freshness
+        // rule, the Secret Service client (libdbus-1), the stored-token
+        // reader and the protocol renderers. Used by both executables, so
+        // the front and the full command line cannot disagree.
         .target(
-            name: "CogCredCache",
-            dependencies: ["CLinux"]
+            name: "CogCredRead",
+            dependencies: ["CDBus", "CLinux"]
         ),
         // System library targets: one per C library, each with a shim header
         // that makes the variadic C APIs callable from Swift.
         .systemLibrary(
-            name: "CGio",
-            pkgConfig: "gio-2.0",
-            providers: [.apt(["libglib2.0-dev"])]
+            name: "CDBus",
+            pkgConfig: "dbus-1",
+            providers: [.apt(["libdbus-1-dev"])]
         ),
+        // Two libsystemd functions that libdbus-1.a refers to, for the front's
+        // static link (Debian ships no static libsystemd).
+        .target(name: "CDBusStatic"),
         .systemLibrary(
             name: "CCurl",
             pkgConfig: "libcurl",
@@ -63,11 +72,11 @@ let package = Package(
             pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"])]
         ),
-        // prctl and setrlimit for keeping secrets out of core dumps.
+        // prctl, setrlimit, memfd_create and a timed flock.
         .target(name: "CLinux"),
         .testTarget(
             name: "CogCredCoreTests",
-            dependencies: ["CogCredCore"],
+            dependencies: ["CogCredCore", "CogCredRead"],
             // Read by path from the source tree (see SRPTests).
             exclude: ["Fixtures"]
         ),

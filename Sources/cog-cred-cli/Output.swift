@@ -1,15 +1,23 @@
-import CogCredCache
+import CogCredRead
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// stdout carries data only; everything for a person goes to stderr.
 enum Output {
     /// A line of data on stdout.
     static func data(_ line: String) {
-        writeAll(1, line + "\n")
+        raw(line + "\n")
     }
 
-    /// Protocol text on stdout, exactly as given.
+    /// Protocol text on stdout, exactly as given. If it cannot all be
+    /// written, the command fails (74) rather than exit 0 with half a token.
     static func raw(_ text: String) {
-        writeAll(1, text)
+        guard writeAll(1, text) else {
+            writeAll(2, "cog-cred: error: cannot write to standard output: \(String(cString: strerror(errno)))\n")
+            _exit(outputFailedStatus)
+        }
     }
 
     /// A note for the person at the terminal.

@@ -47,12 +47,9 @@ struct Wiring {
 
     var configStore: ConfigStore { ConfigStore(path: paths.configFile) }
 
-    var tokenStore: SecretServiceStore { SecretServiceStore(environment: environment) }
-
-    /// The kernel-keyring copy of fresh tokens, per config and session bus.
-    var tokenCache: KernelKeyringCache {
-        KernelKeyringCache(configDirectory: paths.configDirectory, busAddress: environment["DBUS_SESSION_BUS_ADDRESS"] ?? "")
-    }
+    /// The Secret Service on this process's session bus; an encrypted
+    /// session where the bus is not reached through Unix sockets only.
+    var tokenStore: SecretServiceStore { SecretServiceStore(environment: environment, encryption: { SecretServiceCipher() }) }
 
     /// The profile's token manager, talking to the real Secret Service and
     /// the profile's Cognito endpoint under one deadline for the command.
@@ -86,7 +83,7 @@ struct Wiring {
             lock: FileRefreshLock(
                 directory: FileRefreshLock.directory(environment: environment),
                 wait: max(30, profile.timeouts.command), held: Wiring.handedOverLock),
-            cache: tokenCache)
+            warn: { Output.note($0) })
     }
 }
 

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import CogCredCore
+@testable import CogCredRead
 
 @Suite struct SecretHashTests {
     @Test func matchesAnIndependentHMACSHA256() {

@@ -3,6 +3,7 @@ import Testing
 import CCurl
 import Synchronization
 @testable import CogCredCore
+@testable import CogCredRead
 
 @Suite struct CognitoHTTPClientTests {
     func client(_ transport: FakeTransport, deadline: Double = 30) -> CognitoHTTPClient {

@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 @testable import CogCredCore
+@testable import CogCredRead
 
 /// A clock the test sets.
 final class FakeClock: Clock {
@@ -25,13 +26,16 @@ enum TestJWT {
     }
 
     static func access(iat: Int64, lifetime: Int64, username: String = "alice", jti: String = UUID().uuidString) -> String {
-        make(["iat": iat, "exp": iat + lifetime, "username": username, "token_use": "access", "jti": jti])
+        make([
+            "iat": iat, "exp": iat + lifetime, "username": username, "token_use": "access", "jti": jti,
+            "iss": "https://cognito-idp.us-east-1.amazonaws.com/\(testProfile.userPoolID)", "client_id": testProfile.clientID,
+        ])
     }
 
     static func id(iat: Int64, lifetime: Int64, username: String = "alice", jti: String = UUID().uuidString) -> String {
         make([
             "iat": iat, "exp": iat + lifetime, "cognito:username": username, "token_use": "id", "email": "alice@example.com",
-            "jti": jti,
+            "jti": jti, "iss": "https://cognito-idp.us-east-1.amazonaws.com/\(testProfile.userPoolID)", "aud": testProfile.clientID,
         ])
     }
 }

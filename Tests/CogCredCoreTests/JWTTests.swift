@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import CogCredCore
+@testable import CogCredRead
 
 @Suite struct JWTTests {
     @Test func decodesCognitoAccessTokenClaims() throws {

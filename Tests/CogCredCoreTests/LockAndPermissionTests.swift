@@ -2,7 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 @testable import CogCredCore
-@testable import CogCredCache
+@testable import CogCredRead
 
 @Suite struct RefreshLockTests {
     func directory() -> String {
@@ -112,62 +112,5 @@ import Testing
         #expect(throws: ConfigError.self) { try store.load() }
         chmod(dir, 0o700)
         #expect(try store.load().profiles.count == 1)
-    }
-}
-
-@Suite struct TokenCacheTests {
-    let now: Int64 = 1_800_000_000
-
-    /// An in-memory cache that records what it was told.
-    final class MemoryCache: TokenCache, @unchecked Sendable {
-        var items: [String: (IssuedToken, Int64)] = [:]
-        func read(_ kind: SecretKind, profile: String) -> IssuedToken? { items["\(profile)/\(kind.rawValue)"]?.0 }
-        func write(_ token: IssuedToken, kind: SecretKind, profile: String, seconds: Int64) {
-            items["\(profile)/\(kind.rawValue)"] = (token, seconds)
-        }
-        func drop(profile: String) { items = items.filter { !$0.key.hasPrefix(profile + "/") } }
-    }
-
-    @Test func whatIsStoredIsCachedForAsLongAsItStaysUsable() throws {
-        let cache = MemoryCache()
-        let cognito = FakeCognito()
-        cognito.onSignIn(.success(.authenticated(AuthenticationResult(
-            accessToken: TestJWT.access(iat: now, lifetime: 3600), idToken: TestJWT.id(iat: now, lifetime: 3600), refreshToken: "r"))))
-        let store = InMemoryTokenStore()
-        let manager = TokenManager(profileName: "default", profile: testProfile, store: store, cognito: cognito, clock: FakeClock(now), cache: cache)
-        try manager.signIn(username: "alice", password: "pw", flow: .password, answers: ScriptedAnswers())
-        let seconds: Int64? = cache.items["default/access"]?.1
-        #expect(seconds == Int64(3600 - 360))
-        #expect(cache.items["default/id"] != nil)
-        // Served from the cache: the store is not asked.
-        store.failAll(with: .locked)
-        #expect(try manager.currentToken(.access).value == (cache.items["default/access"]?.0.value))
-        store.failAll(with: nil)
-        try manager.signOut()
-        #expect(cache.items.isEmpty)
-    }
-
-    @Test func theKernelKeyringCacheRoundTripsAndForgets() throws {
-        let cache = KernelKeyringCache(configDirectory: "/tmp/cog-cred-unit-\(UUID().uuidString)", busAddress: "unit")
-        let token = IssuedToken(value: "a.b.c", claims: JWTClaims(exp: now, iat: now - 3600, username: "alice"))
-        cache.write(token, kind: .access, profile: "p", seconds: 60)
-        guard let read = cache.read(.access, profile: "p") else {
-            // keyctl refused here (a seccomp filter): the cache is designed to do nothing then.
-            return
-        }
-        #expect(read == token)
-        #expect(cache.read(.id, profile: "p") == nil)
-        cache.drop(profile: "p")
-        #expect(cache.read(.access, profile: "p") == nil)
-        cache.write(token, kind: .access, profile: "p", seconds: 0)  // not usable: not kept
-        #expect(cache.read(.access, profile: "p") == nil)
-    }
-
-    @Test func payloadsThatAreNotOursAreIgnored() {
-        #expect(CachedToken(payload: ArraySlice("garbage".utf8)) == nil)
-        #expect(CachedToken(payload: ArraySlice("1 2\nname\n".utf8)) == nil)
-        #expect(CachedToken(payload: ArraySlice("x 2\nname\ntok".utf8)) == nil)
-        let token = CachedToken(value: "a.b.c", exp: 10, iat: nil, username: "bob")
-        #expect(CachedToken(payload: token.payload[...]) == token)
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import CogCredCore
+@testable import CogCredRead
 
 @Suite struct GitCredentialTests {
     func parse(_ text: String) throws -> GitCredential.Request { try GitCredential.parse(Array(text.utf8)) }

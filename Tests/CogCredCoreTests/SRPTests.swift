@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import CogCredCore
+@testable import CogCredRead
 
 /// Inputs and pycognito's outputs, from Fixtures/make-srp-vectors.py.
 struct SRPVector: Decodable, CustomTestStringConvertible {

@@ -1,5 +1,6 @@
 import Testing
 @testable import CogCredCore
+@testable import CogCredRead
 
 /// The "dh-ietf1024-sha256-aes128-cbc-pkcs7" transfer encryption. Its
 /// interoperation with gnome-keyring is checked end to end

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import CogCredCore
+@testable import CogCredRead
 
 @Suite struct TokenManagerTests {
     let now: Int64 = 1_800_000_000

@@ -1,6 +1,6 @@
-// CLinux: Linux calls Swift cannot make directly. prctl is variadic, glibc
-// has no wrappers for the kernel keyring system calls, and a timed flock
-// needs a signal handler and a thread-directed timer.
+// CLinux: Linux calls Swift cannot make directly. prctl is variadic,
+// memfd_create is declared only under _GNU_SOURCE, and a timed flock needs a
+// signal handler and a thread-directed timer.
 #ifndef CLINUX_H
 #define CLINUX_H
 
@@ -12,21 +12,10 @@
 /// on success.
 int clinux_forbid_core_dumps(void);
 
-/// The calling user's keyring (KEY_SPEC_USER_KEYRING).
-#define CLINUX_USER_KEYRING (-4)
-
-/// add_key(2) of a "user" key into `keyring`, readable and writable only by
-/// its possessor and its owner. Returns the key's serial, or -1 (errno set).
-int32_t clinux_key_add(const char *description, const void *payload, size_t length, int32_t keyring);
-/// KEYCTL_SEARCH for a "user" key by description. Returns its serial or -1.
-int32_t clinux_key_search(int32_t keyring, const char *description);
-/// KEYCTL_READ. Returns the payload's full length (which may exceed
-/// `length`), or -1.
-long clinux_key_read(int32_t key, void *buffer, size_t length);
-/// KEYCTL_SET_TIMEOUT: the kernel removes the key after `seconds`.
-int clinux_key_set_timeout(int32_t key, unsigned seconds);
-/// KEYCTL_INVALIDATE: removes the key at once.
-int clinux_key_invalidate(int32_t key);
+/// An anonymous in-memory file (memfd_create(2), close-on-exec) holding
+/// `length` bytes of `data`, positioned at its start; -1 on failure. The
+/// front binary hands input it has already read to cog-cred-cli this way.
+int clinux_memory_file(const void *data, size_t length);
 
 /// flock(2) that blocks at most `milliseconds` (0: does not block). Returns
 /// 0 when the lock is taken; -1 with errno EWOULDBLOCK when the time ran

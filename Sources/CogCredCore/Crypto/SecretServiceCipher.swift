@@ -7,8 +7,10 @@ import COpenSSL
 /// padding and a fresh IV per secret. It keeps tokens unreadable to anything
 /// that sees the bus traffic (dbus-monitor, a proxy), as libsecret does; all
 /// of it is OpenSSL's, none of it hand-rolled.
-final class SecretServiceCipher {
+public final class SecretServiceCipher: SecretSessionAlgorithm {
     static let algorithm = "dh-ietf1024-sha256-aes128-cbc-pkcs7"
+    public var name: String { Self.algorithm }
+    public var input: [UInt8] { publicKey }
 
     /// RFC 2409 section 6.2, the Second Oakley Group; generator 2.
     static let primeHex =
@@ -23,7 +25,7 @@ final class SecretServiceCipher {
     let publicKey: [UInt8]
     private var key: [UInt8] = []
 
-    init() {
+    public init() {
         privateKey = BigNumber(bytes: SecretServiceCipher.randomBytes(SecretServiceCipher.primeLength))
         publicKey = group.power(BigNumber(bytes: [2]), privateKey).bytes
     }
@@ -34,7 +36,7 @@ final class SecretServiceCipher {
 
     /// Derives the AES key from the service's public value; false when that
     /// value is not a proper element of the group (1 < y < p - 1).
-    func agree(serverPublicKey: [UInt8]) -> Bool {
+    public func agree(serverPublicKey: [UInt8]) -> Bool {
         let peer = BigNumber(bytes: serverPublicKey)
         let one = BigNumber(bytes: [1])
         let pMinusOne = group.subtract(group.modulus, one)
@@ -49,14 +51,14 @@ final class SecretServiceCipher {
     }
 
     /// (IV, ciphertext) of `plaintext`.
-    func encrypt(_ plaintext: [UInt8]) -> (parameters: [UInt8], value: [UInt8])? {
+    public func encrypt(_ plaintext: [UInt8]) -> (parameters: [UInt8], value: [UInt8])? {
         let iv = SecretServiceCipher.randomBytes(16)
         guard let value = crypt(plaintext, iv: iv, encrypting: true) else { return nil }
         return (iv, value)
     }
 
     /// The plaintext, or nil when the IV or the padding is wrong.
-    func decrypt(parameters iv: [UInt8], value: [UInt8]) -> [UInt8]? {
+    public func decrypt(parameters iv: [UInt8], value: [UInt8]) -> [UInt8]? {
         guard iv.count == 16, !value.isEmpty, value.count % 16 == 0 else { return nil }
         return crypt(value, iv: iv, encrypting: false)
     }

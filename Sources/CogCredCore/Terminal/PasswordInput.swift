@@ -1,4 +1,4 @@
-import CogCredCache
+import CogCredRead
 
 #if canImport(Glibc)
 import Glibc

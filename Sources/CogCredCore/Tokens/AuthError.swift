@@ -131,10 +131,6 @@ public enum AuthError: CogCredFailure, Equatable {
     }
 }
 
-func profileFlag(_ profile: String) -> String {
-    profile == "default" ? "" : " --profile \(profile)"
-}
-
 /// What was being done when Cognito answered with an error.
 public enum AuthOperation: Sendable, Equatable {
     case signIn

@@ -4,13 +4,6 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// How sign-in proves the password: SRP (the default: the password never
-/// leaves the machine) or USER_PASSWORD_AUTH (sent over TLS).
-public enum AuthFlow: String, Sendable, CaseIterable {
-    case srp
-    case password
-}
-
 /// The second factors Cognito can ask for.
 public enum MFAKind: String, Sendable, Equatable {
     /// An authenticator app (SOFTWARE_TOKEN_MFA).

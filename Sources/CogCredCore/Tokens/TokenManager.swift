@@ -1,17 +1,3 @@
-/// A token ready to hand out, with what it says about itself.
-public struct IssuedToken: Sendable, Equatable {
-    public var value: String
-    public var claims: JWTClaims
-}
-
-/// Which token a caller wants.
-public enum TokenChoice: Sendable {
-    case access
-    case id
-
-    var kind: SecretKind { self == .access ? .access : .id }
-}
-
 /// A profile's session: gets, refreshes, stores and removes its tokens.
 ///
 /// The one rule it exists for: never hand out a token that is expired, and
@@ -28,13 +14,15 @@ public struct TokenManager: Sendable {
     let clock: any Clock
     let refreshMemory: any RefreshAPIMemory
     let lock: any RefreshLock
-    let cache: any TokenCache
+    /// Where warnings for the person go (stderr in the executable): the
+    /// library itself never prints.
+    let warn: @Sendable (String) -> Void
 
     public init(
         profileName: String, profile: Profile, store: any TokenStore,
         cognito: @escaping @Sendable () throws -> any CognitoClient, clock: any Clock = SystemClock(),
         refreshMemory: any RefreshAPIMemory = InMemoryRefreshMemory(), lock: any RefreshLock = NoRefreshLock(),
-        cache: any TokenCache = NoTokenCache()
+        warn: @escaping @Sendable (String) -> Void = { _ in }
     ) {
         self.profileName = profileName
         self.profile = profile
@@ -43,18 +31,21 @@ public struct TokenManager: Sendable {
         self.clock = clock
         self.refreshMemory = refreshMemory
         self.lock = lock
-        self.cache = cache
+        self.warn = warn
     }
 
     public init(
         profileName: String, profile: Profile, store: any TokenStore, cognito: any CognitoClient, clock: any Clock = SystemClock(),
         refreshMemory: any RefreshAPIMemory = InMemoryRefreshMemory(), lock: any RefreshLock = NoRefreshLock(),
-        cache: any TokenCache = NoTokenCache()
+        warn: @escaping @Sendable (String) -> Void = { _ in }
     ) {
         self.init(
             profileName: profileName, profile: profile, store: store, cognito: { cognito }, clock: clock,
-            refreshMemory: refreshMemory, lock: lock, cache: cache)
+            refreshMemory: refreshMemory, lock: lock, warn: warn)
     }
+
+    /// The read side: what is stored, bound to this profile's pool and client.
+    var stored: StoredTokens { StoredTokens(profileName: profileName, profile: profile, store: store, clock: clock) }
 
     /// The Cognito client, for account calls made beside the token logic.
     public func cognito() throws -> any CognitoClient { try makeCognito() }
@@ -71,7 +62,7 @@ public struct TokenManager: Sendable {
         }
     }
 
-    /// What `check` finds in the cache or the store; failing that, one
+    /// What `check` finds in the store; failing that, one
     /// refresh under the profile's lock. The common case (a fresh token)
     /// takes no lock; after taking it, `check` runs again, since another
     /// process may have refreshed while this one waited.
@@ -83,25 +74,19 @@ public struct TokenManager: Sendable {
         }
     }
 
-    /// The cached or stored token of `kind` if it has more than the policy's margin left.
+    /// The stored token of `kind` if it has more than the policy's margin left.
     func usable(_ kind: SecretKind, _ policy: RefreshPolicy) throws -> IssuedToken? {
-        if let cached = cache.read(kind, profile: profileName), policy.isUsable(cached.claims, now: clock.now()) {
-            return cached
-        }
-        guard let stored = try store.read(kind, profile: profileName), let claims = try? JWT.claims(of: stored),
-            policy.isUsable(claims, now: clock.now())
-        else { return nil }
-        return IssuedToken(value: stored, claims: claims)
+        try stored.usable([kind], policy: policy)?[kind]
     }
 
     /// The access token and the ID token, both with more than the margin
     /// left, after at most one refresh: what `exec` hands a command.
     public func currentTokens(policy: RefreshPolicy = RefreshPolicy()) throws -> RefreshedTokens {
-        let stored = { () throws -> RefreshedTokens? in
-            guard let access = try usable(.access, policy), let id = try usable(.id, policy) else { return nil }
-            return RefreshedTokens(access: access, id: id)
+        let fromStore = { () throws -> RefreshedTokens? in
+            guard let both = try stored.usable([.access, .id], policy: policy), let access = both[.access] else { return nil }
+            return RefreshedTokens(access: access, id: both[.id])
         }
-        return try storedOrRefreshed(stored) { fresh in
+        return try storedOrRefreshed(fromStore) { fresh in
             guard let exp = fresh.access.claims.exp, exp > clock.now() else { throw AuthError.freshTokenExpired(.access) }
             return fresh
         }
@@ -125,8 +110,13 @@ public struct TokenManager: Sendable {
     }
 
     func refreshHoldingLock() throws -> RefreshedTokens {
-        guard let refreshToken = try store.read(.refresh, profile: profileName), !refreshToken.isEmpty else {
-            throw AuthError.notSignedIn(profile: profileName)
+        let refreshToken: String
+        switch try store.read([.refresh], profile: profileName, binding: profile.binding)[.refresh] ?? .absent {
+        case .found(let value) where !value.isEmpty: refreshToken = value
+        case .boundElsewhere(let unbound):
+            // Never send one pool's refresh token to another pool's client.
+            throw StoredSessionError.boundElsewhere(profile: profileName, unbound: unbound)
+        default: throw AuthError.notSignedIn(profile: profileName)
         }
         let cognito = try makeCognito()
         do {
@@ -160,14 +150,11 @@ public struct TokenManager: Sendable {
     /// The stored tokens, if another process has stored a new refresh token
     /// and an access token that has not expired.
     func storedSessionAfterRotation(replacing old: String) throws -> RefreshedTokens? {
-        guard let current = try store.read(.refresh, profile: profileName), current != old,
-            let access = try store.read(.access, profile: profileName), let claims = try? JWT.claims(of: access),
-            let exp = claims.exp, exp > clock.now()
+        let found = try store.read([.refresh, .access, .id], profile: profileName, binding: profile.binding)
+        guard let current = found[.refresh]?.value, current != old,
+            let access = found[.access]?.value.flatMap(IssuedToken.init), let exp = access.claims.exp, exp > clock.now()
         else { return nil }
-        let id = try store.read(.id, profile: profileName).flatMap { token in
-            (try? JWT.claims(of: token)).map { IssuedToken(value: token, claims: $0) }
-        }
-        return RefreshedTokens(access: IssuedToken(value: access, claims: claims), id: id)
+        return RefreshedTokens(access: access, id: found[.id]?.value.flatMap(IssuedToken.init))
     }
 
     /// The name Cognito knows the signed-in user by (the access token's
@@ -175,12 +162,9 @@ public struct TokenManager: Sendable {
     /// or phone aliases it is not what the user typed. Expired tokens still
     /// say whose they are.
     func cognitoUsername() throws -> String? {
-        if let access = try store.read(.access, profile: profileName), let name = (try? JWT.claims(of: access))?.username {
-            return name
-        }
-        if let id = try store.read(.id, profile: profileName), let name = (try? JWT.claims(of: id))?.cognitoUsername {
-            return name
-        }
+        let found = try store.read([.access, .id], profile: profileName, binding: profile.binding)
+        if let name = found[.access]?.value.flatMap(IssuedToken.init)?.claims.username { return name }
+        if let name = found[.id]?.value.flatMap(IssuedToken.init)?.claims.cognitoUsername { return name }
         return profile.username
     }
 
@@ -199,14 +183,26 @@ public struct TokenManager: Sendable {
     /// sign-out can be run again. The local items go even when the remote
     /// call fails; that failure is thrown afterwards. Returns how many items
     /// existed.
+    ///
+    /// All of it holds the profile's refresh lock: a refresh running in
+    /// another process either ends before (and its tokens are deleted here)
+    /// or starts after (and finds no refresh token). Without the lock, a
+    /// refresh in flight would write the tokens back after the sign-out.
     @discardableResult
     public func signOut(_ scope: SignOutScope = .local) throws -> Int {
+        try lock.withLock(profile: profileName) { try signOutHoldingLock(scope) }
+    }
+
+    func signOutHoldingLock(_ scope: SignOutScope) throws -> Int {
         var remoteFailure: (any Error)? = nil
-        if scope != .local, let refreshToken = try store.read(.refresh, profile: profileName) {
+        // Tokens bound to another pool or client are only deleted: sending
+        // them to this profile's client would fail, or reach the wrong pool.
+        if scope != .local, let refreshToken = try store.read(.refresh, profile: profileName, binding: profile.binding) {
             do {
                 let cognito = try makeCognito()
                 if scope == .global {
-                    try cognito.globalSignOut(accessToken: try currentToken(.access).value)
+                    let access = try usable(.access, RefreshPolicy()) ?? refreshHoldingLock().access
+                    try cognito.globalSignOut(accessToken: access.value)
                 } else {
                     try cognito.revokeToken(refreshToken: refreshToken)
                 }
@@ -218,7 +214,6 @@ public struct TokenManager: Sendable {
                 if cause?.code != "NotAuthorizedException" { remoteFailure = error }
             }
         }
-        cache.drop(profile: profileName)
         var removed = 0
         for kind in [SecretKind.access, .id, .refresh] where try store.delete(kind, profile: profileName) {
             removed += 1
@@ -238,11 +233,11 @@ public struct TokenManager: Sendable {
     /// ID, access in that order, so an interruption at any point leaves a
     /// usable refresh token. A result without a refresh token keeps the old one.
     func save(_ result: AuthenticationResult, requireRefreshToken: Bool) throws -> RefreshedTokens {
-        guard let accessClaims = try? JWT.claims(of: result.accessToken) else { throw AuthError.malformedToken(.access) }
+        guard let access = IssuedToken(result.accessToken) else { throw AuthError.malformedToken(.access) }
         var id: IssuedToken? = nil
         if let idToken = result.idToken {
-            guard let claims = try? JWT.claims(of: idToken) else { throw AuthError.malformedToken(.id) }
-            id = IssuedToken(value: idToken, claims: claims)
+            guard let token = IssuedToken(idToken) else { throw AuthError.malformedToken(.id) }
+            id = token
         }
         let newRefresh = result.refreshToken.flatMap { $0.isEmpty ? nil : $0 }
         if requireRefreshToken && newRefresh == nil {
@@ -250,9 +245,21 @@ public struct TokenManager: Sendable {
         }
         let context = ItemContext(
             userPoolID: profile.userPoolID, clientID: profile.clientID,
-            username: accessClaims.subjectName ?? id?.claims.subjectName)
+            username: access.claims.subjectName ?? id?.claims.subjectName)
+        let tokens = RefreshedTokens(access: access, id: id)
         if let newRefresh {
-            try store.write(.refresh, profile: profileName, secret: newRefresh, context: context)
+            if requireRefreshToken {
+                try store.write(.refresh, profile: profileName, secret: newRefresh, context: context)
+            } else if !storeRotatedRefreshToken(newRefresh, context) {
+                // The old refresh token is spent and the new one is not
+                // stored: the session ends when these tokens expire. Hand
+                // them out anyway (the keyring may have been only slow), and
+                // store what can be stored.
+                warn("cog-cred: warning: the new refresh token could not be stored in the Secret Service; these tokens work until they expire, then sign in again")
+                if let id { try? store.write(.id, profile: profileName, secret: id.value, context: context) }
+                try? store.write(.access, profile: profileName, secret: access.value, context: context)
+                return tokens
+            }
         }
         if let id {
             try store.write(.id, profile: profileName, secret: id.value, context: context)
@@ -260,39 +267,31 @@ public struct TokenManager: Sendable {
             // A new sign-in without an ID token must not leave the previous user's.
             try store.delete(.id, profile: profileName)
         }
-        try store.write(.access, profile: profileName, secret: result.accessToken, context: context)
-        let tokens = RefreshedTokens(access: IssuedToken(value: result.accessToken, claims: accessClaims), id: id)
-        remember(tokens)
+        try store.write(.access, profile: profileName, secret: access.value, context: context)
         return tokens
     }
 
-    /// Caches what was just stored, for as long as it stays usable under the
-    /// default policy; a stricter --min-ttl simply looks past the cache.
-    func remember(_ tokens: RefreshedTokens) {
-        let now = clock.now()
-        for (kind, token) in [(SecretKind.access, tokens.access), (.id, tokens.id)] {
-            guard let token, let exp = token.claims.exp else {
-                cache.drop(profile: profileName)
-                continue
-            }
-            cache.write(token, kind: kind, profile: profileName, seconds: exp - RefreshPolicy().margin(for: token.claims) - now)
+    /// Stores a rotated refresh token, the only copy of the session there
+    /// is: a failed or timed-out write is tried again with a longer time
+    /// limit, and the result read back. True when it is in the store.
+    func storeRotatedRefreshToken(_ token: String, _ context: ItemContext) -> Bool {
+        if (try? store.write(.refresh, profile: profileName, secret: token, context: context)) != nil { return true }
+        guard (try? store.writePatiently(.refresh, profile: profileName, secret: token, context: context)) != nil else {
+            return false
         }
-    }
-
-    /// Forgets cached tokens: after git or docker report the token rejected,
-    /// or when the profile's settings change.
-    public func forgetCachedTokens() {
-        cache.drop(profile: profileName)
+        return (try? store.read(.refresh, profile: profileName, binding: context.binding)) == token
     }
 
     /// What is stored, without any secret in it.
     public func status() throws(SecretServiceError) -> SessionStatus {
-        let refresh = try store.read(.refresh, profile: profileName)
-        let access = try store.read(.access, profile: profileName).flatMap { try? JWT.claims(of: $0) }
-        let id = try store.read(.id, profile: profileName).flatMap { try? JWT.claims(of: $0) }
+        let found = try store.read([.refresh, .access, .id], profile: profileName, binding: profile.binding)
+        let refresh = found[.refresh]?.value
+        let access = found[.access]?.value.flatMap(IssuedToken.init)?.claims
+        let id = found[.id]?.value.flatMap(IssuedToken.init)?.claims
         return SessionStatus(
             profile: profileName,
             signedIn: refresh.map { !$0.isEmpty } ?? false,
+            boundElsewhere: found.values.contains { if case .boundElsewhere = $0 { return true } else { return false } },
             username: access?.subjectName ?? id?.subjectName ?? profile.username,
             accessTokenExpiresAt: access?.exp,
             idTokenExpiresAt: id?.exp,
@@ -310,6 +309,9 @@ public struct SessionStatus: Sendable, Equatable {
     public var profile: String
     /// A refresh token is stored, so tokens can be had without a password.
     public var signedIn: Bool
+    /// Tokens are stored for the profile, but issued by another pool or
+    /// client than it names now (or saved unbound by cog-cred 0.1).
+    public var boundElsewhere: Bool
     public var username: String?
     public var accessTokenExpiresAt: Int64?
     public var idTokenExpiresAt: Int64?

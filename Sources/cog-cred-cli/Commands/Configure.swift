@@ -121,17 +121,31 @@ struct Configure: ParsableCommand {
             try wiring.tokenStore.delete(.clientSecret, profile: name)
             profile.clientSecretInKeyring = nil
         }
+        // Tokens of the old pool, client or endpoint must not outlive the
+        // settings they came from. They are bound to their pool and client
+        // in the keyring, so a keyring that cannot be reached now (locked,
+        // absent) leaves items that are never used; say so and go on.
+        let rebound = existing.map {
+            $0.userPoolID != profile.userPoolID || $0.clientID != profile.clientID || $0.endpointURL != profile.endpointURL
+        } ?? false
+        var tokensDeleted = 0
+        if rebound {
+            do {
+                tokensDeleted = try wiring.tokenManager(named: name).signOut(.local)
+            } catch let failure as SecretServiceError {
+                Output.note("cog-cred: warning: the old tokens could not be deleted (\(failure.message)); they will not be used")
+            }
+        }
         file.profiles[name] = profile
         try store.save(file)
         // A new endpoint may offer what the old one lacked: learn it again.
         FileRefreshMemory(directory: wiring.paths.stateDirectory).forget(profile: name)
-        // Tokens cached for the old settings must not outlive them.
-        wiring.tokenCache.drop(profile: name)
 
         Output.note("Saved profile '\(name)' in \(store.path).")
         if clientSecretStdin { Output.note("The app client secret is in the Secret Service, not in the file.") }
-        if let existing, existing.userPoolID != profile.userPoolID || existing.clientID != profile.clientID {
-            Output.note("The profile now names a different user pool or app client: sign in again.")
+        if rebound {
+            let deleted = tokensDeleted > 0 ? " (its tokens were deleted)" : ""
+            Output.note("The profile now names a different user pool, app client or endpoint\(deleted): sign in again.")
         }
     }
 }

@@ -40,15 +40,12 @@ struct GitCredentialCommand: ParsableCommand {
             guard let profile = try choose(request, wiring) else { return }
             let manager = try wiring.tokenManager(named: profile)
             if action == "get" {
-                let token = try manager.currentToken(.access)
-                let bearer = request.capabilities.contains("authtype")
-                Output.raw(GitCredential.answer(token: token, username: token.claims.subjectName ?? "cognito", bearer: bearer))
+                Output.raw(GitCredential.answer(request, token: try manager.currentToken(.access)))
             } else if let stored = try wiring.tokenStore.read(.access, profile: manager.profileName),
                 GitCredential.erases(request, token: stored)
             {
                 // The server rejected our token: drop it, keep the refresh
                 // token, and the next get refreshes.
-                manager.forgetCachedTokens()
                 try wiring.tokenStore.delete(.access, profile: manager.profileName)
             }
         case "store":
@@ -63,8 +60,7 @@ struct GitCredentialCommand: ParsableCommand {
     /// --profile when given, else the profile whose git URL patterns match.
     func choose(_ request: GitCredential.Request, _ wiring: Wiring) throws -> String? {
         if let profile = profileOptions.profile { return profile }
-        guard let target = request.target else { return nil }
-        return try wiring.configStore.load().profile(forGit: target.scheme, host: target.host, path: target.path)
+        return GitCredential.profile(for: request, named: nil, in: try wiring.configStore.load())
     }
 }
 
@@ -88,19 +84,16 @@ struct DockerCredentialCommand: ParsableCommand {
         let wiring = Wiring()
         switch action {
         case "get", "erase":
-            let serverURL = String(decoding: try StandardInput.readAll(limit: 65536), as: UTF8.self).trimmingWhitespace()
+            let serverURL = DockerCredential.serverURL(try StandardInput.readAll(limit: 65536))
             guard let name = try wiring.configStore.load().profile(forRegistry: DockerCredential.registryHost(serverURL)) else {
                 throw DockerFailure(DockerCredential.notFound)
             }
             let manager = try wiring.tokenManager(named: name)
             if action == "erase" {
-                manager.forgetCachedTokens()
                 try wiring.tokenStore.delete(.access, profile: name)
                 return
             }
-            let token = try manager.currentToken(.access)
-            Output.data(compactJSON(DockerCredential.Credential(
-                serverURL: serverURL, username: token.claims.subjectName ?? "cognito", secret: token.value)))
+            Output.data(DockerCredential.answer(serverURL: serverURL, token: try manager.currentToken(.access)))
         case "store":
             let input = try StandardInput.readAll(limit: 1 << 20)
             guard let credential = try? JSONDecoder().decode(DockerCredential.Credential.self, from: Data(input)) else {
@@ -110,13 +103,7 @@ struct DockerCredentialCommand: ParsableCommand {
                 throw DockerFailure("cog-cred keeps only Cognito tokens: map the registry with cog-cred configure --docker-registry HOST")
             }
         case "list":
-            let file = try wiring.configStore.load()
-            var registries: [String: String] = [:]
-            for (name, profile) in file.profiles {
-                let who = profile.username ?? name
-                for host in profile.dockerRegistries ?? [] { registries[host] = who }
-            }
-            Output.data(compactJSON(registries))
+            Output.data(DockerCredential.list(try wiring.configStore.load()))
         case "version":
             Output.data("cog-cred \(cogCredVersion)")
         default:
@@ -172,10 +159,7 @@ struct Exec: ParsableCommand {
 
     func run() throws {
         let tokens = try Wiring().tokenManager(profileOptions).currentTokens(policy: freshness.policy)
-        let access = tokens.access.value
-        var variables = ["COG_CRED_ACCESS_TOKEN": access, "COG_CRED_AUTHORIZATION": "Bearer \(access)"]
-        variables["COG_CRED_ID_TOKEN"] = tokens.id?.value
-        let error = ProcessReplacement.exec(command, adding: variables)
+        let error = ProcessReplacement.exec(command, setting: TokenOutput.execVariables(access: tokens.access, id: tokens.id))
         Output.error("cannot run \(command[0]): \(error)")
         throw ExitCode(127)
     }

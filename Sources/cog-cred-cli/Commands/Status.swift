@@ -60,7 +60,9 @@ struct Status: ParsableCommand {
         let now = SystemClock().now()
         var results: [(String, [VerificationCheck])] = []
         for kind in [SecretKind.access, .id] {
-            guard let token = try wiring.tokenStore.read(kind, profile: manager.profileName) else { continue }
+            guard let token = try wiring.tokenStore.read(kind, profile: manager.profileName, binding: profile.binding) else {
+                continue
+            }
             results.append(
                 (kind == .access ? "access" : "id",
                  verifier.verify(token, kind: kind, keys: keys, issuers: pool.issuers, clientID: profile.clientID, now: now)))
@@ -89,6 +91,9 @@ struct Status: ParsableCommand {
         if s.signedIn || s.accessTokenExpiresAt != nil {
             lines.append("access token:  \(expiry(s.accessTokenExpiresAt))")
             lines.append("id token:      \(expiry(s.idTokenExpiresAt))")
+        }
+        if s.boundElsewhere {
+            lines.append("stored tokens: issued by another user pool or app client than this profile names")
         }
         if !s.signedIn {
             lines.append("to sign in:    cog-cred sign-in\(s.profile == "default" ? "" : " --profile \(s.profile)")")

@@ -39,6 +39,6 @@ struct GetHeader: ParsableCommand {
     func run() throws {
         let manager = try Wiring().tokenManager(profileOptions)
         let token = try manager.currentToken(.access, policy: freshness.policy)
-        Output.data("Authorization: Bearer \(token.value)")
+        Output.data(TokenOutput.header(token))
     }
 }

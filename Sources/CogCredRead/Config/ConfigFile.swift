@@ -1,0 +1,201 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The profiles, as kept in `config.json` under the config directory.
+///
+/// JSON so that a well-tested decoder reads it and `jq` can too. No secrets
+/// are ever written here: tokens and client secrets live in the Secret Service.
+public struct ConfigFile: Codable, Sendable, Equatable {
+    public var profiles: [String: Profile]
+
+    public init(profiles: [String: Profile] = [:]) {
+        self.profiles = profiles
+    }
+
+    /// Parses the file's bytes and validates every profile in it.
+    public static func decode(_ data: Data, path: String) throws(ConfigError) -> ConfigFile {
+        let file: ConfigFile
+        do {
+            file = try JSONDecoder().decode(ConfigFile.self, from: data)
+        } catch {
+            throw .unreadable(path: path, reason: "not a valid cog-cred config (\(describe(error)))")
+        }
+        for (name, profile) in file.profiles {
+            if let problem = ProfileValidation.profileNameProblem(name) {
+                throw .unreadable(path: path, reason: "profile name '\(name.oneLine(limit: 64))' \(problem)")
+            }
+            do {
+                try profile.validate()
+            } catch {
+                throw .unreadable(path: path, reason: "profile '\(name)': \(error.message)")
+            }
+        }
+        return file
+    }
+
+    /// The profile whose git URL patterns match, first by name for a stable choice.
+    public func profile(forGit scheme: String, host: String, path: String?) -> String? {
+        profiles.keys.sorted().first { name in
+            (profiles[name]?.gitURLs ?? []).contains { URLPattern($0)?.matches(scheme: scheme, host: host, path: path) ?? false }
+        }
+    }
+
+    /// The profile that maps a docker registry host.
+    public func profile(forRegistry host: String) -> String? {
+        profiles.keys.sorted().first { name in
+            (profiles[name]?.dockerRegistries ?? []).contains { $0.lowercased() == host }
+        }
+    }
+
+    public func encoded() -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        // Encoding plain strings and numbers cannot fail.
+        return ((try? encoder.encode(self)) ?? Data("{}".utf8)) + Data("\n".utf8)
+    }
+
+    private static func describe(_ error: any Error) -> String {
+        switch error {
+        case DecodingError.keyNotFound(let key, let context):
+            return "missing \(pathText(context.codingPath + [key]))"
+        case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context):
+            return "wrong type at \(pathText(context.codingPath))"
+        case DecodingError.dataCorrupted:
+            return "malformed JSON"
+        default:
+            return "malformed JSON"
+        }
+    }
+
+    private static func pathText(_ path: [any CodingKey]) -> String {
+        path.map(\.stringValue).joined(separator: ".")
+    }
+}
+
+/// Reads and writes the config file at one path.
+public struct ConfigStore: Sendable {
+    public let path: String
+
+    public init(path: String) {
+        self.path = path
+    }
+
+    /// The file's profiles; an absent file is an empty configuration.
+    public func load() throws(ConfigError) -> ConfigFile {
+        try checkOwnership()
+        let data: Data
+        switch readFile(path) {
+        case .success(let bytes): data = bytes
+        case .failure(let error) where error.code == ENOENT: return ConfigFile()
+        case .failure(let error): throw .unreadable(path: path, reason: String(cString: strerror(error.code)))
+        }
+        return try ConfigFile.decode(data, path: path)
+    }
+
+    /// Like ssh with its config: a file (or directory) that another user
+    /// can write could point cog-cred at an endpoint of their choosing, so
+    /// it is refused rather than read.
+    public func checkOwnership() throws(ConfigError) {
+        let directory = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
+        for (target, what) in [(path, "file"), (directory, "directory")] where !target.isEmpty {
+            var info = stat()
+            guard stat(target, &info) == 0 else { continue }
+            if info.st_uid != getuid() {
+                throw .unsafePermissions(path: target, reason: "the config \(what) belongs to another user")
+            }
+            if info.st_mode & 0o022 != 0 {
+                throw .unsafePermissions(path: target, reason: "the config \(what) can be written by others; run: chmod go-w \(target)")
+            }
+        }
+    }
+
+    /// The named profile, or `profileNotFound`.
+    public func profile(_ name: String) throws(ConfigError) -> Profile {
+        guard let profile = try load().profiles[name] else {
+            throw .profileNotFound(profile: name, path: path)
+        }
+        return profile
+    }
+
+    /// Writes the whole file: a new file beside it, mode 0600, flushed, then
+    /// renamed over the old one, so a crash leaves either the old or the new
+    /// file and never half of one.
+    public func save(_ file: ConfigFile) throws(ConfigError) {
+        let directory = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
+        if !directory.isEmpty {
+            if let problem = makeDirectories(directory, mode: 0o700) {
+                throw .unwritable(path: path, reason: problem)
+            }
+        }
+        let temporary = path + ".tmp-\(getpid())"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw .unwritable(path: path, reason: String(cString: strerror(errno))) }
+        let bytes = file.encoded()
+        let ok = bytes.withUnsafeBytes { raw -> Bool in
+            var offset = 0
+            while offset < raw.count {
+                let n = write(fd, raw.baseAddress! + offset, raw.count - offset)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    return false
+                }
+                offset += n
+            }
+            return fsync(fd) == 0
+        }
+        let writeErrno = errno
+        // The mode given to open() is filtered by the umask; make it exact.
+        fchmod(fd, 0o600)
+        close(fd)
+        guard ok, rename(temporary, path) == 0 else {
+            let reason = String(cString: strerror(ok ? errno : writeErrno))
+            unlink(temporary)
+            throw .unwritable(path: path, reason: reason)
+        }
+    }
+}
+
+/// An errno value from a failed system call.
+public struct Errno: Error {
+    public let code: Int32
+}
+
+/// Reads a whole file with POSIX calls.
+public func readFile(_ path: String) -> Result<Data, Errno> {
+    let fd = open(path, O_RDONLY | O_CLOEXEC)
+    guard fd >= 0 else { return .failure(Errno(code: errno)) }
+    defer { close(fd) }
+    var data = Data()
+    var buffer = [UInt8](repeating: 0, count: 16384)
+    while true {
+        let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        if n < 0 {
+            if errno == EINTR { continue }
+            return .failure(Errno(code: errno))
+        }
+        if n == 0 { break }
+        data.append(contentsOf: buffer[0..<n])
+        // A config file is small; refuse to slurp something huge by mistake.
+        if data.count > 1 << 20 { return .failure(Errno(code: EFBIG)) }
+    }
+    return .success(data)
+}
+
+/// `mkdir -p` with the given mode for the directories it creates. Returns a
+/// reason on failure.
+public func makeDirectories(_ path: String, mode: mode_t) -> String? {
+    var current = path.hasPrefix("/") ? "" : "."
+    for component in path.split(separator: "/") {
+        current += "/" + component
+        if mkdir(current, mode) != 0 && errno != EEXIST {
+            return "cannot create \(current): \(String(cString: strerror(errno)))"
+        }
+    }
+    return nil
+}

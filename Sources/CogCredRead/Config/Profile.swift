@@ -1,0 +1,189 @@
+/// One named set of settings: which user pool and app client to talk to, and
+/// how. Holds no secrets; it lives in the config file.
+public struct Profile: Codable, Sendable, Equatable {
+    public var userPoolID: String
+    public var clientID: String
+    /// Set when the user gave one; otherwise the pool id's prefix is used.
+    public var region: String?
+    public var endpointURL: String?
+    /// The default for commands that take `--username`.
+    public var username: String?
+    /// Seconds to establish a connection (default 5).
+    public var connectTimeout: Double?
+    /// Seconds for one whole request (default 15).
+    public var requestTimeout: Double?
+    /// Seconds for everything one command does (default 30).
+    public var commandTimeout: Double?
+    /// The app client has a secret, kept in the Secret Service (never here)
+    /// as the profile's `client-secret` item.
+    public var clientSecretInKeyring: Bool?
+    /// "srp" (default) or "password".
+    public var authFlow: String?
+    /// A PEM file of CA certificates for HTTPS to the endpoint (a proxy or
+    /// emulator with a private CA); AWS_CA_BUNDLE overrides it.
+    public var caBundle: String?
+    /// URL patterns (`https://git.example.com/`) whose git credentials this profile answers.
+    public var gitURLs: [String]?
+    /// Registry hosts (`registry.example.com[:port]`) whose docker credentials this profile answers.
+    public var dockerRegistries: [String]?
+
+    enum CodingKeys: String, CodingKey {
+        case userPoolID = "user-pool-id"
+        case clientID = "client-id"
+        case region
+        case endpointURL = "endpoint-url"
+        case username
+        case connectTimeout = "connect-timeout"
+        case requestTimeout = "request-timeout"
+        case commandTimeout = "command-timeout"
+        case clientSecretInKeyring = "client-secret-in-keyring"
+        case authFlow = "auth-flow"
+        case caBundle = "ca-bundle"
+        case gitURLs = "git-urls"
+        case dockerRegistries = "docker-registries"
+    }
+
+    public init(
+        userPoolID: String, clientID: String, region: String? = nil, endpointURL: String? = nil,
+        username: String? = nil
+    ) {
+        self.userPoolID = userPoolID
+        self.clientID = clientID
+        self.region = region
+        self.endpointURL = endpointURL
+        self.username = username
+    }
+
+    public static let defaultConnectTimeout = 5.0
+    public static let defaultRequestTimeout = 15.0
+    public static let defaultCommandTimeout = 30.0
+
+    /// The region the pool lives in: the explicit one, else the pool id's prefix
+    /// (`us-east-1_Abc123` is in `us-east-1`).
+    public var effectiveRegion: String {
+        if let region, !region.isEmpty { return region }
+        return ProfileValidation.regionPrefix(ofPoolID: userPoolID) ?? "us-east-1"
+    }
+
+    public var effectiveAuthFlow: AuthFlow {
+        authFlow.flatMap(AuthFlow.init(rawValue:)) ?? .srp
+    }
+
+    /// The pool and client the profile's items are bound to.
+    public var binding: ItemBinding { ItemBinding(userPoolID: userPoolID, clientID: clientID) }
+
+    public var timeouts: Timeouts {
+        Timeouts(
+            connect: connectTimeout ?? Profile.defaultConnectTimeout,
+            request: requestTimeout ?? Profile.defaultRequestTimeout,
+            command: commandTimeout ?? Profile.defaultCommandTimeout)
+    }
+
+    /// Checks every field, so a hand-edited file fails at load with a clear message.
+    public func validate() throws(ConfigError) {
+        if let problem = ProfileValidation.poolIDProblem(userPoolID) { throw .invalidValue("user-pool-id", problem) }
+        if let problem = ProfileValidation.clientIDProblem(clientID) { throw .invalidValue("client-id", problem) }
+        if let region, let problem = ProfileValidation.regionProblem(region) { throw .invalidValue("region", problem) }
+        if let endpointURL, let problem = ProfileValidation.endpointProblem(endpointURL) {
+            throw .invalidValue("endpoint-url", problem)
+        }
+        for url in gitURLs ?? [] where URLPattern(url) == nil {
+            throw .invalidValue("git-url", "'\(url.oneLine(limit: 80))' is not a URL such as https://git.example.com/")
+        }
+        for host in dockerRegistries ?? [] where host.isEmpty || host.contains("/") || host.contains(where: \.isWhitespace) {
+            throw .invalidValue("docker-registry", "'\(host.oneLine(limit: 80))' is not a registry host such as registry.example.com")
+        }
+        if let caBundle, !caBundle.hasPrefix("/") {
+            throw .invalidValue("ca-bundle", "must be an absolute path to a PEM file")
+        }
+        if let authFlow, AuthFlow(rawValue: authFlow) == nil {
+            throw .invalidValue("auth-flow", "must be srp or password")
+        }
+        for (name, value) in [
+            ("connect-timeout", connectTimeout), ("request-timeout", requestTimeout), ("command-timeout", commandTimeout),
+        ] {
+            if let value, !(value > 0 && value <= 3600) {
+                throw .invalidValue(name, "must be a number of seconds between 0 and 3600")
+            }
+        }
+    }
+}
+
+/// How sign-in proves the password: SRP (the default: the password never
+/// leaves the machine) or USER_PASSWORD_AUTH (sent over TLS).
+public enum AuthFlow: String, Sendable, CaseIterable {
+    case srp
+    case password
+}
+
+/// The time budget for network calls.
+public struct Timeouts: Sendable, Equatable {
+    public var connect: Double
+    public var request: Double
+    public var command: Double
+
+    public init(connect: Double, request: Double, command: Double) {
+        self.connect = connect
+        self.request = request
+        self.command = command
+    }
+}
+
+/// Syntax checks for profile values. Each returns nil when the value is fine,
+/// or what is wrong with it.
+public enum ProfileValidation {
+    /// Profile names become Secret Service attribute values and file keys:
+    /// keep them to a safe, visible alphabet.
+    public static func profileNameProblem(_ name: String) -> String? {
+        if name.isEmpty || name.utf8.count > 64 { return "must be 1 to 64 characters long" }
+        let ok = name.utf8.allSatisfy { isAlnum($0) || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: ".") }
+        return ok ? nil : "may contain only letters, digits, '.', '-' and '_'"
+    }
+
+    /// `<region>_<id>`, for example `us-east-1_Abc123`.
+    public static func poolIDProblem(_ id: String) -> String? {
+        guard let region = regionPrefix(ofPoolID: id) else {
+            return "expected <region>_<id>, for example us-east-1_Abc123"
+        }
+        let rest = id.utf8.dropFirst(region.utf8.count + 1)
+        if rest.isEmpty || rest.count > 55 || !rest.allSatisfy(isAlnum) {
+            return "expected <region>_<id>, for example us-east-1_Abc123"
+        }
+        return regionProblem(region)
+    }
+
+    public static func regionPrefix(ofPoolID id: String) -> String? {
+        guard let underscore = id.firstIndex(of: "_") else { return nil }
+        let region = String(id[..<underscore])
+        return region.isEmpty ? nil : region
+    }
+
+    /// AWS region names: lowercase words and a number joined by '-', such as `eu-west-2`.
+    public static func regionProblem(_ region: String) -> String? {
+        let parts = region.split(separator: "-", omittingEmptySubsequences: false)
+        let wordsOK = parts.dropLast().allSatisfy { !$0.isEmpty && $0.utf8.allSatisfy { $0 >= 97 && $0 <= 122 } }
+        let numberOK = parts.last.map { !$0.isEmpty && $0.utf8.allSatisfy { $0 >= 48 && $0 <= 57 } } ?? false
+        return parts.count >= 3 && wordsOK && numberOK ? nil : "'\(region.oneLine(limit: 40))' is not an AWS region name such as us-east-1"
+    }
+
+    /// App client ids are 1 to 128 word characters.
+    public static func clientIDProblem(_ id: String) -> String? {
+        let ok = !id.isEmpty && id.utf8.count <= 128 && id.utf8.allSatisfy { isAlnum($0) || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "+") }
+        return ok ? nil : "expected the app client id: letters and digits, up to 128 of them"
+    }
+
+    public static func endpointProblem(_ url: String) -> String? {
+        let lower = url.lowercased()
+        guard lower.hasPrefix("https://") || lower.hasPrefix("http://") else {
+            return "must start with https:// or http://"
+        }
+        let host = lower.drop(while: { $0 != "/" }).dropFirst(2)
+        if host.isEmpty || host.first == "/" { return "has no host" }
+        if url.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F }) { return "must not contain spaces or control characters" }
+        return nil
+    }
+
+    static func isAlnum(_ b: UInt8) -> Bool {
+        (b >= 48 && b <= 57) || (b >= 65 && b <= 90) || (b >= 97 && b <= 122)
+    }
+}

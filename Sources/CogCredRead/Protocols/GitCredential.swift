@@ -1,0 +1,141 @@
+/// git's credential helper protocol (gitcredentials(7), git-credential(1)),
+/// as of git 2.46: key=value lines in, key=value lines out. Streams and
+/// values only; choosing and refreshing the token is the caller's job.
+public enum GitCredential {
+    /// git's own limit for one line of the protocol.
+    public static let maxLineLength = 65535
+
+    /// What git sent: the attributes in order, plus the capabilities it announced.
+    public struct Request: Sendable, Equatable {
+        public var attributes: [(key: String, value: String)]
+
+        public static func == (a: Request, b: Request) -> Bool {
+            a.attributes.map(\.key) == b.attributes.map(\.key) && a.attributes.map(\.value) == b.attributes.map(\.value)
+        }
+
+        /// The last value of a key, as git itself reads repeated keys.
+        public func value(_ key: String) -> String? {
+            attributes.last(where: { $0.key == key })?.value
+        }
+
+        /// `capability[]=...` lines.
+        public var capabilities: Set<String> {
+            Set(attributes.filter { $0.key == "capability[]" }.map(\.value))
+        }
+
+        /// protocol, host and path, from those keys or from `url=`.
+        public var target: (scheme: String, host: String, path: String?)? {
+            if let scheme = value("protocol"), let host = value("host") {
+                return (scheme.lowercased(), host.lowercased(), value("path"))
+            }
+            guard let url = value("url"), let parsed = URLPattern(url) else { return nil }
+            return (parsed.scheme, parsed.host, parsed.path.isEmpty ? nil : parsed.path)
+        }
+    }
+
+    /// Malformed input: exit 65, nothing changed.
+    public enum ParseError: CogCredFailure, Equatable {
+        case nulByte(line: Int)
+        case lineTooLong(line: Int)
+        case missingEquals(line: Int)
+
+        public var category: FailureCategory { .dataError }
+
+        public var message: String {
+            switch self {
+            case .nulByte(let line): return "git credential input line \(line) contains a NUL byte"
+            case .lineTooLong(let line): return "git credential input line \(line) is longer than \(GitCredential.maxLineLength) bytes"
+            case .missingEquals(let line): return "git credential input line \(line) is not key=value"
+            }
+        }
+    }
+
+    /// Parses lines up to a blank line or the end. Unknown keys are kept
+    /// (and ignored by callers), so newer git keeps working.
+    public static func parse(_ bytes: [UInt8]) throws(ParseError) -> Request {
+        var attributes: [(key: String, value: String)] = []
+        var lineNumber = 0
+        var start = 0
+        while start < bytes.count {
+            lineNumber += 1
+            let end = bytes[start...].firstIndex(of: UInt8(ascii: "\n")) ?? bytes.count
+            var line = bytes[start..<end]
+            start = end + 1
+            if line.last == UInt8(ascii: "\r") { line = line.dropLast() }
+            if line.count > maxLineLength { throw .lineTooLong(line: lineNumber) }
+            if line.contains(0) { throw .nulByte(line: lineNumber) }
+            if line.isEmpty { break }
+            guard let equals = line.firstIndex(of: UInt8(ascii: "=")) else { throw .missingEquals(line: lineNumber) }
+            attributes.append(
+                (String(decoding: line[line.startIndex..<equals], as: UTF8.self),
+                 String(decoding: line[(equals + 1)...], as: UTF8.self)))
+        }
+        return Request(attributes: attributes)
+    }
+
+    /// The answer to `get` for `request`: a Bearer credential when git
+    /// announced the authtype capability, else username and password.
+    public static func answer(_ request: Request, token: IssuedToken) -> String {
+        answer(token: token, username: token.claims.subjectName ?? "cognito", bearer: request.capabilities.contains("authtype"))
+    }
+
+    /// The profile that answers `request`: the one named on the command
+    /// line, else the one whose git URL patterns match; nil for a host no
+    /// profile was set up for, so that a helper set globally never hands a
+    /// Cognito token to a server it was not told about.
+    public static func profile(for request: Request, named: String?, in config: ConfigFile) -> String? {
+        if let named { return named }
+        guard let target = request.target else { return nil }
+        return config.profile(forGit: target.scheme, host: target.host, path: target.path)
+    }
+
+    /// The answer to `get`. With the authtype capability: a Bearer
+    /// credential that git must not store (ephemeral); otherwise
+    /// username/password, with the token's own expiry so git's storage
+    /// helpers drop it in time.
+    public static func answer(token: IssuedToken, username: String, bearer: Bool) -> String {
+        if bearer {
+            return "capability[]=authtype\nauthtype=Bearer\ncredential=\(token.value)\nephemeral=true\n"
+        }
+        var text = "username=\(username)\npassword=\(token.value)\n"
+        if let exp = token.claims.exp { text += "password_expiry_utc=\(exp)\n" }
+        return text
+    }
+
+    /// The answer to the `capability` action.
+    public static let capabilityAnswer = "version 0\ncapability authtype\n"
+
+    /// True when an `erase` names the credential we handed out.
+    public static func erases(_ request: Request, token: String) -> Bool {
+        request.value("password") == token || request.value("credential") == token
+    }
+}
+
+/// A configured URL pattern such as `https://git.example.com/` or
+/// `https://git.example.com:8443/team/`: scheme and host must match; a path
+/// prefix is compared only when git sends a path (credential.useHttpPath).
+public struct URLPattern: Sendable, Equatable {
+    public var scheme: String
+    public var host: String
+    public var path: String
+
+    public init?(_ text: String) {
+        guard let schemeEnd = text.firstRange(of: "://") else { return nil }
+        scheme = text[..<schemeEnd.lowerBound].lowercased()
+        let rest = text[schemeEnd.upperBound...]
+        let hostEnd = rest.firstIndex(of: "/") ?? rest.endIndex
+        var hostPart = rest[..<hostEnd]
+        // user@host: the user is not part of what identifies the server.
+        if let at = hostPart.lastIndex(of: "@") { hostPart = hostPart[hostPart.index(after: at)...] }
+        host = hostPart.lowercased()
+        path = String(rest[hostEnd...].drop(while: { $0 == "/" }))
+        if scheme.isEmpty || host.isEmpty { return nil }
+    }
+
+    public func matches(scheme: String, host: String, path: String?) -> Bool {
+        guard scheme == self.scheme, host == self.host else { return false }
+        guard let path, !self.path.isEmpty else { return true }
+        let prefix = self.path.hasSuffix("/") ? self.path : self.path + "/"
+        return path == self.path || (path + "/").hasPrefix(prefix)
+    }
+}

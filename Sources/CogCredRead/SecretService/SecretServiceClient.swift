@@ -1,0 +1,277 @@
+import Synchronization
+
+/// How secrets travel between the Secret Service and this process: the
+/// spec's "plain" algorithm, or an encrypted session such as
+/// `dh-ietf1024-sha256-aes128-cbc-pkcs7` (implemented in CogCredCore with
+/// OpenSSL, which the read-side library does not load).
+public protocol SecretSessionAlgorithm: AnyObject {
+    /// The algorithm's name in OpenSession.
+    var name: String { get }
+    /// OpenSession's input: this side's public key.
+    var input: [UInt8] { get }
+    /// Takes OpenSession's output (the service's public key); false if unusable.
+    func agree(serverPublicKey: [UInt8]) -> Bool
+    func encrypt(_ plaintext: [UInt8]) -> (parameters: [UInt8], value: [UInt8])?
+    func decrypt(parameters: [UInt8], value: [UInt8]) -> [UInt8]?
+}
+
+/// One connection to the session bus and one Secret Service session, opened
+/// on first use and kept for the life of the process: the Secret Service API
+/// (org.freedesktop.secrets) called directly with libdbus-1. Every call has
+/// a time limit, so a hung keyring daemon fails the command instead of
+/// stalling it. All items live in the default collection: reads search it,
+/// writes create items in it, so the two can never look at different keyrings.
+final class SecretServiceClient: @unchecked Sendable {
+    static let busName = "org.freedesktop.secrets"
+    static let servicePath = "/org/freedesktop/secrets"
+    static let defaultCollection = "/org/freedesktop/secrets/aliases/default"
+    static let serviceInterface = "org.freedesktop.Secret.Service"
+    static let collectionInterface = "org.freedesktop.Secret.Collection"
+    static let itemInterface = "org.freedesktop.Secret.Item"
+    static let propertiesInterface = "org.freedesktop.DBus.Properties"
+
+    /// How long one call may take before it is given up: a hung keyring
+    /// daemon must fail a command, not stall it (libdbus's default is 25 s).
+    static let callTimeoutMilliseconds: Int32 = 1500
+
+    private static let clients = Mutex<[String: Result<SecretServiceClient, SecretServiceError>]>([:])
+
+    /// The client for `address`, made once per process. `algorithm` is asked
+    /// for only when the session must be encrypted.
+    static func shared(address: BusAddress, algorithm: (() -> (any SecretSessionAlgorithm)?)) throws(SecretServiceError)
+        -> SecretServiceClient
+    {
+        try clients.withLock { known in
+            if let client = known[address.text] { return client }
+            let made = Result { () throws(SecretServiceError) in
+                try SecretServiceClient(address: address, algorithm: address.isLocalOnly ? nil : algorithm())
+            }
+            known[address.text] = made
+            return made
+        }.get()
+    }
+
+    private let bus: DBusConnection
+    /// nil: the "plain" session.
+    private let algorithm: (any SecretSessionAlgorithm)?
+    private var session = "/"
+
+    private init(address: BusAddress, algorithm: (any SecretSessionAlgorithm)?) throws(SecretServiceError) {
+        // On a bus reached only through Unix sockets every party that could
+        // see the traffic is a process of this user, which may as well ask
+        // the Secret Service itself: the spec's "plain" session gives nothing
+        // away there and saves a Diffie-Hellman exchange. Any other transport
+        // (tcp:) crosses a network, so secrets are encrypted as libsecret does.
+        if !address.isLocalOnly && algorithm == nil { throw .needsEncryptedSession }
+        do {
+            bus = try DBusConnection(address: address.text)
+        } catch {
+            throw .serviceUnavailable("cannot connect to the session bus: \(error.message)")
+        }
+        self.algorithm = algorithm
+        try openSession()
+    }
+
+    private func openSession() throws(SecretServiceError) {
+        let algorithm = self.algorithm
+        let reply = try call(Self.servicePath, Self.serviceInterface, "OpenSession", operation: "connect") { args in
+            if let algorithm {
+                args.string(algorithm.name)
+                args.container(DBusType.variant, "ay") { $0.bytes(algorithm.input) }
+            } else {
+                args.string("plain")
+                args.container(DBusType.variant, "s") { $0.string("") }
+            }
+        }
+        session = try read(reply, operation: "connect") { r throws(BusCallFailure) in
+            let output = try r.variant { v throws(BusCallFailure) in algorithm == nil ? [] : try v.bytes() }
+            if let algorithm, !algorithm.agree(serverPublicKey: output) {
+                throw BusCallFailure(name: "cog-cred.BadKey", message: "the Secret Service sent an unusable key for the encrypted session")
+            }
+            return try r.objectPath()
+        }
+    }
+
+    /// Items of the default collection whose attributes include `attributes`.
+    func search(_ attributes: [(String, String)], operation: String, timeout: Int32 = callTimeoutMilliseconds)
+        throws(SecretServiceError) -> [String]
+    {
+        let reply = try call(Self.defaultCollection, Self.collectionInterface, "SearchItems", operation: operation, timeout: timeout) {
+            $0.stringDictionary(attributes)
+        }
+        return try read(reply, operation: operation) { r throws(BusCallFailure) in try r.objectPaths() }
+    }
+
+    /// The secrets of `items` as text, by item path. An item missing from
+    /// the answer is locked or went away meanwhile.
+    func secrets(of items: [String], operation: String) throws(SecretServiceError) -> [String: String] {
+        guard !items.isEmpty else { return [:] }
+        let session = self.session
+        let reply = try call(Self.servicePath, Self.serviceInterface, "GetSecrets", operation: operation) { args in
+            args.objectPaths(items)
+            args.objectPath(session)
+        }
+        let sealed = try read(reply, operation: operation) { r throws(BusCallFailure) in
+            try r.dictionary({ k throws(BusCallFailure) in try k.objectPath() }) { v throws(BusCallFailure) in
+                try v.structure { s throws(BusCallFailure) in
+                    _ = try s.objectPath()
+                    return (parameters: try s.bytes(), value: try s.bytes())
+                }
+            }
+        }
+        var result: [String: String] = [:]
+        for (item, secret) in sealed {
+            var plain = secret.value
+            if let algorithm {
+                guard let decrypted = algorithm.decrypt(parameters: secret.parameters, value: plain) else {
+                    throw .failed(operation: operation, domain: "cog-cred", code: 0, detail: "the secret could not be decrypted")
+                }
+                Self.wipe(&plain)
+                plain = decrypted
+            }
+            result[item] = String(decoding: plain, as: UTF8.self)
+            Self.wipe(&plain)
+        }
+        return result
+    }
+
+    /// Creates (or, with the same attributes, replaces) an item in the
+    /// default collection; returns its path.
+    func createItem(
+        label: String, attributes: [(String, String)], secret: String, operation: String,
+        timeout: Int32 = callTimeoutMilliseconds
+    ) throws(SecretServiceError) -> String
+    {
+        var sealed = (parameters: [UInt8](), value: Array(secret.utf8))
+        if let algorithm {
+            guard let encrypted = algorithm.encrypt(sealed.value) else {
+                throw .failed(operation: operation, domain: "cog-cred", code: 0, detail: "the secret could not be encrypted")
+            }
+            Self.wipe(&sealed.value)
+            sealed = encrypted
+        }
+        defer { Self.wipe(&sealed.value) }
+        let session = self.session
+        let reply: Reply
+        do throws(SecretServiceError) {
+            reply = try call(Self.defaultCollection, Self.collectionInterface, "CreateItem", operation: operation, timeout: timeout) {
+                args in
+                args.container(DBusType.array, "{sv}") { properties in
+                    properties.container(DBusType.dictEntry, nil) { entry in
+                        entry.string("org.freedesktop.Secret.Item.Label")
+                        entry.container(DBusType.variant, "s") { $0.string(label) }
+                    }
+                    properties.container(DBusType.dictEntry, nil) { entry in
+                        entry.string("org.freedesktop.Secret.Item.Attributes")
+                        entry.container(DBusType.variant, "a{ss}") { $0.stringDictionary(attributes) }
+                    }
+                }
+                args.container(DBusType.structure, nil) { secret in
+                    secret.objectPath(session)
+                    secret.bytes(sealed.parameters)
+                    secret.bytes(sealed.value)
+                    secret.string("text/plain")
+                }
+                args.bool(true)  // replace an item with the same attributes
+            }
+        } catch {
+            // No default collection, or a locked one, has its own message.
+            try checkDefaultCollectionUnlocked()
+            throw error
+        }
+        let (item, prompt) = try read(reply, operation: operation) { r throws(BusCallFailure) in
+            (try r.objectPath(), try r.objectPath())
+        }
+        // A prompt instead of an item: the collection must be unlocked first.
+        if prompt != "/" || item == "/" { throw .locked }
+        return item
+    }
+
+    func deleteItem(_ item: String, operation: String, timeout: Int32 = callTimeoutMilliseconds) throws(SecretServiceError) {
+        let reply = try call(item, Self.itemInterface, "Delete", operation: operation, timeout: timeout)
+        let prompt = try read(reply, operation: operation) { r throws(BusCallFailure) in try r.objectPath() }
+        if prompt != "/" { throw .locked }
+    }
+
+    /// An item's attributes.
+    func attributes(of item: String, operation: String) throws(SecretServiceError) -> [String: String] {
+        let reply = try call(item, Self.propertiesInterface, "Get", operation: operation) { args in
+            args.string(Self.itemInterface)
+            args.string("Attributes")
+        }
+        return try read(reply, operation: operation) { r throws(BusCallFailure) in
+            try r.variant { v throws(BusCallFailure) in try v.stringDictionary() }
+        }
+    }
+
+    /// Throws `.noDefaultCollection` or `.locked` when the default collection
+    /// cannot hold or show items. One round trip, asked only when a search
+    /// found nothing, a secret was withheld or a write failed.
+    func checkDefaultCollectionUnlocked() throws(SecretServiceError) {
+        let operation = "open the default collection"
+        let reply: Reply
+        do throws(SecretServiceError) {
+            reply = try call(Self.defaultCollection, Self.propertiesInterface, "Get", operation: operation) { args in
+                args.string(Self.collectionInterface)
+                args.string("Locked")
+            }
+        } catch .failed(_, let domain, _, _) where Self.missingObjectErrors.contains(domain) {
+            throw .noDefaultCollection
+        }
+        let locked = try read(reply, operation: operation) { r throws(BusCallFailure) in
+            try r.variant { v throws(BusCallFailure) in try v.bool() }
+        }
+        if locked { throw .locked }
+    }
+
+    /// What services answer for an object that does not exist: here, a
+    /// default alias that points nowhere.
+    static let missingObjectErrors: Set<String> = [
+        "org.freedesktop.Secret.Error.NoSuchObject", "org.freedesktop.DBus.Error.UnknownObject",
+        "org.freedesktop.DBus.Error.UnknownMethod",
+    ]
+
+    // MARK: - Plumbing
+
+    private func call(
+        _ path: String, _ interface: String, _ method: String, operation: String,
+        timeout: Int32 = callTimeoutMilliseconds, _ arguments: (MessageWriter) -> Void = { _ in }
+    ) throws(SecretServiceError) -> Reply {
+        do {
+            return try bus.call(Self.busName, path, interface, method, timeoutMilliseconds: timeout, arguments)
+        } catch {
+            throw Self.translate(error, operation: operation, timeout: timeout)
+        }
+    }
+
+    private func read<T>(_ reply: Reply, operation: String, _ body: (MessageReader) throws(BusCallFailure) -> T)
+        throws(SecretServiceError) -> T
+    {
+        do {
+            return try body(reply.reader())
+        } catch {
+            throw Self.translate(error, operation: operation)
+        }
+    }
+
+    static func translate(_ failure: BusCallFailure, operation: String, timeout: Int32 = callTimeoutMilliseconds)
+        -> SecretServiceError
+    {
+        switch failure.name {
+        case "org.freedesktop.DBus.Error.NoReply", "org.freedesktop.DBus.Error.Timeout":
+            return .notResponding(seconds: Double(timeout) / 1000)
+        case "org.freedesktop.Secret.Error.IsLocked":
+            return .locked
+        case "org.freedesktop.DBus.Error.ServiceUnknown", "org.freedesktop.DBus.Error.NameHasNoOwner":
+            return .serviceUnavailable(failure.message)
+        case "org.freedesktop.DBus.Error.Disconnected", "org.freedesktop.DBus.Error.NoServer":
+            return .serviceUnavailable("the session bus went away: \(failure.message)")
+        default:
+            return .failed(operation: operation, domain: failure.name, code: 0, detail: failure.message)
+        }
+    }
+
+    static func wipe(_ bytes: inout [UInt8]) {
+        bytes.withUnsafeMutableBytes { _ = $0.initializeMemory(as: UInt8.self, repeating: 0) }
+    }
+}

@@ -1,0 +1,41 @@
+/// The Secret Service could not be used. Every case exits 69, each with its
+/// own message, and cog-cred never falls back to storing anything elsewhere.
+public enum SecretServiceError: CogCredFailure, Equatable {
+    /// No D-Bus session bus to talk to (and cog-cred will not start one).
+    case noSessionBus
+    /// A bus, but nothing provides org.freedesktop.secrets on it, or it failed to answer.
+    case serviceUnavailable(String)
+    /// The Secret Service has no default collection (keyring) to keep items in.
+    case noDefaultCollection
+    /// The default collection exists but is locked.
+    case locked
+    /// The Secret Service did not answer in time (a hung keyring daemon).
+    case notResponding(seconds: Double)
+    /// The bus is reached through something other than Unix sockets, and this
+    /// program cannot encrypt the session (the front binary hands over).
+    case needsEncryptedSession
+    /// Any other failure, with the D-Bus error name, a code where there is one, and the message.
+    case failed(operation: String, domain: String, code: Int32, detail: String)
+
+    public var category: FailureCategory { .secretServiceUnavailable }
+
+    public var message: String {
+        switch self {
+        case .noSessionBus:
+            return "no D-Bus session bus (DBUS_SESSION_BUS_ADDRESS is unset and there is no $XDG_RUNTIME_DIR/bus): cog-cred keeps tokens only in the Secret Service; run it inside a desktop or `dbus-run-session` with a keyring daemon"
+        case .serviceUnavailable(let detail):
+            return "the Secret Service is not available on the session bus (\(detail.oneLine())); start a keyring daemon such as gnome-keyring or KeePassXC"
+        case .noDefaultCollection:
+            return "the Secret Service has no default keyring; create one in your keyring manager (for gnome-keyring: unlock it once with `gnome-keyring-daemon --unlock`)"
+        case .locked:
+            return "the keyring is locked; unlock it (log in to the desktop, open your keyring manager, or pipe the password to `gnome-keyring-daemon --unlock`) and try again"
+        case .notResponding(let seconds):
+            return "the Secret Service did not answer within \(seconds) s; the keyring daemon may be stuck: restart it (for gnome-keyring: gnome-keyring-daemon --replace)"
+        case .needsEncryptedSession:
+            return "the session bus is not reached through a Unix socket, and this program cannot encrypt the session; run cog-cred-cli"
+        case .failed(let operation, let domain, let code, let detail):
+            let name = code == 0 ? domain : "\(domain) \(code)"
+            return "the Secret Service failed to \(operation) (\(name): \(detail.oneLine()))"
+        }
+    }
+}

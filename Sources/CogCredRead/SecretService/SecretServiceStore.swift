@@ -1,0 +1,133 @@
+/// Tokens in the Secret Service (gnome-keyring, KeePassXC, KWallet), spoken
+/// to directly over D-Bus with libdbus-1.
+///
+/// Storage contract, relied on by other tools: one item per token in the
+/// default collection, found by the attributes `service=cog-cred`,
+/// `profile=<name>`, `kind=access|id|refresh|client-secret`, and bound by
+/// two more, `user-pool-id` and `client-id`, to the pool and app client that
+/// issued it (plus libsecret's `xdg:schema`, so `secret-tool` and Seahorse
+/// show the schema). Attributes hold only stable, non-secret keys; who the
+/// tokens belong to goes in the label.
+///
+/// Every read asks the Secret Service; nothing is kept between processes.
+/// The D-Bus calls themselves are in `SecretServiceClient`: libsecret spends
+/// most of a lookup on per-process set-up (type registration, libgcrypt, an
+/// encrypted session, proxies), the same calls made directly cost a fraction
+/// of it (docs/performance.md).
+public struct SecretServiceStore: TokenStore {
+    public static let serviceName = "cog-cred"
+    static let schemaName = "io.github.cog_cred.Token"
+    let environment: @Sendable (String) -> String?
+    /// Makes the encrypted session's algorithm, for a bus that is not
+    /// reached through Unix sockets only; nil where it is not available.
+    let encryption: (@Sendable () -> any SecretSessionAlgorithm)?
+
+    /// `environment` decides which session bus is used.
+    public init(
+        environment: @escaping @Sendable (String) -> String?,
+        encryption: (@Sendable () -> any SecretSessionAlgorithm)? = nil
+    ) {
+        self.environment = environment
+        self.encryption = encryption
+    }
+
+    public init(environment: [String: String], encryption: (@Sendable () -> any SecretSessionAlgorithm)? = nil) {
+        self.init(environment: { environment[$0] }, encryption: encryption)
+    }
+
+    func client() throws(SecretServiceError) -> SecretServiceClient {
+        let encryption = self.encryption
+        return try SecretServiceClient.shared(address: try BusAddress.session(environment: environment)) { encryption?() }
+    }
+
+    public func read(_ kinds: [SecretKind], profile: String, binding: ItemBinding?) throws(SecretServiceError)
+        -> [SecretKind: StoredSecret]
+    {
+        let service = try client()
+        let operation = "read the \(kinds.map(\.displayName).joined(separator: " and "))"
+        var paths: [SecretKind: String] = [:]
+        for kind in kinds {
+            if let item = try service.search(Self.attributes(kind, profile, binding), operation: operation).first {
+                paths[kind] = item
+            }
+        }
+        let secrets = try service.secrets(of: Array(paths.values), operation: operation)
+        // A missing item, or one whose secret is withheld, is asked about
+        // once: a locked collection shows its items but not their secrets
+        // (gnome-keyring), or hides them (KeePassXC). Say "locked" then,
+        // never "not signed in".
+        var collectionChecked = false
+        func absent() throws(SecretServiceError) -> StoredSecret {
+            if !collectionChecked {
+                try service.checkDefaultCollectionUnlocked()
+                collectionChecked = true
+            }
+            return .absent
+        }
+        var result: [SecretKind: StoredSecret] = [:]
+        for kind in kinds {
+            if let item = paths[kind] {
+                if let secret = secrets[item] { result[kind] = .found(secret) } else { result[kind] = try absent() }
+            } else if binding != nil,
+                let other = try service.search(Self.attributes(kind, profile, nil), operation: operation).first
+            {
+                let attributes = try service.attributes(of: other, operation: operation)
+                result[kind] = .boundElsewhere(unbound: attributes["user-pool-id"] == nil)
+            } else {
+                result[kind] = try absent()
+            }
+        }
+        return result
+    }
+
+    public func write(_ kind: SecretKind, profile: String, secret: String, context: ItemContext) throws(SecretServiceError) {
+        try write(kind, profile: profile, secret: secret, context: context, timeout: SecretServiceClient.callTimeoutMilliseconds)
+    }
+
+    /// gnome-keyring rewrites its whole keyring file on every change; on a
+    /// busy disk that can take longer than the usual limit.
+    public func writePatiently(_ kind: SecretKind, profile: String, secret: String, context: ItemContext)
+        throws(SecretServiceError)
+    {
+        try write(kind, profile: profile, secret: secret, context: context, timeout: 10_000)
+    }
+
+    func write(_ kind: SecretKind, profile: String, secret: String, context: ItemContext, timeout: Int32)
+        throws(SecretServiceError)
+    {
+        let service = try client()
+        let operation = "store the \(kind.displayName)"
+        let who = context.username.map { ": \($0)" } ?? ""
+        var attributes = Self.attributes(kind, profile, context.binding)
+        attributes.append(("xdg:schema", Self.schemaName))
+        // replace=true updates an item with exactly these attributes in place.
+        let item = try service.createItem(
+            label: "cog-cred \(kind.displayName) (\(profile)\(who))", attributes: attributes, secret: secret,
+            operation: operation, timeout: timeout)
+        // The profile's items of this kind bound to another pool or client,
+        // or to none (cog-cred 0.1), are replaced by the new one. Created
+        // first and pruned after, so a reader never finds none meanwhile.
+        for other in try service.search(Self.attributes(kind, profile, nil), operation: operation, timeout: timeout)
+        where other != item {
+            try service.deleteItem(other, operation: operation, timeout: timeout)
+        }
+    }
+
+    @discardableResult
+    public func delete(_ kind: SecretKind, profile: String) throws(SecretServiceError) -> Bool {
+        let service = try client()
+        let operation = "delete the \(kind.displayName)"
+        let found = try service.search(Self.attributes(kind, profile, nil), operation: operation)
+        for item in found { try service.deleteItem(item, operation: operation) }
+        if found.isEmpty { try service.checkDefaultCollectionUnlocked() }
+        return !found.isEmpty
+    }
+
+    static func attributes(_ kind: SecretKind, _ profile: String, _ binding: ItemBinding?) -> [(String, String)] {
+        var attributes = [("service", serviceName), ("profile", profile), ("kind", kind.rawValue)]
+        if let binding {
+            attributes += [("user-pool-id", binding.userPoolID), ("client-id", binding.clientID)]
+        }
+        return attributes
+    }
+}

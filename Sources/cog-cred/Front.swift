@@ -1,0 +1,96 @@
+import CogCredRead
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Answers one read-only request from the stored tokens, or hands it over.
+struct Front {
+    let request: ReadRequest
+    let environment: @Sendable (String) -> String?
+
+    /// Writes the answer and exits, or hands the request over; never returns.
+    func answer(_ handover: Handover) -> Never {
+        var handover = handover
+        // The config is read on every call, like the tokens: an edited or
+        // removed profile counts at once.
+        let paths = Paths(environment: ["HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME"].reduce(into: [:]) { $0[$1] = environment($1) })
+        guard let config = try? ConfigStore(path: paths.configFile).load() else { handover.run() }
+
+        let profileName: String
+        let kinds: [SecretKind]
+        var policy = RefreshPolicy()
+        let respond: ([SecretKind: IssuedToken]) -> Never
+        switch request {
+        case .dockerList:
+            finish(DockerCredential.list(config) + "\n")
+        case .token(let token):
+            guard let name = profile(token.profile) else { handover.run() }
+            (profileName, kinds, policy.minTTL) = (name, [token.choice.kind], token.minTTL)
+            respond = { tokens in finish(render(token, tokens[token.choice.kind]!) + "\n") }
+        case .exec(let profile, let minTTL, let command):
+            guard let name = self.profile(profile) else { handover.run() }
+            (profileName, kinds, policy.minTTL) = (name, [.access, .id], minTTL)
+            respond = { tokens in execute(command, access: tokens[.access]!, id: tokens[.id]) }
+        case .gitGet(let profile):
+            guard let input = try? StandardInput.readRequest() else { handover.run() }
+            // cog-cred-cli reads the same bytes if the request goes there.
+            handover.input = input
+            guard let git = try? GitCredential.parse(input) else { handover.run() }
+            // No profile for this host: git asks its next helper.
+            guard let name = GitCredential.profile(for: git, named: profile, in: config) else { finish("") }
+            (profileName, kinds) = (name, [.access])
+            respond = { tokens in finish(GitCredential.answer(git, token: tokens[.access]!)) }
+        case .dockerGet:
+            guard let input = try? StandardInput.readAll(limit: 65536) else { handover.run() }
+            handover.input = input
+            let serverURL = DockerCredential.serverURL(input)
+            guard let name = config.profile(forRegistry: DockerCredential.registryHost(serverURL)) else { handover.run() }
+            (profileName, kinds) = (name, [.access])
+            respond = { tokens in finish(DockerCredential.answer(serverURL: serverURL, token: tokens[.access]!) + "\n") }
+        }
+        guard let profile = config.profiles[profileName] else { handover.run() }
+
+        let stored = StoredTokens(profileName: profileName, profile: profile, store: SecretServiceStore(environment: environment))
+        do {
+            if let tokens = try stored.usable(kinds, policy: policy) { respond(tokens) }
+        } catch {
+            // Locked, no keyring, another pool: cog-cred-cli says which.
+            handover.run()
+        }
+        // A token needs a refresh: wait for the one another process may be
+        // making, or hand over holding the profile's lock.
+        respond(handover.afterRefresh(of: profileName) { try? stored.usable(kinds, policy: policy) })
+    }
+
+    func render(_ request: ReadRequest.TokenRequest, _ token: IssuedToken) -> String {
+        switch request.shape {
+        case .token(let format):
+            return TokenOutput.render(token, format: format, variable: request.choice == .id ? "COG_CRED_ID_TOKEN" : "COG_CRED_ACCESS_TOKEN")
+        case .header:
+            return TokenOutput.header(token)
+        case .execCredential:
+            return TokenOutput.execCredential(token)
+        }
+    }
+
+    /// Replaces this process with `command`, the tokens in its environment.
+    func execute(_ command: [String], access: IssuedToken, id: IssuedToken?) -> Never {
+        let reason = ProcessReplacement.exec(command, setting: TokenOutput.execVariables(access: access, id: id))
+        writeAll(2, "cog-cred: error: cannot run \(command[0]): \(reason)\n")
+        _exit(127)
+    }
+
+    /// The profile in effect: the flag, then COG_CRED_PROFILE, then
+    /// "default"; nil for an invalid COG_CRED_PROFILE (cog-cred-cli says why).
+    func profile(_ flag: String?) -> String? {
+        if let flag { return flag }
+        guard let name = environment("COG_CRED_PROFILE"), !name.isEmpty else { return "default" }
+        return ProfileValidation.profileNameProblem(name) == nil ? name : nil
+    }
+
+    /// Writes the answer; exits 74 when it could not all be written.
+    func finish(_ output: String) -> Never {
+        _exit(writeAll(1, output) ? 0 : outputFailedStatus)
+    }
+}

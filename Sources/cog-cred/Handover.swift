@@ -1,0 +1,83 @@
+import CLinux
+import CogCredRead
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Running cog-cred-cli in place of this process, with the same arguments.
+struct Handover {
+    let arguments: [String]
+    /// Standard input this process has already read, given to cog-cred-cli
+    /// in its place.
+    var input: [UInt8]? = nil
+
+    /// How long a caller waits for another process's refresh, as cog-cred-cli does.
+    static let refreshWait = 30.0
+
+    /// Waits for a refresh of `profile`: when another process is making
+    /// one, waits (cheaply, on a shared lock) for it to end and returns what
+    /// `read` then finds. Otherwise takes the profile's lock and hands over
+    /// holding it, so that cog-cred-cli refreshes once for every caller
+    /// waiting here. Returns only with tokens.
+    func afterRefresh(of profile: String, _ read: () -> [SecretKind: IssuedToken]?) -> [SecretKind: IssuedToken] {
+        let directory = ProfileLockFile.directory(runtimeDirectory: getenv("XDG_RUNTIME_DIR").map { String(cString: $0) })
+        guard case .success(let fd) = ProfileLockFile.open(directory: directory, profile: profile) else { run() }
+        var start = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &start)
+        while true {
+            if flock(fd, LOCK_EX | LOCK_NB) == 0 {
+                // Someone may have refreshed between our read and the lock.
+                if let tokens = read() { return tokens }
+                _ = fcntl(fd, F_SETFD, 0)  // survive the exec
+                setenv(ProfileLockFile.heldLockVariable, "\(profile):\(fd)", 1)
+                run()
+            }
+            // Another process holds the lock: wait for it to let go, then
+            // read again. If its refresh failed, go round for the lock: the
+            // full path then says what is wrong.
+            var now = timespec()
+            clock_gettime(CLOCK_MONOTONIC, &now)
+            let waited = Double(now.tv_sec - start.tv_sec) + Double(now.tv_nsec - start.tv_nsec) / 1e9
+            guard errno == EWOULDBLOCK, waited < Self.refreshWait,
+                ProfileLockFile.waitUntilFree(fd, waitingAtMost: Self.refreshWait - waited)
+            else { run() }
+            if let tokens = read() { return tokens }
+        }
+    }
+
+    func run() -> Never {
+        guard let cli = Self.cliPath() else {
+            writeAll(2, "cog-cred: error: cannot find cog-cred-cli next to this program or in ../lib/cog-cred; reinstall cog-cred\n")
+            _exit(1)
+        }
+        if let input {
+            let fd = input.withUnsafeBytes { clinux_memory_file($0.baseAddress, $0.count) }
+            guard fd >= 0, dup2(fd, 0) == 0 else {
+                writeAll(2, "cog-cred: error: cannot pass standard input on to cog-cred-cli: \(String(cString: strerror(errno)))\n")
+                _exit(1)
+            }
+            close(fd)
+        }
+        // argv[0] stays as it was: cog-cred-cli acts on the name it was run by
+        // (git-credential-cog-cred, docker-credential-cog-cred).
+        let argv = arguments.map { strdup($0) } + [nil]
+        execv(cli, argv)
+        writeAll(2, "cog-cred: error: cannot run \(cli): \(String(cString: strerror(errno)))\n")
+        _exit(1)
+    }
+
+    /// cog-cred-cli beside this binary (a build folder), else in ../lib/cog-cred (an installation).
+    static func cliPath() -> String? {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        guard length > 0 else { return nil }
+        let exe = String(decoding: buffer[0..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let directory = String(exe[..<(exe.lastIndex(of: "/") ?? exe.startIndex)])
+        for candidate in [directory + "/cog-cred-cli", directory + "/../lib/cog-cred/cog-cred-cli"]
+        where access(candidate, X_OK) == 0 {
+            return candidate
+        }
+        return nil
+    }
+}

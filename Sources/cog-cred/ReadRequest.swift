@@ -1,0 +1,156 @@
+import CogCredRead
+
+/// A read-only request the front answers itself: the command lines that hand
+/// out a stored token. Parsed strictly: anything this does not recognise
+/// exactly (help, a typo, an invalid value, a write) is nil and goes to
+/// cog-cred-cli, which owns the command line and says what is wrong.
+enum ReadRequest: Equatable {
+    /// `token [--id-token] [--format F]`, `get-header`, `kubectl-credential [--id-token]`.
+    case token(TokenRequest)
+    /// `exec [options] -- COMMAND...`
+    case exec(profile: String?, minTTL: Int64?, command: [String])
+    /// `git-credential [--profile P] get`, also run as `git-credential-cog-cred get`.
+    case gitGet(profile: String?)
+    /// `docker-credential get`, also run as `docker-credential-cog-cred get`.
+    case dockerGet
+    /// `docker-credential list`.
+    case dockerList
+
+    struct TokenRequest: Equatable {
+        enum Shape: Equatable {
+            case token(TokenOutput.Format)
+            case header
+            case execCredential
+        }
+
+        var shape: Shape
+        var choice: TokenChoice
+        var profile: String?
+        var minTTL: Int64?
+    }
+
+    /// `arguments` as the process got them, argv[0] included.
+    static func parse(_ arguments: [String]) -> ReadRequest? {
+        var words = ArraySlice(arguments.dropFirst())
+        // git and docker run their helpers by these names.
+        switch arguments.first.map(baseName) {
+        case "git-credential-cog-cred": words.insert("git-credential", at: words.startIndex)
+        case "docker-credential-cog-cred": words.insert("docker-credential", at: words.startIndex)
+        default: break
+        }
+        guard let command = words.popFirst() else { return nil }
+        var options = Options(words)
+        switch command {
+        case "token", "get-header", "kubectl-credential":
+            guard let profile = options.profile(), let minTTL = options.minTTL() else { return nil }
+            var request = TokenRequest(shape: .header, choice: .access, profile: profile, minTTL: minTTL)
+            if command != "get-header" {
+                guard let idToken = options.flag("--id-token") else { return nil }
+                request.choice = idToken ? .id : .access
+                request.shape = .execCredential
+            }
+            if command == "token" {
+                guard let format = options.value("--format") else { return nil }
+                guard let shape = TokenOutput.Format(rawValue: format ?? "bare") else { return nil }
+                request.shape = .token(shape)
+            }
+            return options.isEmpty ? .token(request) : nil
+        case "exec":
+            guard let profile = options.profile(), let minTTL = options.minTTL(),
+                let command = options.afterTerminator(), !command.isEmpty
+            else { return nil }
+            return options.isEmpty ? .exec(profile: profile, minTTL: minTTL, command: command) : nil
+        case "git-credential":
+            guard let profile = options.profile(), options.positional() == "get", options.isEmpty else { return nil }
+            return .gitGet(profile: profile)
+        case "docker-credential":
+            switch options.positional() {
+            case "get" where options.isEmpty: return .dockerGet
+            case "list" where options.isEmpty: return .dockerList
+            default: return nil
+            }
+        default:
+            return nil
+        }
+    }
+
+    static func baseName(_ path: String) -> String {
+        path.split(separator: "/").last.map(String.init) ?? path
+    }
+}
+
+/// The words after a subcommand, taken out one option at a time. Each taker
+/// returns nil when the words are not exactly what cog-cred-cli accepts (a
+/// repeated option, a missing or invalid value), and the request is then
+/// handed over whole.
+private struct Options {
+    var words: [String]
+
+    init(_ words: ArraySlice<String>) {
+        self.words = Array(words)
+    }
+
+    /// Nothing left that was not taken.
+    var isEmpty: Bool { words.isEmpty }
+
+    /// `--name VALUE` or `--name=VALUE`, at most once, before any `--`:
+    /// `.some(nil)` when absent.
+    mutating func value(_ name: String) -> String?? {
+        var found: String? = nil
+        var index = 0
+        while index < words.count, words[index] != "--" {
+            let word = words[index]
+            if word == name, index + 1 < words.count, !words[index + 1].hasPrefix("-") || Int64(words[index + 1]) != nil {
+                if found != nil { return nil }
+                found = words[index + 1]
+                words.removeSubrange(index...(index + 1))
+            } else if word.hasPrefix(name + "=") {
+                if found != nil { return nil }
+                found = String(word.dropFirst(name.count + 1))
+                words.remove(at: index)
+            } else if word == name {
+                return nil  // no value
+            } else {
+                index += 1
+            }
+        }
+        return .some(found)
+    }
+
+    /// A flag, at most once: nil when repeated.
+    mutating func flag(_ name: String) -> Bool? {
+        let end = words.firstIndex(of: "--") ?? words.endIndex
+        let count = words[..<end].filter { $0 == name }.count
+        guard count <= 1 else { return nil }
+        words.removeAll { $0 == name }
+        return count == 1
+    }
+
+    /// `--profile NAME`, checked as cog-cred-cli checks it.
+    mutating func profile() -> String?? {
+        guard let name = value("--profile") else { return nil }
+        if let name, ProfileValidation.profileNameProblem(name) != nil { return nil }
+        return .some(name)
+    }
+
+    /// `--min-ttl SECONDS`, 0 to 86400 as cog-cred-cli accepts.
+    mutating func minTTL() -> Int64?? {
+        guard let text = value("--min-ttl") else { return nil }
+        guard let text else { return .some(nil) }
+        guard let seconds = Int64(text), seconds >= 0, seconds <= 86_400 else { return nil }
+        return .some(seconds)
+    }
+
+    /// The one positional word (an action such as `get`), if that is all that is left.
+    mutating func positional() -> String? {
+        guard words.count >= 1, !words[0].hasPrefix("-") else { return nil }
+        return words.removeFirst()
+    }
+
+    /// Everything after `--`, taken out.
+    mutating func afterTerminator() -> [String]? {
+        guard let terminator = words.firstIndex(of: "--") else { return nil }
+        defer { words.removeSubrange(terminator...) }
+        return Array(words[(terminator + 1)...])
+    }
+}
