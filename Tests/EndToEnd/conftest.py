@@ -99,6 +99,32 @@ class Bus:
         return subprocess.run(["secret-tool", *args], env={**os.environ, **self.env}, input=input,
                               capture_output=True, text=True, timeout=30)
 
+    def items(self, **attributes):
+        """Every item matching `attributes`: {"attributes": {...}, "secret": ...}."""
+        args = [a for pair in attributes.items() for a in pair]
+        # secret-tool prints attributes on stderr and the rest on stdout, each
+        # line flushed: one pipe for both keeps them in order.
+        result = subprocess.run(["secret-tool", "search", "--all", *args], env={**os.environ, **self.env},
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=30)
+        found = []
+        for line in result.stdout.splitlines():
+            if line.startswith("["):
+                found.append({"attributes": {}, "secret": None})
+            elif line.startswith("secret = "):
+                found[-1]["secret"] = line[len("secret = "):]
+            elif line.startswith("schema = "):
+                found[-1]["attributes"]["xdg:schema"] = line[len("schema = "):]
+            elif line.startswith("attribute."):
+                key, _, value = line[len("attribute."):].partition(" = ")
+                found[-1]["attributes"][key] = value
+        return found
+
+    def store(self, attributes, secret, label="cog-cred test item"):
+        """Stores an item with exactly these attributes, as another program would."""
+        args = [a for pair in attributes.items() for a in pair]
+        result = self.secret_tool("store", f"--label={label}", *args, input=secret)
+        assert result.returncode == 0, result.stderr
+
     def stop(self):
         for p in reversed(self.procs):
             p.terminate()

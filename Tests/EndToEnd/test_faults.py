@@ -238,10 +238,8 @@ def test_a_keyring_daemon_killed_mid_command(cog, bus, session, proxy, tmp_path)
     # On a bus that restarts nothing on demand, with the session copied over.
     private = Bus(tmp_path / "bus", config_file=bus_config_without_activation(tmp_path / "bus.conf"))
     try:
-        items = all_stored(bus)
-        for kind, value in items.items():
-            private.secret_tool("store", "--label=x", "service", "cog-cred", "profile", "default", "kind", kind,
-                                input=value)
+        for item in bus.items(service="cog-cred", profile="default"):
+            private.store(item["attributes"], item["secret"])
         env = {**cog.env, **private.env}
         # Expired, so the command must refresh and then store.
         session.configure(issued_at_offset=-7200)

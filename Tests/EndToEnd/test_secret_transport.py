@@ -84,12 +84,13 @@ def test_on_any_other_bus_secrets_travel_encrypted(cog, double, tmp_path, monkey
                                 env={**cog.env, **env}, capture_output=True, text=True)
         assert stored.stdout == token
         # And cog-cred decrypts what gnome-keyring sends: the access token as
-        # libsecret wrote it, read by `status` (which asks the keyring, not the cache).
+        # libsecret wrote it (with the same attributes), read by `status`.
         secret_tool = lambda *args, **kw: subprocess.run(["secret-tool", *args], env={**cog.env, **env},
                                                          capture_output=True, text=True, **kw)
+        (item,) = private.items(service="cog-cred", profile="default", kind="access")
         secret_tool("clear", "service", "cog-cred", "profile", "default", "kind", "access")
         assert json.loads(cog.run("status", "--json", env=env).stdout).get("access_token_expires_at") is None
-        secret_tool("store", "--label=x", "service", "cog-cred", "profile", "default", "kind", "access", input=token)
+        secret_tool("store", "--label=x", *[a for pair in item["attributes"].items() for a in pair], input=token)
         status = json.loads(cog.ok("status", "--json", env=env).stdout)
         exp = json.loads(base64.urlsafe_b64decode(token.split(".")[1] + "==="))["exp"]
         assert status["access_token_expires_at"] == time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(exp))

@@ -335,8 +335,8 @@ def test_local_sign_out_calls_nothing_and_offline_sign_out_still_deletes(cog, bu
     cog.ok("sign-out", "--local")
     assert len(profile.stats()["requests"]) == before
     cog.ok("sign-in", "--password-stdin", input=PASSWORD + "\n")
-    cog.ok("configure", "--endpoint-url", "http://127.0.0.1:9/")
-    offline = cog.run("sign-out")
+    # Offline through the environment: configure --endpoint-url would delete the tokens.
+    offline = cog.run("sign-out", env={"AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER": "http://127.0.0.1:9/"})
     assert offline.returncode == 75
     assert "revoking them at Cognito failed" in offline.stderr
     assert all_stored(bus) == {"access": None, "id": None, "refresh": None}
@@ -367,9 +367,8 @@ def test_status_verify_against_moto_jwks_and_a_tampered_token(cog, bus, signed_i
     body = claims(stored(bus, "access"))
     body["username"] = "mallory"
     forged = base64.urlsafe_b64encode(json.dumps(body).encode()).decode().rstrip("=")
-    bus.secret_tool("clear", "service", "cog-cred", "profile", "default", "kind", "access")
-    bus.secret_tool("store", "--label=forged", "service", "cog-cred", "profile", "default", "kind", "access",
-                    input=f"{header}.{forged}.{signature}")
+    (item,) = bus.items(service="cog-cred", profile="default", kind="access")
+    bus.store(item["attributes"], f"{header}.{forged}.{signature}", label="forged")
     tampered = cog.run("status", "--verify")
     assert tampered.returncode == 77
     assert "FAIL signature" in tampered.stdout

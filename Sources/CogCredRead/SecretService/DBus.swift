@@ -35,9 +35,14 @@ struct BusCallFailure: Error, Equatable {
 ///
 /// Private (not libdbus's shared per-process bus connection) so nothing else
 /// in the process can close it or change its settings, and so a test can
-/// talk to two buses from one process.
+/// talk to two buses from one process. Calls can be sent before the replies
+/// to earlier ones are read, so that independent calls cost one round trip
+/// together rather than one each.
 final class DBusConnection {
     private let raw: OpaquePointer
+    /// The bus's Hello, which must be the first message; its answer is
+    /// checked before any other answer is read.
+    private var hello: PendingCall?
 
     init(address: String) throws(BusCallFailure) {
         // libdbus would set SIGPIPE to "ignore" for the whole process, and
@@ -47,13 +52,10 @@ final class DBusConnection {
         var error = DBusError()
         dbus_error_init(&error)
         guard let connection = dbus_connection_open_private(address, &error) else { throw Self.consume(&error) }
-        // A bus connection's first message must be Hello (dbus_bus_register).
-        guard dbus_bus_register(connection, &error) != 0 else {
-            dbus_connection_close(connection)
-            dbus_connection_unref(connection)
-            throw Self.consume(&error)
-        }
         raw = connection
+        // dbus_bus_register would wait for the answer; sent like any call,
+        // it travels with the first real ones.
+        hello = try send("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "Hello", timeoutMilliseconds: 5000)
     }
 
     deinit {
@@ -61,11 +63,12 @@ final class DBusConnection {
         dbus_connection_unref(raw)
     }
 
-    /// One method call, waiting at most `timeoutMilliseconds` for the reply.
-    func call(
+    /// Sends one method call; its reply is read with `PendingCall.wait()`,
+    /// which fails once `timeoutMilliseconds` have passed.
+    func send(
         _ destination: String, _ path: String, _ interface: String, _ method: String, timeoutMilliseconds: Int32,
         _ arguments: (MessageWriter) -> Void = { _ in }
-    ) throws(BusCallFailure) -> Reply {
+    ) throws(BusCallFailure) -> PendingCall {
         guard let message = dbus_message_new_method_call(destination, path, interface, method) else {
             throw BusCallFailure(name: "cog-cred.NoMemory", message: "cannot build the request to \(method)")
         }
@@ -75,20 +78,66 @@ final class DBusConnection {
         guard writer.succeeded else {
             throw BusCallFailure(name: "cog-cred.BadRequest", message: "cannot build the request to \(method)")
         }
-        var error = DBusError()
-        dbus_error_init(&error)
-        guard let reply = dbus_connection_send_with_reply_and_block(raw, message, timeoutMilliseconds, &error) else {
-            throw Self.consume(&error)
+        var pending: OpaquePointer? = nil
+        guard dbus_connection_send_with_reply(raw, message, &pending, timeoutMilliseconds) != 0, let pending else {
+            throw BusCallFailure(name: "org.freedesktop.DBus.Error.Disconnected", message: "the session bus closed the connection")
         }
-        return Reply(reply)
+        return PendingCall(pending, connection: self)
+    }
+
+    /// One method call, waiting at most `timeoutMilliseconds` for the reply.
+    func call(
+        _ destination: String, _ path: String, _ interface: String, _ method: String, timeoutMilliseconds: Int32,
+        _ arguments: (MessageWriter) -> Void = { _ in }
+    ) throws(BusCallFailure) -> Reply {
+        try send(destination, path, interface, method, timeoutMilliseconds: timeoutMilliseconds, arguments).wait()
+    }
+
+    /// Fails if the bus refused the Hello; asked before any other reply is used.
+    fileprivate func checkHello() throws(BusCallFailure) {
+        guard let hello else { return }
+        self.hello = nil
+        _ = try hello.wait()
     }
 
     /// Turns a libdbus error into a Swift one and frees it: the one place they end.
-    private static func consume(_ error: inout DBusError) -> BusCallFailure {
+    fileprivate static func consume(_ error: inout DBusError) -> BusCallFailure {
         defer { dbus_error_free(&error) }
         return BusCallFailure(
             name: error.name.map { String(cString: $0) } ?? "org.freedesktop.DBus.Error.Failed",
             message: error.message.map { String(cString: $0) } ?? "")
+    }
+}
+
+/// A call sent and not yet answered.
+final class PendingCall {
+    private let raw: OpaquePointer
+    /// Whose Hello must have been answered first (checking it clears it,
+    /// so the Hello's own wait does not recurse).
+    private weak var connection: DBusConnection?
+
+    fileprivate init(_ raw: OpaquePointer, connection: DBusConnection) {
+        self.raw = raw
+        self.connection = connection
+    }
+
+    deinit { dbus_pending_call_unref(raw) }
+
+    /// The reply, or the error the service (or libdbus, on a timeout or a
+    /// lost connection) answered with.
+    func wait() throws(BusCallFailure) -> Reply {
+        try connection?.checkHello()
+        dbus_pending_call_block(raw)
+        guard let reply = dbus_pending_call_steal_reply(raw) else {
+            throw BusCallFailure(name: "org.freedesktop.DBus.Error.NoReply", message: "no reply")
+        }
+        var error = DBusError()
+        dbus_error_init(&error)
+        if dbus_set_error_from_message(&error, reply) != 0 {
+            dbus_message_unref(reply)
+            throw DBusConnection.consume(&error)
+        }
+        return Reply(reply)
     }
 }
 

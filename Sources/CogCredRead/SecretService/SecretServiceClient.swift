@@ -54,7 +54,10 @@ final class SecretServiceClient: @unchecked Sendable {
     private let bus: DBusConnection
     /// nil: the "plain" session.
     private let algorithm: (any SecretSessionAlgorithm)?
-    private var session = "/"
+    /// OpenSession, sent at once and read when a secret is first needed:
+    /// it travels with the first searches instead of costing a round trip.
+    private var openSession: PendingCall?
+    private var openedSession: String?
 
     private init(address: BusAddress, algorithm: (any SecretSessionAlgorithm)?) throws(SecretServiceError) {
         // On a bus reached only through Unix sockets every party that could
@@ -69,12 +72,7 @@ final class SecretServiceClient: @unchecked Sendable {
             throw .serviceUnavailable("cannot connect to the session bus: \(error.message)")
         }
         self.algorithm = algorithm
-        try openSession()
-    }
-
-    private func openSession() throws(SecretServiceError) {
-        let algorithm = self.algorithm
-        let reply = try call(Self.servicePath, Self.serviceInterface, "OpenSession", operation: "connect") { args in
+        openSession = try send(Self.servicePath, Self.serviceInterface, "OpenSession", operation: "connect") { args in
             if let algorithm {
                 args.string(algorithm.name)
                 args.container(DBusType.variant, "ay") { $0.bytes(algorithm.input) }
@@ -83,30 +81,53 @@ final class SecretServiceClient: @unchecked Sendable {
                 args.container(DBusType.variant, "s") { $0.string("") }
             }
         }
-        session = try read(reply, operation: "connect") { r throws(BusCallFailure) in
+    }
+
+    /// The session's path, once OpenSession has been answered.
+    private func session() throws(SecretServiceError) -> String {
+        if let openedSession { return openedSession }
+        guard let pending = openSession else {
+            throw .failed(operation: "connect", domain: "cog-cred", code: 0, detail: "no session")
+        }
+        let algorithm = self.algorithm
+        let reply = try wait(pending, operation: "connect")
+        let path = try read(reply, operation: "connect") { r throws(BusCallFailure) in
             let output = try r.variant { v throws(BusCallFailure) in algorithm == nil ? [] : try v.bytes() }
             if let algorithm, !algorithm.agree(serverPublicKey: output) {
                 throw BusCallFailure(name: "cog-cred.BadKey", message: "the Secret Service sent an unusable key for the encrypted session")
             }
             return try r.objectPath()
         }
+        openedSession = path
+        openSession = nil
+        return path
     }
 
-    /// Items of the default collection whose attributes include `attributes`.
-    func search(_ attributes: [(String, String)], operation: String, timeout: Int32 = callTimeoutMilliseconds)
-        throws(SecretServiceError) -> [String]
+    /// For each attribute set, the items of the default collection whose
+    /// attributes include it: every search is sent before any answer is read.
+    func search(_ queries: [[(String, String)]], operation: String, timeout: Int32 = callTimeoutMilliseconds)
+        throws(SecretServiceError) -> [[String]]
     {
-        let reply = try call(Self.defaultCollection, Self.collectionInterface, "SearchItems", operation: operation, timeout: timeout) {
-            $0.stringDictionary(attributes)
+        var pending: [PendingCall] = []
+        for attributes in queries {
+            pending.append(
+                try send(Self.defaultCollection, Self.collectionInterface, "SearchItems", operation: operation, timeout: timeout) {
+                    $0.stringDictionary(attributes)
+                })
         }
-        return try read(reply, operation: operation) { r throws(BusCallFailure) in try r.objectPaths() }
+        var results: [[String]] = []
+        for call in pending {
+            let reply = try wait(call, operation: operation, timeout: timeout)
+            results.append(try read(reply, operation: operation) { r throws(BusCallFailure) in try r.objectPaths() })
+        }
+        return results
     }
 
     /// The secrets of `items` as text, by item path. An item missing from
     /// the answer is locked or went away meanwhile.
     func secrets(of items: [String], operation: String) throws(SecretServiceError) -> [String: String] {
         guard !items.isEmpty else { return [:] }
-        let session = self.session
+        let session = try session()
         let reply = try call(Self.servicePath, Self.serviceInterface, "GetSecrets", operation: operation) { args in
             args.objectPaths(items)
             args.objectPath(session)
@@ -142,6 +163,8 @@ final class SecretServiceClient: @unchecked Sendable {
         timeout: Int32 = callTimeoutMilliseconds
     ) throws(SecretServiceError) -> String
     {
+        // The session first: an encrypted one has its key only once OpenSession is answered.
+        let session = try session()
         var sealed = (parameters: [UInt8](), value: Array(secret.utf8))
         if let algorithm {
             guard let encrypted = algorithm.encrypt(sealed.value) else {
@@ -151,7 +174,6 @@ final class SecretServiceClient: @unchecked Sendable {
             sealed = encrypted
         }
         defer { Self.wipe(&sealed.value) }
-        let session = self.session
         let reply: Reply
         do throws(SecretServiceError) {
             reply = try call(Self.defaultCollection, Self.collectionInterface, "CreateItem", operation: operation, timeout: timeout) {
@@ -237,8 +259,26 @@ final class SecretServiceClient: @unchecked Sendable {
         _ path: String, _ interface: String, _ method: String, operation: String,
         timeout: Int32 = callTimeoutMilliseconds, _ arguments: (MessageWriter) -> Void = { _ in }
     ) throws(SecretServiceError) -> Reply {
+        let pending = try send(path, interface, method, operation: operation, timeout: timeout, arguments)
+        return try wait(pending, operation: operation, timeout: timeout)
+    }
+
+    private func send(
+        _ path: String, _ interface: String, _ method: String, operation: String,
+        timeout: Int32 = callTimeoutMilliseconds, _ arguments: (MessageWriter) -> Void = { _ in }
+    ) throws(SecretServiceError) -> PendingCall {
         do {
-            return try bus.call(Self.busName, path, interface, method, timeoutMilliseconds: timeout, arguments)
+            return try bus.send(Self.busName, path, interface, method, timeoutMilliseconds: timeout, arguments)
+        } catch {
+            throw Self.translate(error, operation: operation, timeout: timeout)
+        }
+    }
+
+    private func wait(_ call: PendingCall, operation: String, timeout: Int32 = callTimeoutMilliseconds)
+        throws(SecretServiceError) -> Reply
+    {
+        do {
+            return try call.wait()
         } catch {
             throw Self.translate(error, operation: operation, timeout: timeout)
         }

@@ -46,10 +46,9 @@ public struct SecretServiceStore: TokenStore {
         let service = try client()
         let operation = "read the \(kinds.map(\.displayName).joined(separator: " and "))"
         var paths: [SecretKind: String] = [:]
-        for kind in kinds {
-            if let item = try service.search(Self.attributes(kind, profile, binding), operation: operation).first {
-                paths[kind] = item
-            }
+        let found = try service.search(kinds.map { Self.attributes($0, profile, binding) }, operation: operation)
+        for (kind, items) in zip(kinds, found) {
+            paths[kind] = items.first
         }
         let secrets = try service.secrets(of: Array(paths.values), operation: operation)
         // A missing item, or one whose secret is withheld, is asked about
@@ -69,7 +68,7 @@ public struct SecretServiceStore: TokenStore {
             if let item = paths[kind] {
                 if let secret = secrets[item] { result[kind] = .found(secret) } else { result[kind] = try absent() }
             } else if binding != nil,
-                let other = try service.search(Self.attributes(kind, profile, nil), operation: operation).first
+                let other = try service.search([Self.attributes(kind, profile, nil)], operation: operation)[0].first
             {
                 let attributes = try service.attributes(of: other, operation: operation)
                 result[kind] = .boundElsewhere(unbound: attributes["user-pool-id"] == nil)
@@ -107,7 +106,7 @@ public struct SecretServiceStore: TokenStore {
         // The profile's items of this kind bound to another pool or client,
         // or to none (cog-cred 0.1), are replaced by the new one. Created
         // first and pruned after, so a reader never finds none meanwhile.
-        for other in try service.search(Self.attributes(kind, profile, nil), operation: operation, timeout: timeout)
+        for other in try service.search([Self.attributes(kind, profile, nil)], operation: operation, timeout: timeout)[0]
         where other != item {
             try service.deleteItem(other, operation: operation, timeout: timeout)
         }
@@ -117,7 +116,7 @@ public struct SecretServiceStore: TokenStore {
     public func delete(_ kind: SecretKind, profile: String) throws(SecretServiceError) -> Bool {
         let service = try client()
         let operation = "delete the \(kind.displayName)"
-        let found = try service.search(Self.attributes(kind, profile, nil), operation: operation)
+        let found = try service.search([Self.attributes(kind, profile, nil)], operation: operation)[0]
         for item in found { try service.deleteItem(item, operation: operation) }
         if found.isEmpty { try service.checkDefaultCollectionUnlocked() }
         return !found.isEmpty
