@@ -10,6 +10,8 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        // base64url for JWTs on the read side, which does not load Foundation.
+        .package(url: "https://github.com/swift-extras/swift-extras-base64", from: "1.2.0"),
     ],
     targets: [
         // What users run. Every read-only request (`token`, `get-header`,
@@ -43,17 +45,23 @@ let package = Package(
             name: "CogCredCore",
             dependencies: ["CogCredRead", "CCurl", "COpenSSL", "CLinux"]
         ),
-        // Everything a read needs and nothing that loads libcurl or OpenSSL:
-        // paths, profiles and the config file, JWT claims, the freshness
-        // rule, the Secret Service client (libdbus-1), the stored-token
-        // reader and the protocol renderers. Used by both executables, so
-        // the front and the full command line cannot disagree.
+        // Everything a read needs and nothing that loads libcurl, OpenSSL or
+        // Foundation: paths, profiles and the config file, JWT claims, the
+        // freshness rule, the Secret Service client (libdbus-1), the
+        // stored-token reader and the protocol renderers (JSON by json-c).
+        // Used by both executables, so the front and the full command line
+        // cannot disagree.
         .target(
             name: "CogCredRead",
-            dependencies: ["CDBus", "CLinux"]
+            dependencies: ["CDBus", "CJSON", "CLinux", .product(name: "ExtrasBase64", package: "swift-extras-base64")]
         ),
         // System library targets: one per C library, each with a shim header
         // that makes the variadic C APIs callable from Swift.
+        .systemLibrary(
+            name: "CJSON",
+            pkgConfig: "json-c",
+            providers: [.apt(["libjson-c-dev"])]
+        ),
         .systemLibrary(
             name: "CDBus",
             pkgConfig: "dbus-1",

@@ -88,7 +88,7 @@ import Testing
         #expect(stat(dir, &info) == 0)
         #expect(info.st_mode & 0o777 == 0o700)
         let text = try String(contentsOfFile: store.path, encoding: .utf8)
-        #expect(text.contains("\"user-pool-id\" : \"us-east-1_Abc\""))
+        #expect(text.contains("\"user-pool-id\": \"us-east-1_Abc\""))
         #expect(text.contains("http://127.0.0.1:5000/"))
     }
 

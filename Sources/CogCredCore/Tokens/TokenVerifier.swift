@@ -72,7 +72,7 @@ public struct TokenVerifier: Sendable {
         var checks: [VerificationCheck] = []
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3, let headerData = JWT.base64URLDecode(parts[0].utf8),
-            let header = try? JSONDecoder().decode(JOSEHeader.self, from: headerData),
+            let header = try? JSONDecoder().decode(JOSEHeader.self, from: Data(headerData)),
             let signature = JWT.base64URLDecode(parts[2].utf8), let claims = try? JWT.claims(of: token)
         else {
             return [VerificationCheck(name: "format", passed: false, detail: "not a readable JWT")]

@@ -1,17 +1,13 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// The profiles, as kept in `config.json` under the config directory.
 ///
-/// JSON so that a well-tested decoder reads it and `jq` can too. No secrets
-/// are ever written here: tokens and client secrets live in the Secret Service.
-public struct ConfigFile: Codable, Sendable, Equatable {
+/// JSON so that a well-tested library (json-c) reads it and `jq` can too. No
+/// secrets are ever written here: tokens and client secrets live in the
+/// Secret Service.
+public struct ConfigFile: Sendable, Equatable {
     public var profiles: [String: Profile]
 
     public init(profiles: [String: Profile] = [:]) {
@@ -19,12 +15,16 @@ public struct ConfigFile: Codable, Sendable, Equatable {
     }
 
     /// Parses the file's bytes and validates every profile in it.
-    public static func decode(_ data: Data, path: String) throws(ConfigError) -> ConfigFile {
-        let file: ConfigFile
-        do {
-            file = try JSONDecoder().decode(ConfigFile.self, from: data)
+    public static func decode(_ bytes: [UInt8], path: String) throws(ConfigError) -> ConfigFile {
+        var file = ConfigFile()
+        do throws(JSONShapeError) {
+            guard let json = JSONValue.parse(bytes) else { throw JSONShapeError("malformed JSON") }
+            let root = try JSONFields(json, path: [])
+            for (name, value) in try root.object("profiles") {
+                file.profiles[name] = try Profile(json: try JSONFields(value, path: ["profiles", name]))
+            }
         } catch {
-            throw .unreadable(path: path, reason: "not a valid cog-cred config (\(describe(error)))")
+            throw .unreadable(path: path, reason: "not a valid cog-cred config (\(error.text))")
         }
         for (name, profile) in file.profiles {
             if let problem = ProfileValidation.profileNameProblem(name) {
@@ -53,28 +53,10 @@ public struct ConfigFile: Codable, Sendable, Equatable {
         }
     }
 
-    public func encoded() -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        // Encoding plain strings and numbers cannot fail.
-        return ((try? encoder.encode(self)) ?? Data("{}".utf8)) + Data("\n".utf8)
-    }
-
-    private static func describe(_ error: any Error) -> String {
-        switch error {
-        case DecodingError.keyNotFound(let key, let context):
-            return "missing \(pathText(context.codingPath + [key]))"
-        case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context):
-            return "wrong type at \(pathText(context.codingPath))"
-        case DecodingError.dataCorrupted:
-            return "malformed JSON"
-        default:
-            return "malformed JSON"
-        }
-    }
-
-    private static func pathText(_ path: [any CodingKey]) -> String {
-        path.map(\.stringValue).joined(separator: ".")
+    /// The file's text: indented, keys sorted, a newline at the end.
+    public func encoded() -> [UInt8] {
+        let json = JSONValue.object(["profiles": .object(profiles.mapValues(\.json))])
+        return Array((json.prettyText + "\n").utf8)
     }
 }
 
@@ -89,7 +71,7 @@ public struct ConfigStore: Sendable {
     /// The file's profiles; an absent file is an empty configuration.
     public func load() throws(ConfigError) -> ConfigFile {
         try checkOwnership()
-        let data: Data
+        let data: [UInt8]
         switch readFile(path) {
         case .success(let bytes): data = bytes
         case .failure(let error) where error.code == ENOENT: return ConfigFile()
@@ -167,11 +149,11 @@ public struct Errno: Error {
 }
 
 /// Reads a whole file with POSIX calls.
-public func readFile(_ path: String) -> Result<Data, Errno> {
+public func readFile(_ path: String) -> Result<[UInt8], Errno> {
     let fd = open(path, O_RDONLY | O_CLOEXEC)
     guard fd >= 0 else { return .failure(Errno(code: errno)) }
     defer { close(fd) }
-    var data = Data()
+    var data: [UInt8] = []
     var buffer = [UInt8](repeating: 0, count: 16384)
     while true {
         let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }

@@ -1,6 +1,6 @@
 /// One named set of settings: which user pool and app client to talk to, and
 /// how. Holds no secrets; it lives in the config file.
-public struct Profile: Codable, Sendable, Equatable {
+public struct Profile: Sendable, Equatable {
     public var userPoolID: String
     public var clientID: String
     /// Set when the user gave one; otherwise the pool id's prefix is used.
@@ -27,20 +27,56 @@ public struct Profile: Codable, Sendable, Equatable {
     /// Registry hosts (`registry.example.com[:port]`) whose docker credentials this profile answers.
     public var dockerRegistries: [String]?
 
-    enum CodingKeys: String, CodingKey {
-        case userPoolID = "user-pool-id"
-        case clientID = "client-id"
-        case region
-        case endpointURL = "endpoint-url"
-        case username
-        case connectTimeout = "connect-timeout"
-        case requestTimeout = "request-timeout"
-        case commandTimeout = "command-timeout"
-        case clientSecretInKeyring = "client-secret-in-keyring"
-        case authFlow = "auth-flow"
-        case caBundle = "ca-bundle"
-        case gitURLs = "git-urls"
-        case dockerRegistries = "docker-registries"
+    /// The names in config.json, part of the file's format.
+    enum Key {
+        static let userPoolID = "user-pool-id"
+        static let clientID = "client-id"
+        static let region = "region"
+        static let endpointURL = "endpoint-url"
+        static let username = "username"
+        static let connectTimeout = "connect-timeout"
+        static let requestTimeout = "request-timeout"
+        static let commandTimeout = "command-timeout"
+        static let clientSecretInKeyring = "client-secret-in-keyring"
+        static let authFlow = "auth-flow"
+        static let caBundle = "ca-bundle"
+        static let gitURLs = "git-urls"
+        static let dockerRegistries = "docker-registries"
+    }
+
+    /// Reads a profile from its object in config.json. Unknown members are
+    /// ignored, so a newer cog-cred's file still reads.
+    init(json: JSONFields) throws(JSONShapeError) {
+        userPoolID = try json.string(Key.userPoolID)
+        clientID = try json.string(Key.clientID)
+        region = try json.optionalString(Key.region)
+        endpointURL = try json.optionalString(Key.endpointURL)
+        username = try json.optionalString(Key.username)
+        connectTimeout = try json.optionalDouble(Key.connectTimeout)
+        requestTimeout = try json.optionalDouble(Key.requestTimeout)
+        commandTimeout = try json.optionalDouble(Key.commandTimeout)
+        clientSecretInKeyring = try json.optionalBool(Key.clientSecretInKeyring)
+        authFlow = try json.optionalString(Key.authFlow)
+        caBundle = try json.optionalString(Key.caBundle)
+        gitURLs = try json.optionalStrings(Key.gitURLs)
+        dockerRegistries = try json.optionalStrings(Key.dockerRegistries)
+    }
+
+    /// The profile's object in config.json; unset settings are left out.
+    var json: JSONValue {
+        var members: [String: JSONValue] = [Key.userPoolID: .string(userPoolID), Key.clientID: .string(clientID)]
+        members[Key.region] = region.map { .string($0) }
+        members[Key.endpointURL] = endpointURL.map { .string($0) }
+        members[Key.username] = username.map { .string($0) }
+        members[Key.connectTimeout] = connectTimeout.map { .double($0) }
+        members[Key.requestTimeout] = requestTimeout.map { .double($0) }
+        members[Key.commandTimeout] = commandTimeout.map { .double($0) }
+        members[Key.clientSecretInKeyring] = clientSecretInKeyring.map { .bool($0) }
+        members[Key.authFlow] = authFlow.map { .string($0) }
+        members[Key.caBundle] = caBundle.map { .string($0) }
+        members[Key.gitURLs] = gitURLs.map { .array($0.map { .string($0) }) }
+        members[Key.dockerRegistries] = dockerRegistries.map { .array($0.map { .string($0) }) }
+        return .object(members)
     }
 
     public init(

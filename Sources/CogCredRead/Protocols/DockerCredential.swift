@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// The docker-credential-helpers protocol: the action as the argument, the
 /// server URL (or a JSON credential) on stdin, JSON or a message on stdout.
 public enum DockerCredential {
@@ -21,7 +15,7 @@ public enum DockerCredential {
 
     /// The answer to `get`: the access token as the secret.
     public static func answer(serverURL: String, token: IssuedToken) -> String {
-        compactJSON(Credential(serverURL: serverURL, username: token.claims.subjectName ?? "cognito", secret: token.value))
+        Credential(serverURL: serverURL, username: token.claims.subjectName ?? "cognito", secret: token.value).json.compactText
     }
 
     /// The answer to `list`: every mapped registry and whose it is.
@@ -31,7 +25,7 @@ public enum DockerCredential {
             let who = profile.username ?? name
             for host in profile.dockerRegistries ?? [] { registries[host] = who }
         }
-        return compactJSON(registries)
+        return JSONValue.object(registries.mapValues { .string($0) }).compactText
     }
 
     /// The server URL `get` and `erase` are given on standard input.
@@ -39,21 +33,29 @@ public enum DockerCredential {
         String(decoding: input, as: UTF8.self).trimmingWhitespace()
     }
 
-    public struct Credential: Codable, Sendable, Equatable {
+    /// `{"ServerURL", "Username", "Secret"}`, as `get` prints and `store` reads it.
+    public struct Credential: Sendable, Equatable {
         public var serverURL: String
         public var username: String
         public var secret: String
-
-        enum CodingKeys: String, CodingKey {
-            case serverURL = "ServerURL"
-            case username = "Username"
-            case secret = "Secret"
-        }
 
         public init(serverURL: String, username: String, secret: String) {
             self.serverURL = serverURL
             self.username = username
             self.secret = secret
+        }
+
+        /// What `store` was given, if it is such an object.
+        public init?(_ bytes: [UInt8]) {
+            guard let json = JSONValue.parse(bytes), let fields = try? JSONFields(json, path: []),
+                let serverURL = try? fields.string("ServerURL"), let username = try? fields.string("Username"),
+                let secret = try? fields.string("Secret")
+            else { return nil }
+            self.init(serverURL: serverURL, username: username, secret: secret)
+        }
+
+        var json: JSONValue {
+            .object(["ServerURL": .string(serverURL), "Username": .string(username), "Secret": .string(secret)])
         }
     }
 }

@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// The shapes a token is printed in for scripts and other tools.
 public enum TokenOutput {
     public enum Format: String, CaseIterable, Sendable {
@@ -18,7 +12,9 @@ public enum TokenOutput {
         case .header:
             return "Authorization: Bearer \(token.value)"
         case .json:
-            return compactJSON(TokenJSON(token: token.value, tokenType: "Bearer", expiresAt: token.claims.exp.map(rfc3339)))
+            var members: [String: JSONValue] = ["token": .string(token.value), "token_type": .string("Bearer")]
+            members["expires_at"] = token.claims.exp.map { .string(rfc3339($0)) }
+            return JSONValue.object(members).compactText
         case .env:
             var lines = ["export \(variable)=\(shellQuoted(token.value))"]
             if let exp = token.claims.exp { lines.append("export COG_CRED_TOKEN_EXPIRES_AT=\(shellQuoted(rfc3339(exp)))") }
@@ -44,36 +40,16 @@ public enum TokenOutput {
 
     /// A kubectl ExecCredential (client.authentication.k8s.io/v1).
     public static func execCredential(_ token: IssuedToken) -> String {
-        compactJSON(
-            ExecCredential(
-                status: ExecCredential.Status(token: token.value, expirationTimestamp: token.claims.exp.map(rfc3339))))
+        var status: [String: JSONValue] = ["token": .string(token.value)]
+        status["expirationTimestamp"] = token.claims.exp.map { .string(rfc3339($0)) }
+        return JSONValue.object([
+            "apiVersion": .string("client.authentication.k8s.io/v1"), "kind": .string("ExecCredential"),
+            "status": .object(status),
+        ]).compactText
     }
 
     /// Single quotes, with any single quote inside closed and escaped.
     static func shellQuoted(_ text: String) -> String {
         "'" + text.replacing("'", with: "'\\''") + "'"
-    }
-
-    struct TokenJSON: Encodable {
-        var token: String
-        var tokenType: String
-        var expiresAt: String?
-
-        enum CodingKeys: String, CodingKey {
-            case token
-            case tokenType = "token_type"
-            case expiresAt = "expires_at"
-        }
-    }
-
-    struct ExecCredential: Encodable {
-        var apiVersion = "client.authentication.k8s.io/v1"
-        var kind = "ExecCredential"
-        var status: Status
-
-        struct Status: Encodable {
-            var token: String
-            var expirationTimestamp: String?
-        }
     }
 }

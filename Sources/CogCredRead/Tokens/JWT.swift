@@ -1,15 +1,11 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
+import ExtrasBase64
 
 /// The claims of a Cognito access or ID token that cog-cred reads.
 ///
 /// cog-cred decodes tokens only to learn when they expire and whom they
 /// belong to; it does not trust them for anything else, so it does not check
 /// the signature here (the service that receives the token does).
-public struct JWTClaims: Decodable, Sendable, Equatable {
+public struct JWTClaims: Sendable, Equatable {
     public var exp: Int64?
     public var iat: Int64?
     public var authTime: Int64?
@@ -27,40 +23,43 @@ public struct JWTClaims: Decodable, Sendable, Equatable {
     /// `email_verified`: a boolean, or the string "true"/"false" as Cognito sends it.
     public var emailVerified: Bool?
 
-    enum CodingKeys: String, CodingKey {
-        case exp, iat, sub, username, email
-        case audience = "aud"
-        case emailVerified = "email_verified"
-        case authTime = "auth_time"
-        case cognitoUsername = "cognito:username"
-        case tokenUse = "token_use"
-        case clientID = "client_id"
-        case issuer = "iss"
-    }
-
     public init(exp: Int64? = nil, iat: Int64? = nil, username: String? = nil) {
         self.exp = exp
         self.iat = iat
         self.username = username
     }
 
-    public init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        exp = c.lenientSeconds(.exp)
-        iat = c.lenientSeconds(.iat)
-        authTime = c.lenientSeconds(.authTime)
-        sub = try? c.decodeIfPresent(String.self, forKey: .sub)
-        username = try? c.decodeIfPresent(String.self, forKey: .username)
-        cognitoUsername = try? c.decodeIfPresent(String.self, forKey: .cognitoUsername)
-        email = try? c.decodeIfPresent(String.self, forKey: .email)
-        tokenUse = try? c.decodeIfPresent(String.self, forKey: .tokenUse)
-        clientID = try? c.decodeIfPresent(String.self, forKey: .clientID)
-        issuer = try? c.decodeIfPresent(String.self, forKey: .issuer)
-        audience = (try? c.decodeIfPresent(String.self, forKey: .audience)) ?? (try? c.decodeIfPresent([String].self, forKey: .audience))?.first
-        if let flag = try? c.decodeIfPresent(Bool.self, forKey: .emailVerified) {
-            emailVerified = flag
-        } else if let text = try? c.decodeIfPresent(String.self, forKey: .emailVerified) {
-            emailVerified = text == "true" ? true : text == "false" ? false : nil
+    /// The claims of a token's payload. Lenient: a claim of an unexpected
+    /// type is taken as absent rather than making the whole token unreadable.
+    init(json: JSONValue) {
+        exp = Self.seconds(json["exp"])
+        iat = Self.seconds(json["iat"])
+        authTime = Self.seconds(json["auth_time"])
+        sub = json["sub"]?.stringValue
+        username = json["username"]?.stringValue
+        cognitoUsername = json["cognito:username"]?.stringValue
+        email = json["email"]?.stringValue
+        tokenUse = json["token_use"]?.stringValue
+        clientID = json["client_id"]?.stringValue
+        issuer = json["iss"]?.stringValue
+        // `aud` is a string, or an array of them (RFC 7519 section 4.1.3).
+        audience = json["aud"]?.stringValue ?? json["aud"]?.arrayValue?.first?.stringValue
+        switch json["email_verified"] {
+        case .bool(let flag)?: emailVerified = flag
+        case .string("true")?: emailVerified = true
+        case .string("false")?: emailVerified = false
+        default: emailVerified = nil
+        }
+    }
+
+    /// NumericDate is a JSON number, possibly with a fraction. Clamped to
+    /// 0 ... year 9999, so that no arithmetic on it can overflow and no date
+    /// formatting can fail, whatever a token says.
+    static func seconds(_ value: JSONValue?) -> Int64? {
+        switch value {
+        case .int(let v)?: return min(max(v, 0), latestSeconds)
+        case .double(let v)? where !v.isNaN: return Int64(min(max(v, 0), Double(latestSeconds)))
+        default: return nil
         }
     }
 
@@ -69,20 +68,6 @@ public struct JWTClaims: Decodable, Sendable, Equatable {
 
     /// Whoever the token names, whichever kind of token it is.
     public var subjectName: String? { username ?? cognitoUsername }
-}
-
-extension KeyedDecodingContainer {
-    /// NumericDate is a JSON number, possibly with a fraction; a wrong type is
-    /// treated as absent rather than failing the whole decode. Clamped to
-    /// 0 ... year 9999, so that no arithmetic on it can overflow and no date
-    /// formatting can fail, whatever a token says.
-    fileprivate func lenientSeconds(_ key: Key) -> Int64? {
-        if let v = try? decodeIfPresent(Int64.self, forKey: key) { return min(max(v, 0), JWTClaims.latestSeconds) }
-        if let v = try? decodeIfPresent(Double.self, forKey: key), !v.isNaN {
-            return Int64(min(max(v, 0), Double(JWTClaims.latestSeconds)))
-        }
-        return nil
-    }
 }
 
 /// Why a string is not a readable JWT. The token itself is never part of it.
@@ -98,27 +83,15 @@ public enum JWT {
         let parts = token.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
         guard parts.count == 3 else { throw .notThreeParts }
         guard let payload = base64URLDecode(parts[1]) else { throw .badBase64 }
-        do {
-            return try JSONDecoder().decode(JWTClaims.self, from: payload)
-        } catch {
-            throw .badJSON
-        }
+        guard let json = JSONValue.parse(payload), json.objectValue != nil else { throw .badJSON }
+        return JWTClaims(json: json)
     }
 
-    /// base64url without padding (RFC 7515 section 2) to bytes.
-    public static func base64URLDecode(_ text: Substring.UTF8View) -> Data? {
-        var bytes = [UInt8]()
-        bytes.reserveCapacity(text.count + 3)
-        for b in text {
-            switch b {
-            case UInt8(ascii: "-"): bytes.append(UInt8(ascii: "+"))
-            case UInt8(ascii: "_"): bytes.append(UInt8(ascii: "/"))
-            case UInt8(ascii: "="): continue
-            default: bytes.append(b)
-            }
-        }
-        if bytes.count % 4 == 1 { return nil }
-        while bytes.count % 4 != 0 { bytes.append(UInt8(ascii: "=")) }
-        return Data(base64Encoded: Data(bytes))
+    /// base64url without padding (RFC 7515 section 2) to bytes; padding is
+    /// tolerated.
+    public static func base64URLDecode(_ text: Substring.UTF8View) -> [UInt8]? {
+        var end = text.endIndex
+        while end > text.startIndex, text[text.index(before: end)] == UInt8(ascii: "=") { end = text.index(before: end) }
+        return try? Base64.decode(bytes: text[..<end], options: [.base64UrlAlphabet, .omitPaddingCharacter])
     }
 }

@@ -96,7 +96,7 @@ struct DockerCredentialCommand: ParsableCommand {
             Output.data(DockerCredential.answer(serverURL: serverURL, token: try manager.currentToken(.access)))
         case "store":
             let input = try StandardInput.readAll(limit: 1 << 20)
-            guard let credential = try? JSONDecoder().decode(DockerCredential.Credential.self, from: Data(input)) else {
+            guard let credential = DockerCredential.Credential(input) else {
                 throw DockerFailure("cog-cred: store expects {\"ServerURL\", \"Username\", \"Secret\"} on standard input")
             }
             guard try wiring.configStore.load().profile(forRegistry: DockerCredential.registryHost(credential.serverURL)) != nil else {
