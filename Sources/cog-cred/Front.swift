@@ -8,6 +8,8 @@ import Glibc
 struct Front {
     let request: ReadRequest
     let environment: @Sendable (String) -> String?
+    /// Already connecting (see main.swift).
+    let store: SecretServiceStore
 
     /// Writes the answer and exits, or hands the request over; never returns.
     func answer(_ handover: Handover) -> Never {
@@ -51,7 +53,7 @@ struct Front {
         }
         guard let profile = config.profiles[profileName] else { handover.run() }
 
-        let stored = StoredTokens(profileName: profileName, profile: profile, store: SecretServiceStore(environment: environment))
+        let stored = StoredTokens(profileName: profileName, profile: profile, store: store)
         do {
             if let tokens = try stored.usable(kinds, policy: policy) { respond(tokens) }
         } catch {

@@ -29,6 +29,15 @@ enum ReadRequest: Equatable {
         var minTTL: Int64?
     }
 
+    /// True when `arguments` name a command that `parse` may take: a cheap
+    /// first look, so the Secret Service can be asked early.
+    static func mayBeRead(_ arguments: [String]) -> Bool {
+        let helpers: Set = ["git-credential-cog-cred", "docker-credential-cog-cred"]
+        let commands: Set = ["token", "get-header", "kubectl-credential", "exec", "git-credential", "docker-credential"]
+        guard let first = arguments.first else { return false }
+        return helpers.contains(baseName(first)) || (arguments.count > 1 && commands.contains(arguments[1]))
+    }
+
     /// `arguments` as the process got them, argv[0] included.
     static func parse(_ arguments: [String]) -> ReadRequest? {
         var words = ArraySlice(arguments.dropFirst())

@@ -17,6 +17,13 @@ import Glibc
 
 _ = clinux_forbid_core_dumps()
 
-let handover = Handover(arguments: CommandLine.arguments)
-guard let request = ReadRequest.parse(CommandLine.arguments) else { handover.run() }
-Front(request: request, environment: { name in getenv(name).map { String(cString: $0) } }).answer(handover)
+let arguments = CommandLine.arguments
+let environment: @Sendable (String) -> String? = { name in getenv(name).map { String(cString: $0) } }
+let handover = Handover(arguments: arguments)
+// Connecting and opening a session is most of a read's time, and almost all
+// of it is the keyring daemon's: ask for it first, and parse the command
+// line and the config while the daemon works.
+let store = SecretServiceStore(environment: environment)
+if ReadRequest.mayBeRead(arguments) { store.connect() }
+guard let request = ReadRequest.parse(arguments) else { handover.run() }
+Front(request: request, environment: environment, store: store).answer(handover)

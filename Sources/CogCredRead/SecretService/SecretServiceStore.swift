@@ -35,6 +35,14 @@ public struct SecretServiceStore: TokenStore {
         self.init(environment: { environment[$0] }, encryption: encryption)
     }
 
+    /// Connects to the Secret Service and opens the session now, without
+    /// waiting for the answers: the keyring daemon works on them while this
+    /// process does other things (the front reads its config meanwhile).
+    /// A failure is kept and thrown by the first real call.
+    public func connect() {
+        _ = try? client()
+    }
+
     func client() throws(SecretServiceError) -> SecretServiceClient {
         let encryption = self.encryption
         return try SecretServiceClient.shared(address: try BusAddress.session(environment: environment)) { encryption?() }
