@@ -13,12 +13,16 @@ public enum JSONValue: Equatable, Sendable {
     case object([String: JSONValue])
 
     /// The value of a whole document; nil unless `bytes` are exactly one
-    /// strict JSON value (RFC 8259), white space around it allowed.
+    /// JSON value (RFC 8259) in valid UTF-8, white space around it allowed.
+    /// json-c's strict mode still takes 'single-quoted' strings; nothing else
+    /// beyond the RFC.
     public static func parse(_ bytes: [UInt8]) -> JSONValue? {
         guard bytes.count < Int(Int32.max), let tokener = json_tokener_new() else { return nil }
         defer { json_tokener_free(tokener) }
-        json_tokener_set_flags(tokener, JSON_TOKENER_STRICT)
-        let object = bytes.withUnsafeBufferPointer { buffer in
+        json_tokener_set_flags(tokener, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8)
+        // A NUL after the text tells the tokener the input ends there, so a
+        // bare number or literal (`1`, `null`) is complete rather than awaited.
+        let object = (bytes + [0]).withUnsafeBufferPointer { buffer in
             buffer.withMemoryRebound(to: CChar.self) { json_tokener_parse_ex(tokener, $0.baseAddress, Int32($0.count)) }
         }
         defer { json_object_put(object) }

@@ -39,7 +39,7 @@ public struct IssuedToken: Sendable, Equatable {
 }
 
 /// Which token a caller wants.
-public enum TokenChoice: Sendable {
+public enum TokenChoice: Sendable, Equatable {
     case access
     case id
 

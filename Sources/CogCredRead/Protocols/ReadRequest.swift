@@ -1,10 +1,8 @@
-import CogCredRead
-
-/// A read-only request the front answers itself: the command lines that hand
+/// A read-only request the front binary answers itself: the command lines that hand
 /// out a stored token. Parsed strictly: anything this does not recognise
 /// exactly (help, a typo, an invalid value, a write) is nil and goes to
 /// cog-cred-cli, which owns the command line and says what is wrong.
-enum ReadRequest: Equatable {
+public enum ReadRequest: Equatable, Sendable {
     /// `token [--id-token] [--format F]`, `get-header`, `kubectl-credential [--id-token]`.
     case token(TokenRequest)
     /// `exec [options] -- COMMAND...`
@@ -16,22 +14,22 @@ enum ReadRequest: Equatable {
     /// `docker-credential list`.
     case dockerList
 
-    struct TokenRequest: Equatable {
-        enum Shape: Equatable {
+    public struct TokenRequest: Equatable, Sendable {
+        public enum Shape: Equatable, Sendable {
             case token(TokenOutput.Format)
             case header
             case execCredential
         }
 
-        var shape: Shape
-        var choice: TokenChoice
-        var profile: String?
-        var minTTL: Int64?
+        public var shape: Shape
+        public var choice: TokenChoice
+        public var profile: String?
+        public var minTTL: Int64?
     }
 
     /// True when `arguments` name a command that `parse` may take: a cheap
     /// first look, so the Secret Service can be asked early.
-    static func mayBeRead(_ arguments: [String]) -> Bool {
+    public static func mayBeRead(_ arguments: [String]) -> Bool {
         let helpers: Set = ["git-credential-cog-cred", "docker-credential-cog-cred"]
         let commands: Set = ["token", "get-header", "kubectl-credential", "exec", "git-credential", "docker-credential"]
         guard let first = arguments.first else { return false }
@@ -39,7 +37,7 @@ enum ReadRequest: Equatable {
     }
 
     /// `arguments` as the process got them, argv[0] included.
-    static func parse(_ arguments: [String]) -> ReadRequest? {
+    public static func parse(_ arguments: [String]) -> ReadRequest? {
         var words = ArraySlice(arguments.dropFirst())
         // git and docker run their helpers by these names.
         switch arguments.first.map(baseName) {

@@ -1,0 +1,80 @@
+import Testing
+
+@testable import CogCredRead
+
+/// The front binary's command line: only what cog-cred-cli would accept,
+/// exactly; anything else is nil and goes to cog-cred-cli.
+@Suite struct ReadRequestTests {
+    func parse(_ words: String, as name: String = "/usr/bin/cog-cred") -> ReadRequest? {
+        ReadRequest.parse([name] + words.split(separator: " ").map(String.init))
+    }
+
+    @Test func recognisesEveryReadPath() {
+        #expect(parse("token") == .token(.init(shape: .token(.bare), choice: .access, profile: nil, minTTL: nil)))
+        #expect(parse("token --id-token --format json --profile work --min-ttl 300")
+            == .token(.init(shape: .token(.json), choice: .id, profile: "work", minTTL: 300)))
+        #expect(parse("token --format=env --profile=w") == .token(.init(shape: .token(.env), choice: .access, profile: "w", minTTL: nil)))
+        #expect(parse("get-header") == .token(.init(shape: .header, choice: .access, profile: nil, minTTL: nil)))
+        #expect(parse("kubectl-credential --id-token") == .token(.init(shape: .execCredential, choice: .id, profile: nil, minTTL: nil)))
+        #expect(parse("exec --profile p -- curl -H x --profile y") == .exec(profile: "p", minTTL: nil, command: ["curl", "-H", "x", "--profile", "y"]))
+        #expect(parse("git-credential get") == .gitGet(profile: nil))
+        #expect(parse("git-credential --profile p get") == .gitGet(profile: "p"))
+        #expect(parse("get", as: "/x/git-credential-cog-cred") == .gitGet(profile: nil))
+        #expect(parse("get", as: "docker-credential-cog-cred") == .dockerGet)
+        #expect(parse("docker-credential list") == .dockerList)
+    }
+
+    @Test(arguments: [
+        "", "--help", "token --help", "token -h", "tokn", "token --bogus", "token --format yaml", "token --min-ttl -5",
+        "token --min-ttl 86401", "token --min-ttl x", "token --profile", "token --profile bad/name", "token --profile a --profile b",
+        "token --id-token --id-token", "get-header --id-token", "get-header --format json", "exec", "exec --", "exec true",
+        "git-credential store", "git-credential erase", "git-credential capability", "git-credential", "docker-credential store",
+        "docker-credential get extra", "refresh", "status", "sign-in", "--profile p token", "token extra",
+    ])
+    func handsOverAnythingElse(_ words: String) {
+        #expect(parse(words) == nil, "\(words)")
+    }
+
+    @Test func aFirstLookNamesTheSameCommands() {
+        #expect(ReadRequest.mayBeRead(["cog-cred", "token"]))
+        #expect(ReadRequest.mayBeRead(["/bin/git-credential-cog-cred", "get"]))
+        #expect(!ReadRequest.mayBeRead(["cog-cred", "status"]))
+        #expect(!ReadRequest.mayBeRead(["cog-cred"]))
+    }
+}
+
+@Suite struct JSONValueTests {
+    @Test func parsesStrictJSONOnly() {
+        #expect(JSONValue.parse(Array(#" {"a": [1, 2.5, "x", true, null]} "#.utf8))
+            == .object(["a": .array([.int(1), .double(2.5), .string("x"), .bool(true), .null])]))
+        #expect(JSONValue.parse(Array("null".utf8)) == .null)
+        #expect(JSONValue.parse(Array("1".utf8)) == .int(1))
+        #expect(JSONValue.parse([0x22, 0xFF, 0x22]) == nil)  // not UTF-8
+        for bad in ["", "{", "{\"a\":1} x", "[1,]", "{\"a\":1,}", "01", "nul", "{\"a\":1}{}", "/* c */ 1"] {
+            #expect(JSONValue.parse(Array(bad.utf8)) == nil, "\(bad)")
+        }
+    }
+
+    @Test func printsSortedCompactAndKeepsSlashesAndNULs() {
+        let value = JSONValue.object(["b": .string("https://x/y"), "a": .int(1), "c": .string("nul\u{0}here\n\"q\"")])
+        #expect(value.compactText == #"{"a":1,"b":"https://x/y","c":"nul\u0000here\n\"q\""}"#)
+        #expect(JSONValue.parse(Array(value.compactText.utf8)) == value)
+    }
+}
+
+@Suite struct BusAddressTests {
+    @Test func plainSessionsOnlyWhenEveryAddressIsAUnixSocket() {
+        #expect(BusAddress("unix:path=/run/user/1/bus").isLocalOnly)
+        #expect(BusAddress("unix:abstract=/tmp/x,guid=1;unix:path=/y").isLocalOnly)
+        #expect(!BusAddress("unix:path=/y;tcp:host=127.0.0.1,port=1").isLocalOnly)
+        #expect(!BusAddress("tcp:host=localhost,port=1").isLocalOnly)
+        #expect(!BusAddress("").isLocalOnly)
+    }
+
+    @Test func neverAutolaunches() {
+        #expect(throws: SecretServiceError.noSessionBus) {
+            try BusAddress.session(environment: { $0 == "DBUS_SESSION_BUS_ADDRESS" ? "autolaunch:" : nil })
+        }
+        #expect(throws: SecretServiceError.noSessionBus) { try BusAddress.session(environment: { _ in nil }) }
+    }
+}
