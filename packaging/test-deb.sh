@@ -24,7 +24,9 @@ trap 'rm -rf "$root" "$home" "$prefix"' EXIT
 dpkg-deb -x "$deb" "$root"
 
 check "the version is the program's" test "$version" = "$("$root/usr/bin/cog-cred" --version)"
-check "Depends names glib" grep -q "libglib2.0-0" <<<"$depends"
+check "Depends names libdbus" grep -q "libdbus-1-3" <<<"$depends"
+check "Depends names json-c" grep -q "libjson-c5" <<<"$depends"
+check "Depends names no glib (gio is not used)" bash -c "! grep -q libglib <<<'$depends'"
 check "Depends names libcurl" grep -q "libcurl4" <<<"$depends"
 check "Depends names no build tools" bash -c "! grep -qE -- '-dev|swift|gcc |clang' <<<'$depends'"
 check "apt can satisfy Depends" apt-get install --simulate --no-install-recommends "./$deb"

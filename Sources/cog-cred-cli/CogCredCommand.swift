@@ -24,9 +24,11 @@ struct CogCredCommand: ParsableCommand {
               65  malformed input data: an empty password, a code that is not
                   6 digits, a bad email address, a password the pool rejects
               69  the Secret Service is unavailable or locked
+              74  the output could not be written (stdout closed or full)
               75  temporary failure: network, timeout, throttling,
                   Cognito 5xx or an unreadable answer
-              77  not signed in, credentials rejected, or session expired
+              77  not signed in, credentials rejected, session expired, or
+                  the tokens belong to another pool or app client
               78  the profile is missing or its configuration is invalid
               1   anything else (docker-credential: any failure)
               127 exec: the command could not be run
