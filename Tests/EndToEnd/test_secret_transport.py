@@ -64,6 +64,20 @@ def test_on_a_unix_socket_bus_the_session_is_plain(cog, bus, double, tmp_path):
     assert 'string "plain"' in traffic and "dh-ietf1024" not in traffic
 
 
+def test_an_address_list_that_also_names_tcp_is_not_plain(cog, bus, double, tmp_path):
+    # The same Unix-socket bus, but the address list falls through to TCP:
+    # whether the traffic could cross a network depends on which address
+    # answers, so only an all-Unix list gets the plain session. The reads go
+    # to cog-cred-cli (the front has no encryption) and must still answer.
+    mixed = {"DBUS_SESSION_BUS_ADDRESS": bus.address + ";tcp:host=127.0.0.1,port=9"}
+    sign_in(cog, double, {})
+    monitor = Monitor({**cog.env, **bus.env}, tmp_path / "monitor.log")
+    for command in (["token"], ["get-header"], ["exec", "--", "true"]):
+        cog.ok(*command, env=mixed)
+    traffic = monitor.text()
+    assert 'string "dh-ietf1024-sha256-aes128-cbc-pkcs7"' in traffic and 'string "plain"' not in traffic
+
+
 def test_on_any_other_bus_secrets_travel_encrypted(cog, double, tmp_path, monkeypatch):
     # Cookie authentication keeps its secret under $HOME, which the daemon,
     # the keyring and cog-cred must share.

@@ -30,8 +30,10 @@ public enum ReadRequest: Equatable, Sendable {
     /// True when `arguments` name a command that `parse` may take: a cheap
     /// first look, so the Secret Service can be asked early.
     public static func mayBeRead(_ arguments: [String]) -> Bool {
-        let helpers: Set = ["git-credential-cog-cred", "docker-credential-cog-cred"]
-        let commands: Set = ["token", "get-header", "kubectl-credential", "exec", "git-credential", "docker-credential"]
+        // Arrays, not sets: this runs first in every process, where each new
+        // generic type costs its metadata's set-up.
+        let helpers = ["git-credential-cog-cred", "docker-credential-cog-cred"]
+        let commands = ["token", "get-header", "kubectl-credential", "exec", "git-credential", "docker-credential"]
         guard let first = arguments.first else { return false }
         return helpers.contains(baseName(first)) || (arguments.count > 1 && commands.contains(arguments[1]))
     }
