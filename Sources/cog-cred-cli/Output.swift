@@ -14,10 +14,7 @@ enum Output {
     /// Protocol text on stdout, exactly as given. If it cannot all be
     /// written, the command fails (74) rather than exit 0 with half a token.
     static func raw(_ text: String) {
-        guard writeAll(1, text) else {
-            writeAll(2, "cog-cred: error: cannot write to standard output: \(String(cString: strerror(errno)))\n")
-            _exit(outputFailedStatus)
-        }
+        writeOutputOrExit(text)
     }
 
     /// A note for the person at the terminal.

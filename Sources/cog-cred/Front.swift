@@ -91,8 +91,9 @@ struct Front {
         return ProfileValidation.profileNameProblem(name) == nil ? name : nil
     }
 
-    /// Writes the answer; exits 74 when it could not all be written.
+    /// Writes the answer and exits (74 when it could not all be written).
     func finish(_ output: String) -> Never {
-        _exit(writeAll(1, output) ? 0 : outputFailedStatus)
+        writeOutputOrExit(output)
+        _exit(0)
     }
 }

@@ -19,12 +19,20 @@ public protocol SecretSessionAlgorithm: AnyObject {
 /// on first use and kept for the life of the process: the Secret Service API
 /// (org.freedesktop.secrets) called directly with libdbus-1. Every call has
 /// a time limit, so a hung keyring daemon fails the command instead of
-/// stalling it. All items live in the default collection: reads search it,
-/// writes create items in it, so the two can never look at different keyrings.
+/// stalling it. All items live in the default collection: reads take only
+/// its items, writes create items in it, so the two can never look at
+/// different keyrings.
+///
+/// The default collection is found with `ReadAlias("default")` and then
+/// addressed by its own path, never as `/aliases/default`: gnome-keyring
+/// (42) rewrites alias paths on a worker thread while its main thread may be
+/// replacing the alias table for a newly arrived client, and a call sent to
+/// the alias path right behind a client's first message can reach a freed
+/// name ("Object does not exist at path …/collection/<garbage>") or crash
+/// the daemon. libsecret resolves the alias the same way.
 final class SecretServiceClient: @unchecked Sendable {
     static let busName = "org.freedesktop.secrets"
     static let servicePath = "/org/freedesktop/secrets"
-    static let defaultCollection = "/org/freedesktop/secrets/aliases/default"
     static let serviceInterface = "org.freedesktop.Secret.Service"
     static let collectionInterface = "org.freedesktop.Secret.Collection"
     static let itemInterface = "org.freedesktop.Secret.Item"
@@ -54,10 +62,12 @@ final class SecretServiceClient: @unchecked Sendable {
     private let bus: DBusConnection
     /// nil: the "plain" session.
     private let algorithm: (any SecretSessionAlgorithm)?
-    /// OpenSession, sent at once and read when a secret is first needed:
-    /// it travels with the first searches instead of costing a round trip.
+    /// OpenSession and ReadAlias, sent at once and read when first needed:
+    /// they travel with the first searches instead of costing round trips.
     private var openSession: PendingCall?
     private var openedSession: String?
+    private var readAlias: PendingCall?
+    private var aliasedCollection: String?
 
     private init(address: BusAddress, algorithm: (any SecretSessionAlgorithm)?) throws(SecretServiceError) {
         // On a bus reached only through Unix sockets every party that could
@@ -81,6 +91,22 @@ final class SecretServiceClient: @unchecked Sendable {
                 args.container(DBusType.variant, "s") { $0.string("") }
             }
         }
+        readAlias = try send(Self.servicePath, Self.serviceInterface, "ReadAlias", operation: "find the default collection") {
+            $0.string("default")
+        }
+    }
+
+    /// The default collection's own path; `.noDefaultCollection` when the alias points nowhere.
+    func defaultCollection() throws(SecretServiceError) -> String {
+        if let aliasedCollection { return aliasedCollection }
+        guard let pending = readAlias else { throw .noDefaultCollection }
+        let operation = "find the default collection"
+        let reply = try wait(pending, operation: operation)
+        let path = try read(reply, operation: operation) { r throws(BusCallFailure) in try r.objectPath() }
+        readAlias = nil
+        guard path != "/" else { throw .noDefaultCollection }
+        aliasedCollection = path
+        return path
     }
 
     /// The session's path, once OpenSession has been answered.
@@ -104,21 +130,26 @@ final class SecretServiceClient: @unchecked Sendable {
     }
 
     /// For each attribute set, the items of the default collection whose
-    /// attributes include it: every search is sent before any answer is read.
+    /// attributes include it, unlocked and locked: every search is sent
+    /// before any answer is read. Items of other collections are left out.
     func search(_ queries: [[(String, String)]], operation: String, timeout: Int32 = callTimeoutMilliseconds)
-        throws(SecretServiceError) -> [[String]]
+        throws(SecretServiceError) -> [(unlocked: [String], locked: [String])]
     {
         var pending: [PendingCall] = []
         for attributes in queries {
             pending.append(
-                try send(Self.defaultCollection, Self.collectionInterface, "SearchItems", operation: operation, timeout: timeout) {
+                try send(Self.servicePath, Self.serviceInterface, "SearchItems", operation: operation, timeout: timeout) {
                     $0.stringDictionary(attributes)
                 })
         }
-        var results: [[String]] = []
+        let collection = try defaultCollection() + "/"
+        var results: [(unlocked: [String], locked: [String])] = []
         for call in pending {
             let reply = try wait(call, operation: operation, timeout: timeout)
-            results.append(try read(reply, operation: operation) { r throws(BusCallFailure) in try r.objectPaths() })
+            let (unlocked, locked) = try read(reply, operation: operation) { r throws(BusCallFailure) in
+                (try r.objectPaths(), try r.objectPaths())
+            }
+            results.append((unlocked.filter { $0.hasPrefix(collection) }, locked.filter { $0.hasPrefix(collection) }))
         }
         return results
     }
@@ -176,7 +207,7 @@ final class SecretServiceClient: @unchecked Sendable {
         defer { Self.wipe(&sealed.value) }
         let reply: Reply
         do throws(SecretServiceError) {
-            reply = try call(Self.defaultCollection, Self.collectionInterface, "CreateItem", operation: operation, timeout: timeout) {
+            reply = try call(try defaultCollection(), Self.collectionInterface, "CreateItem", operation: operation, timeout: timeout) {
                 args in
                 args.container(DBusType.array, "{sv}") { properties in
                     properties.container(DBusType.dictEntry, nil) { entry in
@@ -231,9 +262,10 @@ final class SecretServiceClient: @unchecked Sendable {
     /// found nothing, a secret was withheld or a write failed.
     func checkDefaultCollectionUnlocked() throws(SecretServiceError) {
         let operation = "open the default collection"
+        let collection = try defaultCollection()
         let reply: Reply
         do throws(SecretServiceError) {
-            reply = try call(Self.defaultCollection, Self.propertiesInterface, "Get", operation: operation) { args in
+            reply = try call(collection, Self.propertiesInterface, "Get", operation: operation) { args in
                 args.string(Self.collectionInterface)
                 args.string("Locked")
             }
@@ -247,7 +279,7 @@ final class SecretServiceClient: @unchecked Sendable {
     }
 
     /// What services answer for an object that does not exist: here, a
-    /// default alias that points nowhere.
+    /// default collection deleted since the alias was read.
     static let missingObjectErrors: Set<String> = [
         "org.freedesktop.Secret.Error.NoSuchObject", "org.freedesktop.DBus.Error.UnknownObject",
         "org.freedesktop.DBus.Error.UnknownMethod",

@@ -56,7 +56,9 @@ public struct SecretServiceStore: TokenStore {
         var paths: [SecretKind: String] = [:]
         let found = try service.search(kinds.map { Self.attributes($0, profile, binding) }, operation: operation)
         for (kind, items) in zip(kinds, found) {
-            paths[kind] = items.first
+            // Only locked items: gnome-keyring shows them, without secrets.
+            if items.unlocked.isEmpty && !items.locked.isEmpty { throw .locked }
+            paths[kind] = items.unlocked.first
         }
         let secrets = try service.secrets(of: Array(paths.values), operation: operation)
         // A missing item, or one whose secret is withheld, is asked about
@@ -76,7 +78,7 @@ public struct SecretServiceStore: TokenStore {
             if let item = paths[kind] {
                 if let secret = secrets[item] { result[kind] = .found(secret) } else { result[kind] = try absent() }
             } else if binding != nil,
-                let other = try service.search([Self.attributes(kind, profile, nil)], operation: operation)[0].first
+                let other = try service.search([Self.attributes(kind, profile, nil)], operation: operation)[0].unlocked.first
             {
                 let attributes = try service.attributes(of: other, operation: operation)
                 result[kind] = .boundElsewhere(unbound: attributes["user-pool-id"] == nil)
@@ -114,7 +116,7 @@ public struct SecretServiceStore: TokenStore {
         // The profile's items of this kind bound to another pool or client,
         // or to none (cog-cred 0.1), are replaced by the new one. Created
         // first and pruned after, so a reader never finds none meanwhile.
-        for other in try service.search([Self.attributes(kind, profile, nil)], operation: operation, timeout: timeout)[0]
+        for other in try service.search([Self.attributes(kind, profile, nil)], operation: operation, timeout: timeout)[0].unlocked
         where other != item {
             try service.deleteItem(other, operation: operation, timeout: timeout)
         }
@@ -125,9 +127,10 @@ public struct SecretServiceStore: TokenStore {
         let service = try client()
         let operation = "delete the \(kind.displayName)"
         let found = try service.search([Self.attributes(kind, profile, nil)], operation: operation)[0]
-        for item in found { try service.deleteItem(item, operation: operation) }
-        if found.isEmpty { try service.checkDefaultCollectionUnlocked() }
-        return !found.isEmpty
+        if !found.locked.isEmpty { throw .locked }
+        for item in found.unlocked { try service.deleteItem(item, operation: operation) }
+        if found.unlocked.isEmpty { try service.checkDefaultCollectionUnlocked() }
+        return !found.unlocked.isEmpty
     }
 
     static func attributes(_ kind: SecretKind, _ profile: String, _ binding: ItemBinding?) -> [(String, String)] {

@@ -23,3 +23,12 @@ public func writeAll(_ fd: Int32, _ text: String) -> Bool {
 /// The exit status of a command whose data could not be written to stdout
 /// (sysexits.h EX_IOERR).
 public let outputFailedStatus: Int32 = 74
+
+/// Writes data to stdout; when it cannot all be written, says so on stderr
+/// and ends the process with 74 at once.
+public func writeOutputOrExit(_ text: String) {
+    guard writeAll(1, text) else {
+        writeAll(2, "cog-cred: error: cannot write to standard output: \(String(cString: strerror(errno)))\n")
+        _exit(outputFailedStatus)
+    }
+}
