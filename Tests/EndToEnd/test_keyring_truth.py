@@ -434,23 +434,23 @@ def poll(predicate, what, seconds=20):
     raise AssertionError(f"timed out waiting for {what}")
 
 
-def waiting_on_lock(pid, lock_file):
-    """Whether `pid` is blocked in flock on `lock_file` (a "->" waiter line in /proc/locks)."""
+def lock_state(pid, lock_file):
+    """"holding" or "waiting" ("->" in /proc/locks: blocked in flock) when
+    `pid` has a lock entry on `lock_file`, else None."""
     inode = os.stat(lock_file).st_ino
     for line in Path("/proc/locks").read_text().splitlines():
         fields = line.split()
-        if "->" in fields and str(pid) in fields and any(f.endswith(f":{inode}") for f in fields):
-            return True
-    return False
+        if str(pid) in fields and any(f.endswith(f":{inode}") for f in fields):
+            return "waiting" if "->" in fields else "holding"
+    return None
+
+
+def waiting_on_lock(pid, lock_file):
+    return lock_state(pid, lock_file) == "waiting"
 
 
 def holding_lock(pid, lock_file):
-    inode = os.stat(lock_file).st_ino
-    for line in Path("/proc/locks").read_text().splitlines():
-        fields = line.split()
-        if "->" not in fields and str(pid) in fields and any(f.endswith(f":{inode}") for f in fields):
-            return True
-    return False
+    return lock_state(pid, lock_file) == "holding"
 
 
 @pytest.mark.parametrize("form", [["--local"], [], ["--global"]], ids=["local", "revoke", "global"])
