@@ -98,6 +98,7 @@ struct CogCredCommand: ParsableCommand {
     /// about 3 ms per command. Everything cog-cred writes goes out with
     /// write(2) as it is produced; stdio is flushed for anything else.
     static func finish(_ code: Int32) -> Never {
+        SecretServiceStore.settle()
         fflush(nil)
         _exit(code)
     }

@@ -78,6 +78,7 @@ struct Front {
 
     /// Replaces this process with `command`, the tokens in its environment.
     func execute(_ command: [String], access: IssuedToken, id: IssuedToken?) -> Never {
+        SecretServiceStore.settle()
         let reason = ProcessReplacement.exec(command, setting: TokenOutput.execVariables(access: access, id: id))
         writeAll(2, "cog-cred: error: cannot run \(command[0]): \(reason)\n")
         _exit(127)
@@ -93,6 +94,7 @@ struct Front {
 
     /// Writes the answer and exits (74 when it could not all be written).
     func finish(_ output: String) -> Never {
+        SecretServiceStore.settle()
         writeOutputOrExit(output)
         _exit(0)
     }

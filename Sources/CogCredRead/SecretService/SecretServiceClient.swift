@@ -62,8 +62,8 @@ final class SecretServiceClient: @unchecked Sendable {
     private let bus: DBusConnection
     /// nil: the "plain" session.
     private let algorithm: (any SecretSessionAlgorithm)?
-    /// OpenSession and ReadAlias, sent at once and read when first needed:
-    /// they travel with the first searches instead of costing round trips.
+    /// ReadAlias, sent at connection, and OpenSession, sent with the first
+    /// searches: each answer is read when it is first needed.
     private var openSession: PendingCall?
     private var openedSession: String?
     private var readAlias: PendingCall?
@@ -82,6 +82,16 @@ final class SecretServiceClient: @unchecked Sendable {
             throw .serviceUnavailable("cannot connect to the session bus: \(error.message)")
         }
         self.algorithm = algorithm
+        // The first call is ReadAlias, answered before anything else is sent
+        // (see `defaultCollection`).
+        readAlias = try send(Self.servicePath, Self.serviceInterface, "ReadAlias", operation: "find the default collection") {
+            $0.string("default")
+        }
+    }
+
+    /// Sends OpenSession; its answer is read when a secret is first needed.
+    private func sendOpenSession() throws(SecretServiceError) {
+        let algorithm = self.algorithm
         openSession = try send(Self.servicePath, Self.serviceInterface, "OpenSession", operation: "connect") { args in
             if let algorithm {
                 args.string(algorithm.name)
@@ -90,9 +100,6 @@ final class SecretServiceClient: @unchecked Sendable {
                 args.string("plain")
                 args.container(DBusType.variant, "s") { $0.string("") }
             }
-        }
-        readAlias = try send(Self.servicePath, Self.serviceInterface, "ReadAlias", operation: "find the default collection") {
-            $0.string("default")
         }
     }
 
@@ -104,14 +111,36 @@ final class SecretServiceClient: @unchecked Sendable {
         let reply = try wait(pending, operation: operation)
         let path = try read(reply, operation: operation) { r throws(BusCallFailure) in try r.objectPath() }
         readAlias = nil
+        // Only now OpenSession: gnome-keyring (42) records a client when its
+        // first call is handled and opens its PKCS#11 session for it in
+        // OpenSession; with OpenSession as the first call, under load (a burst
+        // of clients while another writes) it can find no client record and
+        // the whole daemon aborts (`gkd_secret_service_get_pkcs11_session:
+        // assertion 'client' failed`). An answered ReadAlias proves the
+        // record exists. The searches that follow go out with it.
+        try sendOpenSession()
         guard path != "/" else { throw .noDefaultCollection }
         aliasedCollection = path
         return path
     }
 
+    /// Waits for the answers to the calls still in flight, whatever they
+    /// are, so a client never leaves the bus with a call of its unanswered.
+    func settle() {
+        _ = try? defaultCollection()
+        _ = try? session()
+    }
+
+    /// Settles every connection this process made (see `settle`).
+    static func settleAll() {
+        let made = clients.withLock { Array($0.values) }
+        for case .success(let client) in made { client.settle() }
+    }
+
     /// The session's path, once OpenSession has been answered.
     private func session() throws(SecretServiceError) -> String {
         if let openedSession { return openedSession }
+        if openSession == nil { _ = try defaultCollection() }
         guard let pending = openSession else {
             throw .failed(operation: "connect", domain: "cog-cred", code: 0, detail: "no session")
         }
@@ -131,10 +160,12 @@ final class SecretServiceClient: @unchecked Sendable {
 
     /// For each attribute set, the items of the default collection whose
     /// attributes include it, unlocked and locked: every search is sent
-    /// before any answer is read. Items of other collections are left out.
+    /// (with OpenSession, on a new connection) before any answer is read.
+    /// Items of other collections are left out.
     func search(_ queries: [[(String, String)]], operation: String, timeout: Int32 = callTimeoutMilliseconds)
         throws(SecretServiceError) -> [(unlocked: [String], locked: [String])]
     {
+        let collection = try defaultCollection() + "/"
         var pending: [PendingCall] = []
         for attributes in queries {
             pending.append(
@@ -142,7 +173,6 @@ final class SecretServiceClient: @unchecked Sendable {
                     $0.stringDictionary(attributes)
                 })
         }
-        let collection = try defaultCollection() + "/"
         var results: [(unlocked: [String], locked: [String])] = []
         for call in pending {
             let reply = try wait(call, operation: operation, timeout: timeout)

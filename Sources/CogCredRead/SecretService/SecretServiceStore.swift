@@ -43,6 +43,13 @@ public struct SecretServiceStore: TokenStore {
         _ = try? client()
     }
 
+    /// Waits for what the connections of this process still have in flight,
+    /// before it exits or execs: the keyring daemon must not see a client
+    /// leave with a call unanswered (SecretServiceClient.settle says why).
+    public static func settle() {
+        SecretServiceClient.settleAll()
+    }
+
     func client() throws(SecretServiceError) -> SecretServiceClient {
         let encryption = self.encryption
         return try SecretServiceClient.shared(address: try BusAddress.session(environment: environment)) { encryption?() }

@@ -159,6 +159,7 @@ struct Exec: ParsableCommand {
 
     func run() throws {
         let tokens = try Wiring().tokenManager(profileOptions).currentTokens(policy: freshness.policy)
+        SecretServiceStore.settle()
         let error = ProcessReplacement.exec(command, setting: TokenOutput.execVariables(access: tokens.access, id: tokens.id))
         Output.error("cannot run \(command[0]): \(error)")
         throw ExitCode(127)
