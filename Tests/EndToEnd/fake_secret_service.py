@@ -1,7 +1,7 @@
 """A Secret Service that answers with the wrong types, for one method at a time.
 
 Owns org.freedesktop.secrets on the bus at --address and implements just
-enough of the API for a read (OpenSession, Collection.SearchItems,
+enough of the API for a read (ReadAlias, OpenSession, SearchItems,
 GetSecrets, the collection's Locked property). With --break METHOD that
 method answers with a signature other than the Secret Service API's:
 a broken or hostile owner of the name, which cog-cred must reject with an
@@ -14,7 +14,8 @@ from dbus_next import Variant
 from dbus_next.aio import MessageBus
 from dbus_next.service import PropertyAccess, ServiceInterface, dbus_property, method
 
-ITEM = "/org/freedesktop/secrets/collection/fake/1"
+COLLECTION = "/org/freedesktop/secrets/collection/fake"
+ITEM = COLLECTION + "/1"
 SESSION = "/org/freedesktop/secrets/session/1"
 # A well-formed token; its content does not matter, the types do.
 TOKEN = b"eyJhbGciOiJub25lIn0.eyJleHAiOjQxMDI0NDQ4MDB9.c2ln"
@@ -33,6 +34,29 @@ def service_interface(broken):
             @method()
             def OpenSession(self, algorithm: "s", input: "v") -> "vo":  # noqa: F821
                 return [Variant("s", ""), SESSION]
+
+        if broken == "ReadAlias":
+            @method()
+            def ReadAlias(self, name: "s") -> "s":  # noqa: F821
+                return COLLECTION
+        else:
+            @method()
+            def ReadAlias(self, name: "s") -> "o":  # noqa: F821
+                return COLLECTION
+
+        if broken == "SearchItems":
+            @method()
+            def SearchItems(self, attributes: "a{ss}") -> "s":  # noqa: F821
+                return ITEM
+        elif broken == "Locked":
+            # Nothing found, so the client asks whether the collection is locked.
+            @method()
+            def SearchItems(self, attributes: "a{ss}") -> "aoao":  # noqa: F821
+                return [[], []]
+        else:
+            @method()
+            def SearchItems(self, attributes: "a{ss}") -> "aoao":  # noqa: F821
+                return [[ITEM], []]
 
         if broken == "GetSecrets":
             @method()
@@ -55,20 +79,6 @@ def collection_interface(broken):
         def __init__(self):
             super().__init__("org.freedesktop.Secret.Collection")
 
-        if broken == "SearchItems":
-            @method()
-            def SearchItems(self, attributes: "a{ss}") -> "s":  # noqa: F821
-                return ITEM
-        elif broken == "Locked":
-            # Nothing found, so the client asks whether the collection is locked.
-            @method()
-            def SearchItems(self, attributes: "a{ss}") -> "ao":  # noqa: F821
-                return []
-        else:
-            @method()
-            def SearchItems(self, attributes: "a{ss}") -> "ao":  # noqa: F821
-                return [ITEM]
-
         if broken == "Locked":
             @dbus_property(access=PropertyAccess.READ)
             def Locked(self) -> "s":  # noqa: F821
@@ -85,11 +95,11 @@ async def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--address", required=True)
     parser.add_argument("--break", dest="broken", required=True,
-                        choices=["OpenSession", "SearchItems", "GetSecrets", "GetSecretsStruct", "Locked"])
+                        choices=["ReadAlias", "OpenSession", "SearchItems", "GetSecrets", "GetSecretsStruct", "Locked"])
     args = parser.parse_args()
     bus = await MessageBus(bus_address=args.address).connect()
     bus.export("/org/freedesktop/secrets", service_interface(args.broken))
-    bus.export("/org/freedesktop/secrets/aliases/default", collection_interface(args.broken))
+    bus.export(COLLECTION, collection_interface(args.broken))
     await bus.request_name("org.freedesktop.secrets")
     await bus.wait_for_disconnect()
 

@@ -14,7 +14,7 @@ import pytest
 from conftest import Bus, bus_config_without_activation, wait_until
 
 HERE = Path(__file__).resolve().parent
-BROKEN = ["OpenSession", "SearchItems", "GetSecrets", "GetSecretsStruct", "Locked"]
+BROKEN = ["ReadAlias", "OpenSession", "SearchItems", "GetSecrets", "GetSecretsStruct", "Locked"]
 
 
 @pytest.fixture

@@ -115,6 +115,9 @@ final class PendingCall {
     /// Whose Hello must have been answered first (checking it clears it,
     /// so the Hello's own wait does not recurse).
     private weak var connection: DBusConnection?
+    /// The answer once read: libdbus hands a reply over only once, and
+    /// asking again aborts the process.
+    private var answer: Result<Reply, BusCallFailure>?
 
     fileprivate init(_ raw: OpaquePointer, connection: DBusConnection) {
         self.raw = raw
@@ -124,8 +127,15 @@ final class PendingCall {
     deinit { dbus_pending_call_unref(raw) }
 
     /// The reply, or the error the service (or libdbus, on a timeout or a
-    /// lost connection) answered with.
+    /// lost connection) answered with; the same each time it is asked.
     func wait() throws(BusCallFailure) -> Reply {
+        if let answer { return try answer.get() }
+        let result = Result { () throws(BusCallFailure) -> Reply in try receive() }
+        answer = result
+        return try result.get()
+    }
+
+    private func receive() throws(BusCallFailure) -> Reply {
         try connection?.checkHello()
         dbus_pending_call_block(raw)
         guard let reply = dbus_pending_call_steal_reply(raw) else {

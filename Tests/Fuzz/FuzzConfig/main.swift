@@ -2,16 +2,10 @@ import CFuzzer
 import Glibc
 import CogCredCore
 
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// libFuzzer entry: a config file someone edited by hand.
 func fuzz(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     guard let data else { return 0 }
-    let bytes = Data(UnsafeBufferPointer(start: data, count: size))
+    let bytes = Array(UnsafeBufferPointer(start: data, count: size))
     guard let file = try? ConfigFile.decode(bytes, path: "fuzz") else { return 0 }
     // A file that loads must round-trip and resolve.
     let again = try? ConfigFile.decode(file.encoded(), path: "fuzz")

@@ -2,10 +2,14 @@ import CFuzzer
 import Glibc
 import CogCredCore
 
-/// libFuzzer entry: a stored or received token, which may be anything.
+/// libFuzzer entry: a stored or received token, which may be anything, and
+/// the JSON parser its claims (and the config file) go through.
 func fuzz(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     guard let data else { return 0 }
-    let text = String(decoding: UnsafeBufferPointer(start: data, count: size), as: UTF8.self)
+    let bytes = Array(UnsafeBufferPointer(start: data, count: size))
+    if let json = JSONValue.parse(bytes) { _ = json.compactText }
+    let text = String(decoding: bytes, as: UTF8.self)
+    if let token = IssuedToken(text) { precondition(IssuedToken.isWellFormed(token.value)) }
     if let claims = try? JWT.claims(of: text) {
         _ = RefreshPolicy().isUsable(claims, now: 1_800_000_000)
         _ = RefreshPolicy().margin(for: claims)
