@@ -127,8 +127,8 @@ final class SecretServiceClient: @unchecked Sendable {
     /// Waits for the answers to the calls still in flight, whatever they
     /// are, so a client never leaves the bus with a call of its unanswered.
     func settle() {
-        _ = try? defaultCollection()
-        _ = try? session()
+        _ = try? readAlias?.wait()
+        _ = try? openSession?.wait()
     }
 
     /// Settles every connection this process made (see `settle`).
@@ -291,8 +291,15 @@ final class SecretServiceClient: @unchecked Sendable {
     /// cannot hold or show items. One round trip, asked only when a search
     /// found nothing, a secret was withheld or a write failed.
     func checkDefaultCollectionUnlocked() throws(SecretServiceError) {
+        if try isLocked(try defaultCollection()) { throw .locked }
+    }
+
+    /// The collection's Locked property. A collection the service says does
+    /// not exist is asked about once more through a fresh ReadAlias: under
+    /// load gnome-keyring (42) has been seen to deny a collection for a
+    /// moment, and "no default keyring" must not stand in for "locked".
+    private func isLocked(_ collection: String, again: Bool = true) throws(SecretServiceError) -> Bool {
         let operation = "open the default collection"
-        let collection = try defaultCollection()
         let reply: Reply
         do throws(SecretServiceError) {
             reply = try call(collection, Self.propertiesInterface, "Get", operation: operation) { args in
@@ -300,12 +307,15 @@ final class SecretServiceClient: @unchecked Sendable {
                 args.string("Locked")
             }
         } catch .failed(_, let domain, _, _) where Self.missingObjectErrors.contains(domain) {
-            throw .noDefaultCollection
+            guard again else { throw .noDefaultCollection }
+            let alias = try call(Self.servicePath, Self.serviceInterface, "ReadAlias", operation: operation) { $0.string("default") }
+            let path = try read(alias, operation: operation) { r throws(BusCallFailure) in try r.objectPath() }
+            guard path != "/" else { throw .noDefaultCollection }
+            return try isLocked(path, again: false)
         }
-        let locked = try read(reply, operation: operation) { r throws(BusCallFailure) in
+        return try read(reply, operation: operation) { r throws(BusCallFailure) in
             try r.variant { v throws(BusCallFailure) in try v.bool() }
         }
-        if locked { throw .locked }
     }
 
     /// What services answer for an object that does not exist: here, a
