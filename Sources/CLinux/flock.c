@@ -2,8 +2,8 @@
 // polling with LOCK_NB either burns CPU or wakes late (a waiter asleep in
 // its poll interval when the holder lets go answers up to that much later,
 // and a burst of 64 callers each pays it). Instead the call blocks and a
-// timer aimed at this thread alone interrupts it: other threads (gio's D-Bus
-// worker, the test runner's) never see the signal, so this is safe in any process.
+// timer aimed at this thread alone interrupts it: other threads (libdispatch's,
+// the test runner's) never see the signal, so this is safe in any process.
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
