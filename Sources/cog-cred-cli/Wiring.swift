@@ -20,14 +20,7 @@ struct ProfileOptions: ParsableArguments {
 
     /// The profile name in effect: the flag, then COG_CRED_PROFILE, then "default".
     func name(_ environment: [String: String]) throws(ConfigError) -> String {
-        if let profile { return profile }
-        if let fromEnvironment = environment["COG_CRED_PROFILE"], !fromEnvironment.isEmpty {
-            if let problem = ProfileValidation.profileNameProblem(fromEnvironment) {
-                throw .invalidValue("COG_CRED_PROFILE", problem)
-            }
-            return fromEnvironment
-        }
-        return "default"
+        try ProfileValidation.selectedName(flag: profile, environment: { environment[$0] })
     }
 }
 

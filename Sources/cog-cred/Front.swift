@@ -87,9 +87,7 @@ struct Front {
     /// The profile in effect: the flag, then COG_CRED_PROFILE, then
     /// "default"; nil for an invalid COG_CRED_PROFILE (cog-cred-cli says why).
     func profile(_ flag: String?) -> String? {
-        if let flag { return flag }
-        guard let name = environment("COG_CRED_PROFILE"), !name.isEmpty else { return "default" }
-        return ProfileValidation.profileNameProblem(name) == nil ? name : nil
+        try? ProfileValidation.selectedName(flag: flag, environment: environment)
     }
 
     /// Writes the answer and exits (74 when it could not all be written).

@@ -218,15 +218,20 @@ def test_a_stored_value_that_is_not_a_token_is_never_handed_out(cog, bus, signed
 
 # --- 4. bound to the pool and the app client ------------------------------------------------------
 
+def sign_in_on_double(cog, bus, double, url, username, password):
+    """The `default` profile on the double's pool at `url`, signed in as a new user."""
+    double.add_user(username, password)
+    cog.ok("configure", "--user-pool-id", "us-east-1_double", "--client-id", "doubleclient",
+           "--endpoint-url", url, "--username", username)
+    cog.remember_secret(password)
+    cog.ok("sign-in", "--password-stdin", input=password + "\n")
+    cog.remember_secret(*all_stored(bus).values())
+
+
 @pytest.fixture
 def on_double(cog, bus, double, double_server):
     """Signed in against the Cognito double (which counts every call)."""
-    double.add_user("dora@example.com", "Double-Password-1")
-    cog.ok("configure", "--user-pool-id", "us-east-1_double", "--client-id", "doubleclient",
-           "--endpoint-url", double_server.url, "--username", "dora@example.com")
-    cog.remember_secret("Double-Password-1")
-    cog.ok("sign-in", "--password-stdin", input="Double-Password-1\n")
-    cog.remember_secret(*all_stored(bus).values())
+    sign_in_on_double(cog, bus, double, double_server.url, "dora@example.com", "Double-Password-1")
     return double
 
 
@@ -413,12 +418,7 @@ HELD_FOR = 2.0  # seconds the proxy holds the refresh request before passing it 
 def through_proxy(cog, bus, double, proxy):  # noqa: F811  (proxy is the fixture imported above)
     """Signed in against the double through the fault proxy, with the default timeouts."""
     plan(proxy)
-    double.add_user("sid@example.com", "Proxy-Password-1")
-    cog.ok("configure", "--user-pool-id", "us-east-1_double", "--client-id", "doubleclient",
-           "--endpoint-url", proxy.url, "--username", "sid@example.com")
-    cog.remember_secret("Proxy-Password-1")
-    cog.ok("sign-in", "--password-stdin", input="Proxy-Password-1\n")
-    cog.remember_secret(*all_stored(bus).values())
+    sign_in_on_double(cog, bus, double, proxy.url, "sid@example.com", "Proxy-Password-1")
     yield double
     plan(proxy)
 

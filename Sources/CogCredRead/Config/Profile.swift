@@ -168,6 +168,15 @@ public struct Timeouts: Sendable, Equatable {
 /// Syntax checks for profile values. Each returns nil when the value is fine,
 /// or what is wrong with it.
 public enum ProfileValidation {
+    /// The profile in effect: the one named on the command line, then
+    /// COG_CRED_PROFILE, then "default". One rule for both binaries.
+    public static func selectedName(flag: String?, environment: (String) -> String?) throws(ConfigError) -> String {
+        if let flag { return flag }
+        guard let name = environment("COG_CRED_PROFILE"), !name.isEmpty else { return "default" }
+        if let problem = profileNameProblem(name) { throw .invalidValue("COG_CRED_PROFILE", problem) }
+        return name
+    }
+
     /// Profile names become Secret Service attribute values and file keys:
     /// keep them to a safe, visible alphabet.
     public static func profileNameProblem(_ name: String) -> String? {
