@@ -85,6 +85,28 @@ final class DBusConnection {
         return PendingCall(pending, connection: self)
     }
 
+    /// Writes out the messages queued so far, waiting at most
+    /// `milliseconds`. A new connection sends only the start of its
+    /// authentication when opened; the rest of the handshake, and the calls
+    /// queued behind it, go out when something drives the connection.
+    /// Flushing right after the first call lets the service work on it while
+    /// this process does other things. Bounded (libdbus's own flush is not):
+    /// on a bus that stalls, what is still queued goes out with the first
+    /// wait for an answer, which has its own limit.
+    func flush(waitingAtMost milliseconds: Int32) {
+        let deadline = Self.now() + Int64(milliseconds)
+        while dbus_connection_has_messages_to_send(raw) != 0 {
+            let left = deadline - Self.now()
+            guard left > 0, dbus_connection_read_write(raw, Int32(left)) != 0 else { return }
+        }
+    }
+
+    private static func now() -> Int64 {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return Int64(time.tv_sec) * 1000 + Int64(time.tv_nsec) / 1_000_000
+    }
+
     /// One method call, waiting at most `timeoutMilliseconds` for the reply.
     func call(
         _ destination: String, _ path: String, _ interface: String, _ method: String, timeoutMilliseconds: Int32,

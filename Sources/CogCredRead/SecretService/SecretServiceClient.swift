@@ -87,6 +87,7 @@ final class SecretServiceClient: @unchecked Sendable {
         readAlias = try send(Self.servicePath, Self.serviceInterface, "ReadAlias", operation: "find the default collection") {
             $0.string("default")
         }
+        bus.flush(waitingAtMost: 1000)
     }
 
     /// Sends OpenSession; its answer is read when a secret is first needed.
