@@ -30,7 +30,8 @@ struct CogCredCommand: ParsableCommand {
               77  not signed in, credentials rejected, session expired, or
                   the tokens belong to another pool or app client
               78  the profile is missing or its configuration is invalid
-              1   anything else (docker-credential: any failure)
+              1   anything else; docker-credential: every failure, with the
+                  message on stdout as docker's helper protocol wants
               127 exec: the command could not be run
 
             ENVIRONMENT
@@ -67,25 +68,36 @@ struct CogCredCommand: ParsableCommand {
     /// documented exit status.
     static func main() {
         Hardening.forbidCoreDumps()
+        let arguments = arguments()
+        // docker, skopeo, podman and docker-py read a helper's failure from
+        // stdout, and expect exit status 1, whatever the failure.
+        let dockerHelper = arguments.first == "docker-credential"
         do {
-            var command = try parseAsRoot(arguments())
+            var command = try parseAsRoot(arguments)
             try command.run()
             finish(0)
         } catch let failure as DockerFailure {
-            // The docker protocol reads a helper's error from stdout.
             Output.data(failure.message)
             finish(1)
         } catch let failure as any CogCredFailure {
+            if dockerHelper {
+                Output.data("cog-cred: \(failure.message)")
+                finish(1)
+            }
             Output.error(failure.message)
             finish(ExitStatus.code(for: failure.category))
         } catch {
             let code = exitCode(for: error)
-            if code == .validationFailure {
+            if code == .validationFailure || (dockerHelper && code != .success) {
                 // swift-argument-parser's own report spans several lines with
                 // the whole usage; one line with a pointer to --help is kinder
                 // in scripts and logs.
                 let text = message(for: error).split(separator: "\n").first.map(String.init) ?? "invalid arguments"
                 let cleaned = text.hasPrefix("Error: ") ? String(text.dropFirst(7)) : text
+                if dockerHelper {
+                    Output.data("cog-cred: \(cleaned) (see: docker-credential-cog-cred --help)")
+                    finish(1)
+                }
                 Output.error("\(cleaned) (see: cog-cred --help)")
                 Glibc.exit(ExitStatus.usage)
             }

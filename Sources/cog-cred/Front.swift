@@ -28,8 +28,15 @@ struct Front {
             finish(DockerCredential.list(config) + "\n")
         case .token(let token):
             guard let name = profile(token.profile) else { handover.run() }
-            (profileName, kinds, policy.minTTL) = (name, [token.choice.kind], token.minTTL)
-            respond = { tokens in finish(render(token, tokens[token.choice.kind]!) + "\n") }
+            var shape = token.shape
+            if shape == .execCredential(nil) {
+                // What kubectl asked for; cog-cred-cli says what is wrong with it.
+                guard case .success(let info) = KubernetesExecInfo.parse(environment(KubernetesExecInfo.variable)) else { handover.run() }
+                shape = .execCredential(info.apiVersion)
+            }
+            let needed = if case .token(let format) = shape { TokenOutput.kinds(format, choice: token.choice) } else { [token.choice.kind] }
+            (profileName, kinds, policy.minTTL) = (name, needed, token.minTTL)
+            respond = { tokens in finish(render(shape, token.choice, tokens) + "\n") }
         case .exec(let profile, let minTTL, let command):
             guard let name = self.profile(profile) else { handover.run() }
             (profileName, kinds, policy.minTTL) = (name, [.access, .id], minTTL)
@@ -65,14 +72,14 @@ struct Front {
         respond(handover.afterRefresh(of: profileName) { try? stored.usable(kinds, policy: policy) })
     }
 
-    func render(_ request: ReadRequest.TokenRequest, _ token: IssuedToken) -> String {
-        switch request.shape {
+    func render(_ shape: ReadRequest.TokenRequest.Shape, _ choice: TokenChoice, _ tokens: [SecretKind: IssuedToken]) -> String {
+        switch shape {
         case .token(let format):
-            return TokenOutput.render(token, format: format, variable: request.choice == .id ? "COG_CRED_ID_TOKEN" : "COG_CRED_ACCESS_TOKEN")
+            return TokenOutput.render(format, choice: choice, tokens: tokens)
         case .header:
-            return TokenOutput.header(token)
-        case .execCredential:
-            return TokenOutput.execCredential(token)
+            return TokenOutput.header(tokens[choice.kind]!)
+        case .execCredential(let apiVersion):
+            return TokenOutput.execCredential(tokens[choice.kind]!, apiVersion: apiVersion ?? .v1)
         }
     }
 

@@ -32,7 +32,7 @@ import Testing
         let dir = directory()
         let holder = FileRefreshLock(directory: dir, wait: 10)
         let waiter = FileRefreshLock(directory: dir, wait: 0.05)
-        try holder.withLock(profile: "p") {
+        _ = try holder.withLock(profile: "p") {
             #expect(throws: RefreshLockError.timedOut(profile: "p", seconds: 0)) {
                 try waiter.withLock(profile: "p") {}
             }

@@ -76,22 +76,64 @@ import Testing
     let token = IssuedToken(value: "a.b.c", claims: JWTClaims(exp: 1_795_813_500, iat: 0, username: "alice"))
 
     @Test func formats() throws {
-        #expect(TokenOutput.render(token, format: .bare, variable: "V") == "a.b.c")
-        #expect(TokenOutput.render(token, format: .header, variable: "V") == "Authorization: Bearer a.b.c")
-        #expect(TokenOutput.render(token, format: .json, variable: "V")
+        let one: [SecretKind: IssuedToken] = [.access: token]
+        #expect(TokenOutput.render(.bare, choice: .access, tokens: one) == "a.b.c")
+        #expect(TokenOutput.render(.header, choice: .access, tokens: one) == "Authorization: Bearer a.b.c")
+        #expect(TokenOutput.render(.json, choice: .access, tokens: one)
             == #"{"expires_at":"2026-11-27T21:05:00Z","token":"a.b.c","token_type":"Bearer"}"#)
-        #expect(TokenOutput.render(token, format: .env, variable: "COG_CRED_ACCESS_TOKEN")
-            == "export COG_CRED_ACCESS_TOKEN='a.b.c'\nexport COG_CRED_TOKEN_EXPIRES_AT='2026-11-27T21:05:00Z'")
         #expect(TokenOutput.shellQuoted("it's") == #"'it'\''s'"#)
     }
 
-    @Test func execCredentialIsKubectlsV1Shape() throws {
-        let object = try JSONSerialization.jsonObject(with: Data(TokenOutput.execCredential(token).utf8)) as! [String: Any]
-        #expect(object["apiVersion"] as? String == "client.authentication.k8s.io/v1")
-        #expect(object["kind"] as? String == "ExecCredential")
-        let status = object["status"] as! [String: Any]
-        #expect(status["token"] as? String == "a.b.c")
-        #expect(status["expirationTimestamp"] as? String == "2026-11-27T21:05:00Z")
+    @Test func envSetsWhatExecSetsWhicheverTokenWasChosen() {
+        let id = IssuedToken(value: "i.d.t", claims: JWTClaims(exp: 1_795_813_400, iat: 0, username: "alice"))
+        #expect(TokenOutput.kinds(.env, choice: .id) == [.access, .id])
+        #expect(TokenOutput.kinds(.json, choice: .id) == [.id])
+        let expected = """
+            export COG_CRED_ACCESS_TOKEN='a.b.c'
+            export COG_CRED_ID_TOKEN='i.d.t'
+            export COG_CRED_AUTHORIZATION='Bearer a.b.c'
+            export COG_CRED_TOKEN_EXPIRES_AT='2026-11-27T21:03:20Z'
+            """
+        for choice in [TokenChoice.access, .id] {
+            #expect(TokenOutput.render(.env, choice: choice, tokens: [.access: token, .id: id]) == expected)
+        }
+        // No ID token to give: an inherited one is unset, never left standing.
+        #expect(TokenOutput.exports(access: token, id: nil) == """
+            export COG_CRED_ACCESS_TOKEN='a.b.c'
+            unset COG_CRED_ID_TOKEN
+            export COG_CRED_AUTHORIZATION='Bearer a.b.c'
+            export COG_CRED_TOKEN_EXPIRES_AT='2026-11-27T21:05:00Z'
+            """)
+        #expect(TokenOutput.execVariables(access: token, id: nil)["COG_CRED_ID_TOKEN"] == .some(nil))
+    }
+
+    @Test func execCredentialIsInTheAskedVersion() throws {
+        for version in KubernetesExecInfo.APIVersion.allCases {
+            let text = TokenOutput.execCredential(token, apiVersion: version)
+            let object = try JSONSerialization.jsonObject(with: Data(text.utf8)) as! [String: Any]
+            #expect(object["apiVersion"] as? String == version.rawValue)
+            #expect(object["kind"] as? String == "ExecCredential")
+            let status = object["status"] as! [String: Any]
+            #expect(status["token"] as? String == "a.b.c")
+            #expect(status["expirationTimestamp"] as? String == "2026-11-27T21:05:00Z")
+        }
+    }
+
+    @Test func kubernetesExecInfoAsKubectlSendsIt() {
+        #expect(KubernetesExecInfo.parse(nil) == .success(.standalone))
+        let v1beta1 = #"{"kind":"ExecCredential","apiVersion":"client.authentication.k8s.io/v1beta1","spec":{"interactive":true}}"#
+        #expect(KubernetesExecInfo.parse(v1beta1) == .success(KubernetesExecInfo(apiVersion: .v1beta1, interactive: true)))
+        let v1 = #"{"kind":"ExecCredential","apiVersion":"client.authentication.k8s.io/v1","spec":{"interactive":false,"cluster":{"server":"https://k"}}}"#
+        #expect(KubernetesExecInfo.parse(v1) == .success(KubernetesExecInfo(apiVersion: .v1, interactive: false)))
+        // No spec.interactive: not interactive, the safe reading.
+        let bare = #"{"kind":"ExecCredential","apiVersion":"client.authentication.k8s.io/v1"}"#
+        #expect(KubernetesExecInfo.parse(bare) == .success(KubernetesExecInfo(apiVersion: .v1, interactive: false)))
+        #expect(KubernetesExecInfo.parse("") == .failure(.notJSON))
+        #expect(KubernetesExecInfo.parse("[]") == .failure(.notJSON))
+        #expect(KubernetesExecInfo.parse(#"{"kind":"Pod","apiVersion":"v1"}"#) == .failure(.notExecCredential))
+        #expect(KubernetesExecInfo.parse(#"{"kind":"ExecCredential"}"#) == .failure(.unsupportedVersion("")))
+        let alpha = #"{"kind":"ExecCredential","apiVersion":"client.authentication.k8s.io/v1alpha1"}"#
+        #expect(KubernetesExecInfo.parse(alpha) == .failure(.unsupportedVersion("client.authentication.k8s.io/v1alpha1")))
     }
 
     @Test func registryHostsAreNormalised() {

@@ -15,7 +15,7 @@ import Testing
             == .token(.init(shape: .token(.json), choice: .id, profile: "work", minTTL: 300)))
         #expect(parse("token --format=env --profile=w") == .token(.init(shape: .token(.env), choice: .access, profile: "w", minTTL: nil)))
         #expect(parse("get-header") == .token(.init(shape: .header, choice: .access, profile: nil, minTTL: nil)))
-        #expect(parse("kubectl-credential --id-token") == .token(.init(shape: .execCredential, choice: .id, profile: nil, minTTL: nil)))
+        #expect(parse("kubectl-credential --id-token") == .token(.init(shape: .execCredential(nil), choice: .id, profile: nil, minTTL: nil)))
         #expect(parse("exec --profile p -- curl -H x --profile y") == .exec(profile: "p", minTTL: nil, command: ["curl", "-H", "x", "--profile", "y"]))
         #expect(parse("git-credential get") == .gitGet(profile: nil))
         #expect(parse("git-credential --profile p get") == .gitGet(profile: "p"))

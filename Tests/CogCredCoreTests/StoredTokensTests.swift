@@ -82,7 +82,7 @@ import Testing
             let usable = RefreshPolicy().isUsable(claims, now: now)
             #expect(usable == (exp > now), "exp \(exp)")
             _ = rfc3339(claims.exp!)
-            _ = TokenOutput.render(IssuedToken(value: token, claims: claims), format: .json, variable: "X")
+            _ = TokenOutput.render(.json, choice: .access, tokens: [.access: IssuedToken(value: token, claims: claims)])
         }
         #expect(RefreshPolicy().isUsable(JWTClaims(exp: JWTClaims.latestSeconds), now: Int64.min) == false)
     }

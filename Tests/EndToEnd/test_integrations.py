@@ -207,12 +207,18 @@ def test_token_formats(cog, bus, signed_in):
     data = json.loads(cog.ok("token", "--format", "json").stdout)
     assert data["token"] == access and data["token_type"] == "Bearer"
     assert data["expires_at"].endswith("Z")
+    # env sets what exec sets, and when the first of the tokens expires.
     env = cog.ok("token", "--format", "env").stdout
-    evaluated = subprocess.run(["bash", "-c", 'eval "$1"; printf %s "$COG_CRED_ACCESS_TOKEN"', "_", env],
-                               capture_output=True, text=True, timeout=30)
-    assert evaluated.stdout == access
-    id_env = cog.ok("token", "--id-token", "--format", "env").stdout
-    assert id_env.startswith(f"export COG_CRED_ID_TOKEN='{stored(bus, 'id')}'")
+    show = 'eval "$1"; printf "%s|%s|%s|%s" "$COG_CRED_ACCESS_TOKEN" "$COG_CRED_ID_TOKEN" "$COG_CRED_AUTHORIZATION" "$COG_CRED_TOKEN_EXPIRES_AT"'
+    for shell in ("bash", "sh"):
+        evaluated = subprocess.run([shell, "-c", show, "_", env], capture_output=True, text=True, timeout=30,
+                                   env={"PATH": os.environ["PATH"], "COG_CRED_ID_TOKEN": "inherited"})
+        got = evaluated.stdout.split("|")
+        assert got[:3] == [access, stored(bus, "id"), f"Bearer {access}"], shell
+        first = min(claims(access)["exp"], claims(stored(bus, "id"))["exp"])
+        assert got[3] == subprocess.run(["date", "-u", "-d", f"@{first}", "+%Y-%m-%dT%H:%M:%SZ"], capture_output=True,
+                                        text=True).stdout.strip()
+    assert cog.ok("token", "--id-token", "--format", "env").stdout == env
     assert cog.run("token", "--format", "yaml").returncode == 64
 
 

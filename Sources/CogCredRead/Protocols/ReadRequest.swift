@@ -18,7 +18,8 @@ public enum ReadRequest: Equatable, Sendable {
         public enum Shape: Equatable, Sendable {
             case token(TokenOutput.Format)
             case header
-            case execCredential
+            /// In the apiVersion KUBERNETES_EXEC_INFO names: nil until it is read.
+            case execCredential(KubernetesExecInfo.APIVersion?)
         }
 
         public var shape: Shape
@@ -56,7 +57,7 @@ public enum ReadRequest: Equatable, Sendable {
             if command != "get-header" {
                 guard let idToken = options.flag("--id-token") else { return nil }
                 request.choice = idToken ? .id : .access
-                request.shape = .execCredential
+                request.shape = .execCredential(nil)
             }
             if command == "token" {
                 guard let format = options.value("--format") else { return nil }

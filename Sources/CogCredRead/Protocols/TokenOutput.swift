@@ -4,27 +4,49 @@ public enum TokenOutput {
         case bare, header, json, env
     }
 
-    /// `token --format ...`. `variable` names the env variable (access or ID token).
-    public static func render(_ token: IssuedToken, format: Format, variable: String) -> String {
+    /// The tokens `token --format FORMAT` prints: the chosen one, or both
+    /// for `env`, which sets what `exec` sets.
+    public static func kinds(_ format: Format, choice: TokenChoice) -> [SecretKind] {
+        format == .env ? [.access, .id] : [choice.kind]
+    }
+
+    /// `token --format ...`, from the tokens `kinds` named.
+    public static func render(_ format: Format, choice: TokenChoice, tokens: [SecretKind: IssuedToken]) -> String {
+        if format == .env, let access = tokens[.access] { return exports(access: access, id: tokens[.id]) }
+        guard let token = tokens[choice.kind] else { return "" }
         switch format {
-        case .bare:
+        case .bare, .env:
             return token.value
         case .header:
-            return "Authorization: Bearer \(token.value)"
+            return header(token)
         case .json:
             var members: [String: JSONValue] = ["token": .string(token.value), "token_type": .string("Bearer")]
             members["expires_at"] = token.claims.exp.map { .string(rfc3339($0)) }
             return JSONValue.object(members).compactText
-        case .env:
-            var lines = ["export \(variable)=\(shellQuoted(token.value))"]
-            if let exp = token.claims.exp { lines.append("export COG_CRED_TOKEN_EXPIRES_AT=\(shellQuoted(rfc3339(exp)))") }
-            return lines.joined(separator: "\n")
         }
     }
 
+    /// `token --format env`: the variables `exec` sets, as lines for a
+    /// shell's eval (`unset` for a token the profile does not have, so an
+    /// inherited one never stands in for it), then when the first of them
+    /// expires.
+    public static func exports(access: IssuedToken, id: IssuedToken?) -> String {
+        let variables = execVariables(access: access, id: id)
+        var lines = execVariableNames.map { name in
+            (variables[name] ?? nil).map { "export \(name)=\(shellQuoted($0))" } ?? "unset \(name)"
+        }
+        if let exp = [access.claims.exp, id?.claims.exp].compactMap({ $0 }).min() {
+            lines.append("export COG_CRED_TOKEN_EXPIRES_AT=\(shellQuoted(rfc3339(exp)))")
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// The names `execVariables` sets, in the order they are printed.
+    static let execVariableNames = ["COG_CRED_ACCESS_TOKEN", "COG_CRED_ID_TOKEN", "COG_CRED_AUTHORIZATION"]
+
     /// `get-header`.
     public static func header(_ token: IssuedToken) -> String {
-        render(token, format: .header, variable: "")
+        "Authorization: Bearer \(token.value)"
     }
 
     /// What `exec` puts in the command's environment; nil values are
@@ -38,12 +60,12 @@ public enum TokenOutput {
         ]
     }
 
-    /// A kubectl ExecCredential (client.authentication.k8s.io/v1).
-    public static func execCredential(_ token: IssuedToken) -> String {
+    /// A kubectl ExecCredential, in the apiVersion kubectl asked for.
+    public static func execCredential(_ token: IssuedToken, apiVersion: KubernetesExecInfo.APIVersion) -> String {
         var status: [String: JSONValue] = ["token": .string(token.value)]
         status["expirationTimestamp"] = token.claims.exp.map { .string(rfc3339($0)) }
         return JSONValue.object([
-            "apiVersion": .string("client.authentication.k8s.io/v1"), "kind": .string("ExecCredential"),
+            "apiVersion": .string(apiVersion.rawValue), "kind": .string("ExecCredential"),
             "status": .object(status),
         ]).compactText
     }

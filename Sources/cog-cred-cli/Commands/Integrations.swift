@@ -16,16 +16,35 @@ import Glibc
 struct GitCredentialCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "git-credential",
-        abstract: "git credential helper (git config credential.helper cog-cred).",
+        abstract: "git credential helper for the hosts you name.",
         discussion: """
             get prints a fresh access token for the URL git asks about: as a Bearer credential \
-            when git announces capability[]=authtype (git 2.46+), else as the password. The \
-            profile comes from --profile, else from the profiles' --git-url patterns; with \
-            neither, nothing is printed and git asks its next helper. store does nothing; \
-            erase of the token we issued makes the next get refresh it. Malformed input exits 65.
+            when git announces capability[]=authtype (git 2.46+), else as the password. store \
+            does nothing; erase of the token we issued makes the next get refresh it. Malformed \
+            input exits 65.
+
+            The profile is --profile when given, else the profile whose --git-url pattern \
+            matches the URL. With neither, nothing is printed and git asks its next helper: \
+            COG_CRED_PROFILE and the "default" profile are never used here, so a helper set \
+            for every host never hands a Cognito token to one it was not told about (github.com, \
+            say). Set it up in one of two ways:
+
+              1. a helper for one host, with its profile:
+                 git config --global \\
+                   credential.https://git.example.com.helper "cog-cred --profile work"
+              2. URL patterns on the profiles, and one helper for every host:
+                 cog-cred configure --profile work --git-url https://git.example.com/
+                 git config --global credential.helper cog-cred
             """)
 
-    @OptionGroup var profileOptions: ProfileOptions
+    @Option(help: ArgumentHelp("Profile to answer with (default: the profile whose --git-url matches; never $COG_CRED_PROFILE).", valueName: "name"))
+    var profile: String?
+
+    func validate() throws {
+        if let profile, let problem = ProfileValidation.profileNameProblem(profile) {
+            throw ValidationError("invalid --profile: \(problem)")
+        }
+    }
 
     @Argument(help: "get, store, erase or capability (others are ignored).")
     var action: String
@@ -59,7 +78,7 @@ struct GitCredentialCommand: ParsableCommand {
 
     /// --profile when given, else the profile whose git URL patterns match.
     func choose(_ request: GitCredential.Request, _ wiring: Wiring) throws -> String? {
-        if let profile = profileOptions.profile { return profile }
+        if let profile { return profile }
         return GitCredential.profile(for: request, named: nil, in: try wiring.configStore.load())
     }
 }
@@ -122,7 +141,14 @@ struct DockerFailure: Error {
 struct KubectlCredential: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "kubectl-credential",
-        abstract: "Print a client.authentication.k8s.io/v1 ExecCredential for kubectl.")
+        abstract: "Print an ExecCredential for kubectl's exec plugin.",
+        discussion: """
+            Answers in the apiVersion kubectl asks for in KUBERNETES_EXEC_INFO: \
+            client.authentication.k8s.io/v1beta1 (kubectl 1.11 to 1.25; the only one kubectl \
+            1.20 knows) or client.authentication.k8s.io/v1 (kubectl 1.22 and later); v1 when \
+            the variable is unset. With "interactive": false in it, nothing prompts. \
+            docs/integrations/kubectl.md has both kubeconfig forms.
+            """)
 
     @OptionGroup var profileOptions: ProfileOptions
     @OptionGroup var freshness: FreshnessOptions
@@ -131,8 +157,9 @@ struct KubectlCredential: ParsableCommand {
     var idToken = false
 
     func run() throws {
+        let info = try KubernetesExecInfo.parse(getenv(KubernetesExecInfo.variable).map { String(cString: $0) }).get()
         let token = try Wiring().tokenManager(profileOptions).currentToken(idToken ? .id : .access, policy: freshness.policy)
-        Output.data(TokenOutput.execCredential(token))
+        Output.data(TokenOutput.execCredential(token, apiVersion: info.apiVersion))
     }
 }
 

@@ -12,18 +12,27 @@ struct Token: ParsableCommand {
     @Flag(help: "Print the ID token instead of the access token.")
     var idToken = false
 
-    @Option(help: ArgumentHelp("bare (default), header, json or env (export lines for eval).", valueName: "format"))
+    @Option(help: ArgumentHelp(
+        "bare (default), header, json, or env: export lines for eval that set what exec sets (COG_CRED_ACCESS_TOKEN, COG_CRED_ID_TOKEN, COG_CRED_AUTHORIZATION) and COG_CRED_TOKEN_EXPIRES_AT.",
+        valueName: "format"))
     var format: String = "bare"
 
     func validate() throws {
-        if TokenOutput.Format(rawValue: format) == nil { throw ValidationError("--format must be bare, header, json or env") }
+        if TokenOutput.Format(rawValue: format) == nil { throw ValidationError("--format must be bare, header, json or env, not '\(format)'") }
     }
 
     func run() throws {
         let manager = try Wiring().tokenManager(profileOptions)
-        let token = try manager.currentToken(idToken ? .id : .access, policy: freshness.policy)
-        let variable = idToken ? "COG_CRED_ID_TOKEN" : "COG_CRED_ACCESS_TOKEN"
-        Output.data(TokenOutput.render(token, format: TokenOutput.Format(rawValue: format) ?? .bare, variable: variable))
+        let format = TokenOutput.Format(rawValue: format) ?? .bare
+        let choice: TokenChoice = idToken ? .id : .access
+        var tokens: [SecretKind: IssuedToken] = [:]
+        if TokenOutput.kinds(format, choice: choice).count > 1 {
+            let both = try manager.currentTokens(policy: freshness.policy)
+            (tokens[.access], tokens[.id]) = (both.access, both.id)
+        } else {
+            tokens[choice.kind] = try manager.currentToken(choice, policy: freshness.policy)
+        }
+        Output.data(TokenOutput.render(format, choice: choice, tokens: tokens))
     }
 }
 
