@@ -10,6 +10,7 @@ struct CogCredCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "cog-cred",
         abstract: "Keep Amazon Cognito tokens in the Secret Service and hand out fresh ones.",
+        usage: "cog-cred [--profile <name>] <subcommand> [<options>]",
         discussion: """
             Sign in once; cog-cred keeps the access, ID and refresh tokens in the \
             desktop keyring (the Secret Service), refreshes them before they expire, \
@@ -29,10 +30,16 @@ struct CogCredCommand: ParsableCommand {
                   Cognito 5xx or an unreadable answer
               77  not signed in, credentials rejected, session expired, or
                   the tokens belong to another pool or app client
-              78  the profile is missing or its configuration is invalid
+              78  the profile is missing or its configuration is invalid,
+                  or the endpoint is not Cognito (a 4xx without its JSON error)
               1   anything else; docker-credential: every failure, with the
                   message on stdout as docker's helper protocol wants
-              127 exec: the command could not be run
+              126 exec: the command was found but could not be run
+              127 exec: the command was not found
+
+            PROFILES
+              --profile NAME (or -p NAME) picks the profile, before or after the
+              subcommand: cog-cred --profile work token, cog-cred token -p work.
 
             ENVIRONMENT
               COG_CRED_PROFILE   profile when --profile is not given
@@ -60,7 +67,7 @@ struct CogCredCommand: ParsableCommand {
         switch name {
         case "git-credential-cog-cred": return ["git-credential"] + given
         case "docker-credential-cog-cred": return ["docker-credential"] + given
-        default: return given
+        default: return CommandLineWords.profileAfterSubcommand(given)
         }
     }
 
@@ -98,7 +105,7 @@ struct CogCredCommand: ParsableCommand {
                     Output.data("cog-cred: \(cleaned) (see: docker-credential-cog-cred --help)")
                     finish(1)
                 }
-                Output.error("\(cleaned) (see: cog-cred --help)")
+                Output.error(UsageError.line(cleaned, arguments: arguments))
                 Glibc.exit(ExitStatus.usage)
             }
             exit(withError: error)

@@ -9,7 +9,9 @@ import Foundation
 
 /// `--profile`, shared by every command.
 struct ProfileOptions: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp("Profile to use (default: $COG_CRED_PROFILE, else 'default').", valueName: "name"))
+    @Option(
+        name: [.long, .customShort("p")],
+        help: ArgumentHelp("Profile to use (default: $COG_CRED_PROFILE, else 'default'); also before the command.", valueName: "name"))
     var profile: String?
 
     func validate() throws {
@@ -91,18 +93,26 @@ extension Wiring {
 
 /// `--min-ttl`, shared by the commands that hand out tokens.
 struct FreshnessOptions: ParsableArguments {
+    // Taken as text, whatever it looks like, so that `--min-ttl -5` is
+    // told what is wrong with -5 rather than that a value is missing.
     @Option(
-        name: .long,
+        name: .customLong("min-ttl"),
+        parsing: .unconditional,
         help: ArgumentHelp(
-            "Refresh unless the token has at least this many seconds left (default: 60 s or 10% of its lifetime, whichever is larger).",
+            "Refresh unless the token has at least this many seconds left, 0 to 86400 (default: 60 s or 10% of its lifetime, whichever is larger).",
             valueName: "seconds"))
-    var minTTL: Int64?
+    var minTTLText: String?
 
     func validate() throws {
-        if let minTTL, minTTL < 0 || minTTL > 86_400 {
-            throw ValidationError("--min-ttl must be between 0 and 86400 seconds")
+        if let minTTLText, Self.seconds(minTTLText) == nil {
+            throw ValidationError("--min-ttl takes a whole number of seconds from 0 to 86400, not '\(minTTLText)'")
         }
     }
 
-    var policy: RefreshPolicy { RefreshPolicy(minTTL: minTTL) }
+    static func seconds(_ text: String) -> Int64? {
+        guard let value = Int64(text), (0...86_400).contains(value) else { return nil }
+        return value
+    }
+
+    var policy: RefreshPolicy { RefreshPolicy(minTTL: minTTLText.flatMap(Self.seconds)) }
 }

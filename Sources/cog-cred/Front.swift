@@ -86,9 +86,9 @@ struct Front {
     /// Replaces this process with `command`, the tokens in its environment.
     func execute(_ command: [String], access: IssuedToken, id: IssuedToken?) -> Never {
         SecretServiceStore.settle()
-        let reason = ProcessReplacement.exec(command, setting: TokenOutput.execVariables(access: access, id: id))
-        writeAll(2, "cog-cred: error: cannot run \(command[0]): \(reason)\n")
-        _exit(127)
+        let failure = ProcessReplacement.exec(command, setting: TokenOutput.execVariables(access: access, id: id))
+        writeAll(2, "cog-cred: error: cannot run \(command[0]): \(failure.reason)\n")
+        _exit(failure.exitStatus)
     }
 
     /// The profile in effect: the flag, then COG_CRED_PROFILE, then

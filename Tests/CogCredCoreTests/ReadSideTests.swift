@@ -22,6 +22,23 @@ import Testing
         #expect(parse("get", as: "/x/git-credential-cog-cred") == .gitGet(profile: nil))
         #expect(parse("get", as: "docker-credential-cog-cred") == .dockerGet)
         #expect(parse("docker-credential list") == .dockerList)
+        // The profile before the subcommand, as aws and gh take it, and -p.
+        let work = ReadRequest.token(.init(shape: .token(.bare), choice: .access, profile: "work", minTTL: nil))
+        for words in ["--profile work token", "-p work token", "--profile=work token", "token -p work"] {
+            #expect(parse(words) == work, "\(words)")
+        }
+        #expect(parse("-p w git-credential get") == .gitGet(profile: "w"))
+        #expect(parse("-p w get", as: "git-credential-cog-cred") == .gitGet(profile: "w"))
+    }
+
+    @Test func theProfileMovesAfterTheSubcommandAndNothingElseDoes() {
+        let move = CommandLineWords.profileAfterSubcommand
+        #expect(move(["--profile", "w", "token", "--id-token"]) == ["token", "--profile", "w", "--id-token"])
+        #expect(move(["-p", "w", "--profile=x", "status"]) == ["status", "-p", "w", "--profile=x"])
+        #expect(move(["--help", "token"]) == ["--help", "token"])
+        #expect(move(["--profile", "w"]) == ["--profile", "w"])
+        #expect(move(["--profile", "w", "--version"]) == ["--profile", "w", "--version"])
+        #expect(move(["token", "--profile", "w"]) == ["token", "--profile", "w"])
     }
 
     @Test(arguments: [
@@ -29,7 +46,8 @@ import Testing
         "token --min-ttl 86401", "token --min-ttl x", "token --profile", "token --profile bad/name", "token --profile a --profile b",
         "token --id-token --id-token", "get-header --id-token", "get-header --format json", "exec", "exec --", "exec true",
         "git-credential store", "git-credential erase", "git-credential capability", "git-credential", "docker-credential store",
-        "docker-credential get extra", "refresh", "status", "sign-in", "--profile p token", "token extra",
+        "docker-credential get extra", "refresh", "status", "sign-in", "--profile p status", "--profile p tokn", "token extra",
+        "-p a token --profile b", "--profile", "-p p", "token -p",
     ])
     func handsOverAnythingElse(_ words: String) {
         #expect(parse(words) == nil, "\(words)")
@@ -40,6 +58,8 @@ import Testing
         #expect(ReadRequest.mayBeRead(["/bin/git-credential-cog-cred", "get"]))
         #expect(!ReadRequest.mayBeRead(["cog-cred", "status"]))
         #expect(!ReadRequest.mayBeRead(["cog-cred"]))
+        #expect(ReadRequest.mayBeRead(["cog-cred", "--profile", "w", "exec", "--", "true"]))
+        #expect(!ReadRequest.mayBeRead(["cog-cred", "-p", "w", "sign-in"]))
     }
 }
 

@@ -56,8 +56,9 @@ def test_configure_rejects_bad_values_with_one_line_and_exit_64(cog, args, phras
 
 
 def test_a_new_profile_needs_pool_and_client(cog):
+    # What is missing is on the command line: a usage error (64), not the config's (78).
     result = cog.run("configure", "--client-id", "abc")
-    assert result.returncode == 78
+    assert result.returncode == 64
     assert "--user-pool-id is required" in result.stderr
 
 

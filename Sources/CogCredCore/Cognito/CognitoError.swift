@@ -18,9 +18,18 @@ public enum CognitoError: Error, Sendable, Equatable {
         return nil
     }
 
+    /// A 4xx answer that is not a Cognito JSON error: whatever answered is
+    /// not Cognito (a web server's 404 page, a proxy's 403), so the
+    /// profile's endpoint is wrong, and trying again will not help.
+    public var isNotCognito: Bool {
+        if case .badResponse(let status, _) = self { return (400..<500).contains(status) }
+        return false
+    }
+
     /// Worth trying again later: the fault is not in what was asked.
     public var isTemporary: Bool {
         switch self {
+        case .badResponse where isNotCognito: return false
         case .transport, .badResponse, .deadlineExceeded: return true
         case .service(let code, _, let status):
             return status >= 500 || CognitoError.temporaryCodes.contains(code)

@@ -63,7 +63,7 @@ public enum AuthError: CogCredFailure, Equatable {
 
     static func category(of error: CognitoError, _ operation: AuthOperation) -> FailureCategory {
         if error.isTemporary { return .temporary }
-        if isSecretHashFailure(error) { return .configuration }
+        if isSecretHashFailure(error) || error.isNotCognito { return .configuration }
         switch (error.code ?? "", operation) {
         case ("NotAuthorizedException", .confirmSignUp): return .dataError
         case ("CodeMismatchException", .signIn), ("EnableSoftwareTokenMFAException", .signIn), ("ExpiredCodeException", .signIn):
@@ -83,6 +83,9 @@ public enum AuthError: CogCredFailure, Equatable {
     static func describe(_ error: CognitoError, _ operation: AuthOperation) -> String {
         if error.isTemporary {
             return "\(error.summary); try again later"
+        }
+        if case .badResponse(let status, let detail) = error, error.isNotCognito {
+            return "this endpoint does not look like Cognito (HTTP \(status), \(detail.oneLine(limit: 120))): check --endpoint-url with cog-cred configure, and AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER and AWS_ENDPOINT_URL"
         }
         let said = "Cognito: \(error.summary)"
         if isSecretHashFailure(error) {

@@ -1,5 +1,7 @@
 /// Problems with profiles and the config file. All exit 78 except a bad
-/// value typed on the command line, which the executable reports as usage.
+/// value typed on the command line, which the executable reports as usage,
+/// and a setting `configure` needs but was not given (64: the command line
+/// is what is wrong, not the config).
 public enum ConfigError: CogCredFailure, Equatable {
     /// No profile of that name in the config file.
     case profileNotFound(profile: String, path: String)
@@ -16,7 +18,10 @@ public enum ConfigError: CogCredFailure, Equatable {
     /// The profile says its app client has a secret, but the keyring has none.
     case clientSecretMissing(profile: String)
 
-    public var category: FailureCategory { .configuration }
+    public var category: FailureCategory {
+        if case .missingSetting = self { return .usage }
+        return .configuration
+    }
 
     public var message: String {
         switch self {
@@ -29,7 +34,7 @@ public enum ConfigError: CogCredFailure, Equatable {
         case .invalidValue(let setting, let problem):
             return "invalid \(setting): \(problem)"
         case .missingSetting(let profile, let setting):
-            return "profile '\(profile)' is new: --\(setting) is required"
+            return "profile '\(profile)' is new: --\(setting) is required (see: cog-cred configure --help)"
         case .unsafePermissions(_, let reason):
             return "refusing to use the config: \(reason)"
         case .clientSecretMissing(let profile):

@@ -36,20 +36,23 @@ public enum ReadRequest: Equatable, Sendable {
         let helpers = ["git-credential-cog-cred", "docker-credential-cog-cred"]
         let commands = ["token", "get-header", "kubectl-credential", "exec", "git-credential", "docker-credential"]
         guard let first = arguments.first else { return false }
-        return helpers.contains(baseName(first)) || (arguments.count > 1 && commands.contains(arguments[1]))
+        if helpers.contains(baseName(first)) { return true }
+        let words = CommandLineWords.profileAfterSubcommand(Array(arguments.dropFirst()))
+        return words.first.map(commands.contains) ?? false
     }
 
     /// `arguments` as the process got them, argv[0] included.
     public static func parse(_ arguments: [String]) -> ReadRequest? {
-        var words = ArraySlice(arguments.dropFirst())
+        var words = Array(arguments.dropFirst())
         // git and docker run their helpers by these names.
         switch arguments.first.map(baseName) {
-        case "git-credential-cog-cred": words.insert("git-credential", at: words.startIndex)
-        case "docker-credential-cog-cred": words.insert("docker-credential", at: words.startIndex)
+        case "git-credential-cog-cred": words.insert("git-credential", at: 0)
+        case "docker-credential-cog-cred": words.insert("docker-credential", at: 0)
         default: break
         }
-        guard let command = words.popFirst() else { return nil }
-        var options = Options(words)
+        var remaining = ArraySlice(CommandLineWords.profileAfterSubcommand(words))
+        guard let command = remaining.popFirst() else { return nil }
+        var options = Options(remaining)
         switch command {
         case "token", "get-header", "kubectl-credential":
             guard let profile = options.profile(), let minTTL = options.minTTL() else { return nil }
@@ -138,7 +141,9 @@ private struct Options {
 
     /// `--profile NAME`, checked as cog-cred-cli checks it.
     mutating func profile() -> String?? {
-        guard let name = value("--profile") else { return nil }
+        guard let long = value("--profile"), let short = value("-p") else { return nil }
+        if long != nil && short != nil { return nil }  // given twice
+        let name = long ?? short
         if let name, ProfileValidation.profileNameProblem(name) != nil { return nil }
         return .some(name)
     }

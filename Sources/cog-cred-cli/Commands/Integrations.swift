@@ -37,7 +37,9 @@ struct GitCredentialCommand: ParsableCommand {
                  git config --global credential.helper cog-cred
             """)
 
-    @Option(help: ArgumentHelp("Profile to answer with (default: the profile whose --git-url matches; never $COG_CRED_PROFILE).", valueName: "name"))
+    @Option(
+        name: [.long, .customShort("p")],
+        help: ArgumentHelp("Profile to answer with (default: the profile whose --git-url matches; never $COG_CRED_PROFILE).", valueName: "name"))
     var profile: String?
 
     func validate() throws {
@@ -171,7 +173,8 @@ struct Exec: ParsableCommand {
             Sets COG_CRED_ACCESS_TOKEN, COG_CRED_ID_TOKEN and COG_CRED_AUTHORIZATION \
             ("Bearer <access token>"), then replaces cog-cred with the command, so its exit \
             status and signals are the command's own. Tokens never go on a command line. \
-            A command that cannot be run exits 127.
+            As in a shell, a command that is not found exits 127, one that cannot be run \
+            (not executable) 126.
             """)
 
     @OptionGroup var profileOptions: ProfileOptions
@@ -187,8 +190,8 @@ struct Exec: ParsableCommand {
     func run() throws {
         let tokens = try Wiring().tokenManager(profileOptions).currentTokens(policy: freshness.policy)
         SecretServiceStore.settle()
-        let error = ProcessReplacement.exec(command, setting: TokenOutput.execVariables(access: tokens.access, id: tokens.id))
-        Output.error("cannot run \(command[0]): \(error)")
-        throw ExitCode(127)
+        let failure = ProcessReplacement.exec(command, setting: TokenOutput.execVariables(access: tokens.access, id: tokens.id))
+        Output.error("cannot run \(command[0]): \(failure.reason)")
+        throw ExitCode(failure.exitStatus)
     }
 }

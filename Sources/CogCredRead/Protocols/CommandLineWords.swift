@@ -1,0 +1,27 @@
+/// The command line as both binaries read it.
+public enum CommandLineWords {
+    /// `cog-cred --profile work token`, as aws and gh users type it: the
+    /// profile options given before the subcommand (`--profile NAME`,
+    /// `--profile=NAME`, `-p NAME`) are moved to just after it, where every
+    /// subcommand takes them. `words` excludes argv[0]. Anything else before
+    /// the subcommand (`--help`, `--version`, a typo) stops the move and is
+    /// left for the parser to answer.
+    public static func profileAfterSubcommand(_ words: [String]) -> [String] {
+        var moved: [String] = []
+        var index = 0
+        while index < words.count {
+            let word = words[index]
+            if word == "--profile" || word == "-p", index + 1 < words.count {
+                moved += [word, words[index + 1]]
+                index += 2
+            } else if word.hasPrefix("--profile=") {
+                moved.append(word)
+                index += 1
+            } else {
+                break
+            }
+        }
+        guard !moved.isEmpty, index < words.count, !words[index].hasPrefix("-") else { return words }
+        return [words[index]] + moved + words[(index + 1)...]
+    }
+}

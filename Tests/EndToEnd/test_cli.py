@@ -1,0 +1,126 @@
+"""The command line as gh and aws users expect it: the profile before the
+subcommand, suggestions for typos, one-line usage errors that name the
+subcommand's own help, and shells' exit statuses for exec."""
+import os
+import subprocess
+
+import pytest
+
+from test_core import stored
+from test_keyring_truth import cli_path, run
+
+
+def test_the_profile_goes_before_or_after_the_subcommand(cog, bus, pool):
+    cog.ok("configure", "-p", "work", "--user-pool-id", pool.pool_id, "--client-id", pool.client_id,
+           "--endpoint-url", pool.url, "--username", pool.username)
+    cog.ok("--profile", "work", "sign-in", "--password-stdin", input=pool.password + "\n")
+    token = stored(bus, "access", profile="work")
+    for args in (["--profile", "work", "token"], ["-p", "work", "token"], ["--profile=work", "token"],
+                 ["token", "-p", "work"], ["token", "--profile", "work"]):
+        assert cog.ok(*args).stdout == token + "\n", args
+    # The full command too (status is not a read the front answers).
+    status = cog.run("-p", "work", "status")
+    assert status.returncode == 0 and "work" in status.stdout + status.stderr
+    # Without it, the default profile, which does not exist here.
+    assert cog.run("token").returncode == 78
+    # The top-level usage shows it.
+    assert "cog-cred [--profile <name>] <subcommand>" in cog.ok("--help").stdout
+
+
+@pytest.mark.parametrize("typed, suggested", [("tokn", "token"), ("statu", "status"), ("sigin", "sign-in"),
+                                              ("get-heade", "get-header")])
+def test_a_mistyped_subcommand_suggests_the_closest(cog, typed, suggested):
+    for args in ([typed], ["--profile", "work", typed]):
+        result = cog.run(*args)
+        assert result.returncode == 64 and result.stdout == ""
+        assert result.stderr.strip() == (f"cog-cred: error: unknown command '{typed}'; did you mean '{suggested}'? "
+                                         "(see: cog-cred --help)")
+
+
+def test_usage_errors_are_one_line_naming_the_subcommands_help(cog, bus, signed_in):
+    for args, fragment in (
+        (["token", "--bogus"], "Unknown option '--bogus'"),
+        (["token", "--min-ttl", "-5"], "--min-ttl takes a whole number of seconds from 0 to 86400, not '-5'"),
+        (["token", "--min-ttl", "ten"], "not 'ten'"),
+        (["get-header", "--min-ttl=90000"], "not '90000'"),
+        (["token", "--format", "yaml"], "--format must be bare, header, json or env, not 'yaml'"),
+    ):
+        # The front hands what it does not take to cog-cred-cli: the same answer either way.
+        for binary in (cog.binary, cli_path(cog.binary)):
+            result = run(binary, args, cog.env)
+            assert result.returncode == 64, (binary, args, result.stderr)
+            lines = result.stderr.splitlines()
+            assert len(lines) == 1 and fragment in lines[0], (args, result.stderr)
+            assert lines[0].endswith(f"(see: cog-cred {args[0]} --help)"), lines
+
+
+def test_a_password_on_the_command_line_is_refused_with_the_way_to_give_it(cog, bus, signed_in):
+    before = stored(bus, "access")
+    for command in ("sign-in", "sign-up", "change-password"):
+        for args in (["--password", "Hunter2-secret"], ["--password=Hunter2-secret"]):
+            result = cog.run(command, *args)
+            assert result.returncode == 64, (command, result.stderr)
+            assert "--password-stdin" in result.stderr and f"cog-cred {command} --help" in result.stderr
+            assert "Hunter2-secret" not in result.stderr + result.stdout
+    assert stored(bus, "access") == before
+
+
+def test_configure_of_a_new_profile_without_the_pool_or_client_is_a_usage_error(cog):
+    result = cog.run("configure", "--profile", "new", "--client-id", "abc")
+    assert result.returncode == 64
+    assert "--user-pool-id is required" in result.stderr and "cog-cred configure --help" in result.stderr
+    assert not cog.config_file.exists()
+
+
+def test_exec_exits_126_for_a_command_it_cannot_run_and_127_for_one_it_cannot_find(cog, bus, signed_in, tmp_path):
+    not_executable = tmp_path / "script.sh"
+    not_executable.write_text("#!/bin/sh\necho ran\n")
+    os.chmod(not_executable, 0o644)
+    for binary in (cog.binary, cli_path(cog.binary)):
+        for command, status, reason in ((str(not_executable), 126, "Permission denied"), (str(tmp_path), 126, ""),
+                                        ("no-such-command-here", 127, "No such file")):
+            result = run(binary, ["exec", "--", command], cog.env)
+            assert result.returncode == status, (binary, command, result.returncode, result.stderr)
+            assert f"cannot run {command}" in result.stderr and reason in result.stderr
+            assert result.stdout == ""
+    # And as a shell says it, for comparison.
+    assert subprocess.run(["sh", "-c", str(not_executable)], capture_output=True).returncode == 126
+
+
+@pytest.fixture
+def not_cognito():
+    """A web server that answers every request with an HTML 404, as a mistyped endpoint would."""
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    class NotFound(BaseHTTPRequestHandler):
+        def do_POST(self):
+            self.rfile.read(int(self.headers.get("Content-Length", 0)))
+            body = b"<html><body><h1>404 Not Found</h1></body></html>"
+            self.send_response(404)
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), NotFound)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/"
+    server.shutdown()
+    server.server_close()
+
+
+def test_an_endpoint_that_is_not_cognito_is_a_configuration_error(cog, bus, signed_in, not_cognito):
+    before = stored(bus, "refresh")
+    refreshed = cog.run("refresh", env={"AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER": not_cognito})
+    assert refreshed.returncode == 78, refreshed.stderr
+    assert "does not look like Cognito (HTTP 404" in refreshed.stderr and "--endpoint-url" in refreshed.stderr
+    assert "try again later" not in refreshed.stderr
+    assert stored(bus, "refresh") == before
+    cog.ok("configure", "--profile", "elsewhere", "--user-pool-id", signed_in.pool_id, "--client-id",
+           signed_in.client_id, "--endpoint-url", not_cognito, "--username", signed_in.username)
+    signed = cog.run("sign-in", "--profile", "elsewhere", "--password-stdin", input=signed_in.password + "\n")
+    assert signed.returncode == 78 and "does not look like Cognito" in signed.stderr
