@@ -51,7 +51,7 @@ struct CogCredCommand: ParsableCommand {
             """,
         version: cogCredVersion,
         subcommands: [
-            Configure.self, SignIn.self, Token.self, GetHeader.self, Refresh.self, Status.self, SignOut.self,
+            Configure.self, Profiles.self, SignIn.self, Token.self, GetHeader.self, Refresh.self, Status.self, SignOut.self,
             SignUp.self, ConfirmSignUp.self, ResendCode.self, ForgotPassword.self, ConfirmForgotPassword.self,
             ChangePassword.self, GitCredentialCommand.self, DockerCredentialCommand.self, KubectlCredential.self,
             Exec.self,

@@ -124,3 +124,70 @@ def test_an_endpoint_that_is_not_cognito_is_a_configuration_error(cog, bus, sign
            signed_in.client_id, "--endpoint-url", not_cognito, "--username", signed_in.username)
     signed = cog.run("sign-in", "--profile", "elsewhere", "--password-stdin", input=signed_in.password + "\n")
     assert signed.returncode == 78 and "does not look like Cognito" in signed.stderr
+
+
+# --- profiles, configure --show and --delete ----------------------------------------------------------
+
+def test_profiles_lists_every_profile_and_whether_it_is_signed_in(cog, bus, signed_in):
+    cog.ok("configure", "-p", "work", "--user-pool-id", signed_in.pool_id, "--client-id", "otherclient",
+           "--endpoint-url", signed_in.url)
+    table = cog.ok("profiles").stdout.splitlines()
+    assert table[0].split() == ["PROFILE", "USER", "POOL", "APP", "CLIENT", "USERNAME", "SIGNED", "IN", "ACCESS", "TOKEN"]
+    rows = {line.split()[0]: line for line in table[1:]}
+    assert set(rows) == {"default", "work"}
+    assert signed_in.username in rows["default"] and " yes " in rows["default"] and "expires " in rows["default"]
+    assert " no " in rows["work"] and "otherclient" in rows["work"]
+    listed = {p["profile"]: p for p in __import__("json").loads(cog.ok("profiles", "--json").stdout)}
+    assert listed["default"]["signed_in"] is True and listed["work"]["signed_in"] is False
+    assert listed["default"]["client_id"] == signed_in.client_id
+    assert listed["default"]["access_token_expires_at"].endswith("Z") and listed["work"]["access_token_expires_at"] is None
+    for secret in (stored(bus, "access"), stored(bus, "refresh")):
+        assert secret not in table and secret not in str(listed)
+
+
+def test_profiles_with_a_locked_keyring_still_lists_them_and_exits_69(cog, pool, tmp_path):
+    from conftest import Bus
+    from test_keyring_truth import lock_collection
+
+    private = Bus(tmp_path / "own-bus")
+    try:
+        cog.env.update(private.env)
+        cog.ok("configure", "--user-pool-id", pool.pool_id, "--client-id", pool.client_id, "--endpoint-url", pool.url)
+        lock_collection(private)
+        result = cog.run("profiles")
+        assert result.returncode == 69 and "locked" in result.stderr
+        assert "unknown" in result.stdout.splitlines()[1]
+    finally:
+        private.stop()
+
+
+def test_configure_show_prints_the_settings_and_changes_nothing(cog, bus, signed_in):
+    import json
+
+    before = cog.config_file.read_text()
+    shown = json.loads(cog.ok("configure", "--show").stdout)
+    assert shown["user-pool-id"] == signed_in.pool_id and shown["client-id"] == signed_in.client_id
+    assert shown == json.loads(before)["profiles"]["default"]
+    assert cog.config_file.read_text() == before
+    assert cog.run("configure", "--show", "--region", "eu-west-1").returncode == 64
+    missing = cog.run("configure", "--show", "-p", "nowhere")
+    assert missing.returncode == 78 and "not configured" in missing.stderr
+
+
+def test_configure_delete_removes_the_profile_and_its_keyring_items(cog, bus, signed_in):
+    import json
+
+    printf = subprocess.run(["printf", "%s", "s3cr3t-client"], capture_output=True, text=True).stdout
+    cog.ok("configure", "--client-secret-stdin", input=printf + "\n")
+    assert stored(bus, "client-secret") is not None and stored(bus, "refresh") is not None
+    cog.ok("configure", "-p", "keep", "--user-pool-id", signed_in.pool_id, "--client-id", signed_in.client_id)
+    deleted = cog.run("configure", "--delete")
+    assert deleted.returncode == 0, deleted.stderr
+    assert "4 items" in deleted.stderr
+    assert all(stored(bus, kind) is None for kind in ("access", "id", "refresh", "client-secret"))
+    assert set(json.loads(cog.config_file.read_text())["profiles"]) == {"keep"}
+    assert cog.run("token").returncode == 78
+    again = cog.run("configure", "--delete")
+    assert again.returncode == 78 and "not configured" in again.stderr
+    assert cog.run("configure", "-p", "keep", "--delete", "--username", "x").returncode == 64
+    assert "keep" in json.loads(cog.config_file.read_text())["profiles"]

@@ -63,7 +63,7 @@ public struct Profile: Sendable, Equatable {
     }
 
     /// The profile's object in config.json; unset settings are left out.
-    var json: JSONValue {
+    public var json: JSONValue {
         var members: [String: JSONValue] = [Key.userPoolID: .string(userPoolID), Key.clientID: .string(clientID)]
         members[Key.region] = region.map { .string($0) }
         members[Key.endpointURL] = endpointURL.map { .string($0) }

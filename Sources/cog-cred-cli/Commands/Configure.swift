@@ -11,7 +11,9 @@ struct Configure: ParsableCommand {
         discussion: """
             Settings are kept in $XDG_CONFIG_HOME/cog-cred/config.json (mode 0600); no secret \
             is ever written there. Options not given keep their current value; an empty \
-            value ("") clears an optional setting.
+            value ("") clears an optional setting. --show prints the profile's settings; \
+            --delete removes the profile and deletes its items (tokens, app client secret) \
+            from the Secret Service. cog-cred profiles lists every profile.
             """)
 
     @OptionGroup var profileOptions: ProfileOptions
@@ -58,7 +60,25 @@ struct Configure: ParsableCommand {
     @Flag(help: "Delete the stored app client secret (for an app client without one).")
     var removeClientSecret = false
 
+    @Flag(help: "Print the profile's settings as JSON (as config.json keeps them; no secret) and change nothing.")
+    var show = false
+
+    @Flag(help: "Remove the profile from the config and delete its tokens and app client secret from the Secret Service.")
+    var delete = false
+
+    /// Any setting given on this command line.
+    var changesSettings: Bool {
+        let values: [Any?] = [userPoolId, clientId, region, endpointUrl, username, connectTimeout, requestTimeout,
+                              commandTimeout, authFlow, caBundle]
+        return values.contains { $0 != nil } || !gitURLs.isEmpty || !dockerRegistries.isEmpty || clientSecretStdin
+            || removeClientSecret
+    }
+
     func validate() throws {
+        if show && delete { throw ValidationError("--show and --delete cannot be used together") }
+        if (show || delete) && changesSettings {
+            throw ValidationError("--\(show ? "show" : "delete") takes no settings: run configure without it to change them")
+        }
         if clientSecretStdin && removeClientSecret {
             throw ValidationError("--client-secret-stdin and --remove-client-secret cannot be used together")
         }
@@ -70,6 +90,11 @@ struct Configure: ParsableCommand {
         let store = wiring.configStore
         var file = try store.load()
         let existing = file.profiles[name]
+        if show || delete {
+            guard let existing else { throw ConfigError.profileNotFound(profile: name, path: store.path) }
+            if show { return Output.data(existing.json.prettyText) }
+            return try remove(name, from: &file, wiring: wiring)
+        }
 
         guard let poolID = userPoolId ?? existing?.userPoolID else {
             throw ConfigError.missingSetting(profile: name, setting: "user-pool-id")
@@ -147,5 +172,18 @@ struct Configure: ParsableCommand {
             let deleted = tokensDeleted > 0 ? " (its tokens were deleted)" : ""
             Output.note("The profile now names a different user pool, app client or endpoint\(deleted): sign in again.")
         }
+    }
+
+    /// `--delete`: the keyring items first (under the profile's refresh lock,
+    /// so a refresh in flight cannot write tokens back), then the config; a
+    /// keyring that cannot be reached changes nothing.
+    func remove(_ name: String, from file: inout ConfigFile, wiring: Wiring) throws {
+        var removed = try wiring.tokenManager(named: name).signOut(.local)
+        if try wiring.tokenStore.delete(.clientSecret, profile: name) { removed += 1 }
+        file.profiles[name] = nil
+        try wiring.configStore.save(file)
+        FileRefreshMemory(directory: wiring.paths.stateDirectory).forget(profile: name)
+        let items = removed == 1 ? "1 item" : "\(removed) items"
+        Output.note("Deleted profile '\(name)' from \(wiring.configStore.path) and its \(items) from the Secret Service.")
     }
 }

@@ -1,0 +1,87 @@
+import ArgumentParser
+import CogCredCore
+
+/// `cog-cred profiles`: every profile in the config, and whether it is signed in.
+struct Profiles: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "List the profiles: pool, app client, username, signed in or not, access token expiry.",
+        discussion: """
+            Never prints a token. The keyring is asked for each profile; when it cannot be \
+            (locked, no Secret Service) the list is still printed, with the signed-in column \
+            unknown, and the command exits 69.
+            """)
+
+    @Flag(help: "Print a JSON array instead of a table.")
+    var json = false
+
+    func run() throws {
+        let wiring = Wiring()
+        let file = try wiring.configStore.load()
+        var rows: [Row] = []
+        var keyringFailure: SecretServiceError? = nil
+        for (name, profile) in file.profiles.sorted(by: { $0.key < $1.key }) {
+            var row = Row(name: name, profile: profile)
+            if keyringFailure == nil {
+                do {
+                    let status = try wiring.tokenManager(named: name).status()
+                    row.signedIn = status.signedIn
+                    row.username = status.username ?? profile.username
+                    row.accessTokenExpiresAt = status.accessTokenExpiresAt
+                    row.now = status.now
+                } catch let failure as SecretServiceError {
+                    keyringFailure = failure
+                }
+            }
+            rows.append(row)
+        }
+        if json {
+            Output.data(JSONValue.array(rows.map(\.json)).compactText)
+        } else if rows.isEmpty {
+            Output.note("No profiles yet: cog-cred configure --user-pool-id POOL_ID --client-id CLIENT_ID")
+        } else {
+            let table = [["PROFILE", "USER POOL", "APP CLIENT", "USERNAME", "SIGNED IN", "ACCESS TOKEN"]] + rows.map(\.cells)
+            let widths = (0..<table[0].count).map { column in table.map { $0[column].count }.max() ?? 0 }
+            for line in table {
+                Output.data(zip(line, widths).map { $0.padding($1 + 1) }.joined().trimmingTrailingSpaces())
+            }
+        }
+        if let keyringFailure { throw keyringFailure }
+    }
+
+    struct Row {
+        var name: String
+        var profile: Profile
+        /// nil: the keyring could not be asked.
+        var signedIn: Bool? = nil
+        var username: String? = nil
+        var accessTokenExpiresAt: Int64? = nil
+        var now: Int64 = 0
+
+        var cells: [String] {
+            let expiry = accessTokenExpiresAt.map { exp in
+                exp > now ? "expires \(rfc3339(exp)) (\(humanDuration(exp - now)))" : "expired \(rfc3339(exp))"
+            }
+            return [name, profile.userPoolID, profile.clientID, username ?? profile.username ?? "-",
+                    signedIn.map { $0 ? "yes" : "no" } ?? "unknown", expiry ?? "-"]
+        }
+
+        /// Field names as in `status --json`.
+        var json: JSONValue {
+            var members: [String: JSONValue] = [
+                "profile": .string(name), "user_pool_id": .string(profile.userPoolID), "client_id": .string(profile.clientID),
+                "signed_in": signedIn.map { .bool($0) } ?? .null,
+            ]
+            members["username"] = (username ?? profile.username).map { .string($0) } ?? .null
+            members["access_token_expires_at"] = accessTokenExpiresAt.map { .string(rfc3339($0)) } ?? .null
+            return .object(members)
+        }
+    }
+}
+
+extension String {
+    func trimmingTrailingSpaces() -> String {
+        var text = self
+        while text.last == " " { text.removeLast() }
+        return text
+    }
+}
