@@ -33,7 +33,7 @@ def test_sign_up_wrong_code_expired_code_resend_confirm_sign_in(cog, bus, profil
     result = cog.ok("sign-up", "--username", EMAIL, "--password-stdin", "--attribute", "name=Dana",
                     input=PASSWORD + "\n")
     assert "sent by EMAIL to d***@e***" in result.stderr
-    assert f"cog-cred confirm-sign-up --username {EMAIL} --code CODE" in result.stderr
+    assert f"cog-cred confirm-sign-up --username {EMAIL} (it asks for the code)" in result.stderr
     assert result.stdout == ""
     user = profile.user(EMAIL)
     assert user["confirmed"] is False
@@ -274,3 +274,34 @@ def test_moto_checks_our_secret_hash_on_refresh(cog, bus, moto):
     cog.ok("refresh")
     cog.ok("configure", "--client-secret-stdin", input="wrong-secret\n")
     assert cog.run("refresh").returncode == 77  # moto's message does not say "secret hash"
+
+
+# --- codes off the command line ----------------------------------------------------------------------
+
+def test_codes_come_from_stdin_or_the_terminal_not_only_argv(cog, bus, profile, tmp_path):
+    """/proc/PID/cmdline is world-readable: --code - and the prompt keep codes off it."""
+    pexpect = pytest.importorskip("pexpect")
+    cog.ok("sign-up", "--username", EMAIL, "--password-stdin", input=PASSWORD + "\n")
+    code = profile.codes(EMAIL)["signup"]
+    # No terminal and no --code: say how, change nothing.
+    no_tty = cog.run("confirm-sign-up", "--username", EMAIL)
+    assert no_tty.returncode == 64 and "--code -" in no_tty.stderr
+    assert profile.user(EMAIL)["confirmed"] is False
+    # On a terminal, asked for (echo on: a code is not a password).
+    child = pexpect.spawn(cog.binary, ["confirm-sign-up", "--username", EMAIL], env=cog.env, encoding="utf-8",
+                          timeout=30)
+    child.expect("Enter the 6-digit code from the email: ")
+    child.sendline(code)
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0, child.before
+    assert profile.user(EMAIL)["confirmed"] is True
+
+    # Reset: the code's line, then the new password's, both on stdin.
+    cog.ok("forgot-password", "--username", EMAIL)
+    reset = profile.codes(EMAIL)["reset"]
+    cog.ok("confirm-forgot-password", "--username", EMAIL, "--code", "-", "--password-stdin",
+           input=f"{reset}\n{NEW_PASSWORD}\n")
+    cog.ok("sign-in", "--username", EMAIL, "--password-stdin", input=NEW_PASSWORD + "\n")
+    bad = cog.run("confirm-forgot-password", "--username", EMAIL, "--code", "-", "--password-stdin", input="12x456\nX\n")
+    assert bad.returncode == 65 and "6 digits" in bad.stderr

@@ -23,7 +23,7 @@ for Cognito and a local HTTPS server standing in for "your API"):
   --endpoint-url. The docs' placeholder pool ids (us-east-1_Abc123,
   eu-west-1_Abc123) and client id (1example23456789) are replaced by the
   emulator's; the user alice@example.com exists with the password $PW.
-- $PW, $NEW, $OLD, $CLIENT_SECRET, $COGNITO_PASSWORD, $KEYRING_PASSWORD.
+- $PW, $NEW, $OLD, $CLIENT_SECRET, $COGNITO_PASSWORD, $KEYRING_PASSWORD, $CODE.
 - https://api.example.com: curl goes (through $CURL_HOME/.curlrc:
   connect-to and cacert) to a local HTTPS server that answers 200 only to a
   valid access token of the pool (RS256 against the pool's JWKS, issuer,
@@ -66,6 +66,7 @@ SECRETS = {
     "COGNITO_PASSWORD": "Correct-Horse-Battery-9",
     "CLIENT_SECRET": "docs-example-client-secret",
     "KEYRING_PASSWORD": "docs-example-keyring-password",
+    "CODE": "123456",  # the double takes any well-formed code
 }
 # What CI runs: a `ci` block's commands must appear in these.
 CI_SCRIPTS = [".ci/run", "scripts/test", "packaging/test-deb.sh", "packaging/test-deb-bookworm.sh"]
@@ -291,12 +292,12 @@ def test_runnable_block(block, binary, bus, moto, double_server, api, tmp_path):
     transcript, prompts = [], 0
     try:
         while True:
-            index = child.expect([r"Password for \S+: ", pexpect.EOF])
+            index = child.expect([r"Password for \S+: ", r"Enter the 6-digit code from the email: ", pexpect.EOF])
             transcript.append(child.before)
-            if index == 1:
+            if index == 2:
                 break
             prompts += 1
-            child.sendline(SECRETS["PW"])
+            child.sendline(SECRETS["PW"] if index == 0 else SECRETS["CODE"])
         child.close()
     finally:
         kill_leftovers(str(runtime))

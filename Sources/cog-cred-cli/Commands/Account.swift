@@ -52,7 +52,7 @@ struct SignUp: ParsableCommand {
         }
         let whereTo = result.delivery.map { "A 6-digit confirmation code was sent\($0.sentence)." }
             ?? "Cognito did not say where the confirmation code went."
-        Output.note("Account \(username) created. \(whereTo) Next: cog-cred confirm-sign-up\(flag(manager)) --username \(username) --code CODE")
+        Output.note("Account \(username) created. \(whereTo) Next: cog-cred confirm-sign-up\(flag(manager)) --username \(username) (it asks for the code)")
     }
 }
 
@@ -64,12 +64,12 @@ struct ConfirmSignUp: ParsableCommand {
     @OptionGroup var profileOptions: ProfileOptions
     @OptionGroup var user: UsernameOption
 
-    @Option(help: ArgumentHelp("The 6-digit code from the email.", valueName: "code"))
-    var code: String
+    @OptionGroup var code: CodeOption
 
     func run() throws {
         let manager = try Wiring().tokenManager(profileOptions)
         let username = try user.resolve(manager.profile)
+        let code = try code.resolve()
         try AccountService(cognito: manager.cognito()).confirmSignUp(username: username, code: code)
         Output.note("Account \(username) confirmed. Next: cog-cred sign-in\(flag(manager)) --username \(username)")
     }
@@ -87,7 +87,7 @@ struct ResendCode: ParsableCommand {
         let manager = try Wiring().tokenManager(profileOptions)
         let username = try user.resolve(manager.profile)
         let delivery = try AccountService(cognito: manager.cognito()).resendCode(username: username)
-        Output.note("A new confirmation code was sent\(delivery?.sentence ?? ""). Next: cog-cred confirm-sign-up\(flag(manager)) --username \(username) --code CODE")
+        Output.note("A new confirmation code was sent\(delivery?.sentence ?? ""). Next: cog-cred confirm-sign-up\(flag(manager)) --username \(username) (it asks for the code)")
     }
 }
 
@@ -103,7 +103,7 @@ struct ForgotPassword: ParsableCommand {
         let manager = try Wiring().tokenManager(profileOptions)
         let username = try user.resolve(manager.profile)
         let delivery = try AccountService(cognito: manager.cognito()).forgotPassword(username: username)
-        Output.note("A password reset code was sent\(delivery?.sentence ?? ""). Next: cog-cred confirm-forgot-password\(flag(manager)) --username \(username) --code CODE")
+        Output.note("A password reset code was sent\(delivery?.sentence ?? ""). Next: cog-cred confirm-forgot-password\(flag(manager)) --username \(username) (it asks for the code)")
     }
 }
 
@@ -116,17 +116,16 @@ struct ConfirmForgotPassword: ParsableCommand {
     @OptionGroup var profileOptions: ProfileOptions
     @OptionGroup var user: UsernameOption
 
-    @Option(help: ArgumentHelp("The 6-digit code from the email.", valueName: "code"))
-    var code: String
+    @OptionGroup var code: CodeOption
 
-    @Flag(help: "Read the new password from the first line of standard input.")
+    @Flag(help: "Read the new password from a line of standard input (after the code's, with --code -).")
     var passwordStdin = false
 
     func run() throws {
         let manager = try Wiring().tokenManager(profileOptions)
         let username = try user.resolve(manager.profile)
         // A malformed code fails before the password is asked for.
-        let code = try AccountValidation.normalizedCode(code)
+        let code = try code.resolve()
         let password = try PasswordInput.newPassword(fromStandardInput: passwordStdin)
         try AccountService(cognito: manager.cognito()).confirmForgotPassword(username: username, code: code, newPassword: password)
         Output.note("The password for \(username) was reset. Next: cog-cred sign-in\(flag(manager)) --username \(username)")
@@ -158,5 +157,26 @@ struct ChangePassword: ParsableCommand {
         try AccountService(cognito: manager.cognito()).changePassword(
             accessToken: token.value, old: old, new: new, profile: manager.profileName)
         Output.note("Password changed for \(token.claims.subjectName ?? "the signed-in user").")
+    }
+}
+
+/// `--code`: the 6-digit code from an email. On the command line it would be
+/// readable by every user (/proc/PID/cmdline, ps) while the command runs, so
+/// it is asked for on the terminal when left out, or read from standard
+/// input with `--code -`.
+struct CodeOption: ParsableArguments {
+    @Option(
+        help: ArgumentHelp(
+            "The 6-digit code from the email; - reads it from standard input. Left out, it is asked for on the terminal.",
+            valueName: "code"))
+    var code: String?
+
+    func resolve() throws -> String {
+        if code == "-" { return try AccountValidation.normalizedCode(try PasswordInput.fromStandardInput(what: "code")) }
+        if let code { return try AccountValidation.normalizedCode(code) }
+        guard PasswordInput.hasTerminal else {
+            throw InputError("no terminal to ask for the code on; pipe it in with --code -", category: .usage)
+        }
+        return try AccountValidation.normalizedCode(try PasswordInput.ask("Enter the 6-digit code from the email: "))
     }
 }
