@@ -11,7 +11,8 @@ import Foundation
 struct ProfileOptions: ParsableArguments {
     @Option(
         name: [.long, .customShort("p")],
-        help: ArgumentHelp("Profile to use (default: $COG_CRED_PROFILE, else 'default'); also before the command.", valueName: "name"))
+        help: ArgumentHelp("Profile to use (default: $COG_CRED_PROFILE, else 'default'); also before the command.", valueName: "name"),
+        completion: Completions.profileNames)
     var profile: String?
 
     func validate() throws {

@@ -42,10 +42,14 @@ struct Configure: ParsableCommand {
     @Option(help: ArgumentHelp("Seconds for everything one command does (default 30).", valueName: "seconds"))
     var commandTimeout: Double?
 
-    @Option(help: ArgumentHelp("How sign-in proves the password: srp (default; never sent) or password.", valueName: "flow"))
+    @Option(
+        help: ArgumentHelp("How sign-in proves the password: srp (default; never sent) or password.", valueName: "flow"),
+        completion: Completions.authFlows)
     var authFlow: String?
 
-    @Option(help: ArgumentHelp("A PEM file of CA certificates for HTTPS to the endpoint (AWS_CA_BUNDLE overrides it).", valueName: "file"))
+    @Option(
+        help: ArgumentHelp("A PEM file of CA certificates for HTTPS to the endpoint (AWS_CA_BUNDLE overrides it).", valueName: "file"),
+        completion: .file())
     var caBundle: String?
 
     @Option(name: .customLong("git-url"), help: ArgumentHelp("A URL whose git credentials this profile answers, such as https://git.example.com/ (repeatable; replaces the list; \"\" clears it).", valueName: "url"))

@@ -39,7 +39,8 @@ struct GitCredentialCommand: ParsableCommand {
 
     @Option(
         name: [.long, .customShort("p")],
-        help: ArgumentHelp("Profile to answer with (default: the profile whose --git-url matches; never $COG_CRED_PROFILE).", valueName: "name"))
+        help: ArgumentHelp("Profile to answer with (default: the profile whose --git-url matches; never $COG_CRED_PROFILE).", valueName: "name"),
+        completion: Completions.profileNames)
     var profile: String?
 
     func validate() throws {
@@ -48,7 +49,7 @@ struct GitCredentialCommand: ParsableCommand {
         }
     }
 
-    @Argument(help: "get, store, erase or capability (others are ignored).")
+    @Argument(help: "get, store, erase or capability (others are ignored).", completion: Completions.gitActions)
     var action: String
 
     func run() throws {
@@ -98,7 +99,7 @@ struct DockerCredentialCommand: ParsableCommand {
             the next get refresh; list names the mapped registries.
             """)
 
-    @Argument(help: "get, store, erase, list or version.")
+    @Argument(help: "get, store, erase, list or version.", completion: Completions.dockerActions)
     var action: String
 
     func run() throws {

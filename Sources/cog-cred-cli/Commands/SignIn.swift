@@ -34,10 +34,12 @@ struct SignIn: ParsableCommand {
     @Option(help: ArgumentHelp("The MFA code (authenticator app or SMS); '-' reads it from standard input when Cognito asks.", valueName: "code"))
     var mfaCode: String?
 
-    @Option(help: ArgumentHelp("The MFA method when Cognito offers a choice: totp or sms.", valueName: "type"))
+    @Option(
+        help: ArgumentHelp("The MFA method when Cognito offers a choice: totp or sms.", valueName: "type"),
+        completion: Completions.mfaTypes)
     var mfaType: String?
 
-    @Option(help: ArgumentHelp("srp or password (default: the profile's, else srp).", valueName: "flow"))
+    @Option(help: ArgumentHelp("srp or password (default: the profile's, else srp).", valueName: "flow"), completion: Completions.authFlows)
     var authFlow: String?
 
     func validate() throws {

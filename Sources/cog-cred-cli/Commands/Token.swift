@@ -14,7 +14,8 @@ struct Token: ParsableCommand {
 
     @Option(help: ArgumentHelp(
         "bare (default), header, json, or env: export lines for eval that set what exec sets (COG_CRED_ACCESS_TOKEN, COG_CRED_ID_TOKEN, COG_CRED_AUTHORIZATION) and COG_CRED_TOKEN_EXPIRES_AT.",
-        valueName: "format"))
+        valueName: "format"),
+        completion: Completions.formats)
     var format: String = "bare"
 
     func validate() throws {

@@ -1,0 +1,26 @@
+import ArgumentParser
+import CogCredCore
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// What the shell completions offer for option values. The generated bash,
+/// zsh and fish scripts run `cog-cred ---completion ...` for the custom
+/// ones, so profile names come from the config file at that moment.
+enum Completions {
+    static let formats = CompletionKind.list(TokenOutput.Format.allCases.map(\.rawValue))
+    static let authFlows = CompletionKind.list(["srp", "password"])
+    static let mfaTypes = CompletionKind.list(["totp", "sms"])
+    static let gitActions = CompletionKind.list(["get", "store", "erase", "capability"])
+    static let dockerActions = CompletionKind.list(["get", "store", "erase", "list", "version"])
+
+    /// The profiles in the config file that start with what was typed.
+    static let profileNames = CompletionKind.custom { _, _, prefix in
+        let paths = Paths(environment: ProcessInfo.processInfo.environment)
+        let names = (try? ConfigStore(path: paths.configFile).load().profiles.keys.sorted()) ?? []
+        return names.filter { $0.hasPrefix(prefix) }
+    }
+}
