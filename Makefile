@@ -9,6 +9,7 @@ DESTDIR ?=
 BIN := $(shell swift build -c release --static-swift-stdlib --show-bin-path 2>/dev/null)
 
 MAN := .build/cog-cred.1
+VERSION := $(shell sed -n 's/^public let cogCredVersion = "\(.*\)"$$/\1/p' Sources/CogCredCore/Support/Version.swift)
 
 .PHONY: build man install uninstall
 
@@ -17,13 +18,14 @@ build:
 
 # The man page: swift-argument-parser's generate-manual plugin renders the
 # command definitions; the hand-written sections (exit status, environment,
-# files, attributes, examples) replace its generic EXIT STATUS.
+# files, attributes, examples) replace its generic EXIT STATUS, and
+# packaging/man/tidy.py makes the whole lint-clean (mandoc -T lint, groff -ww).
 # (The plugin builds the release products without --static-swift-stdlib;
 # install therefore builds again after it.)
 man:
 	swift package generate-manual --configuration release >/dev/null
-	sed '/^\.Sh "EXIT STATUS"/,$$d' .build/plugins/GenerateManual/outputs/cog-cred-cli/cog-cred.1 > $(MAN)
-	cat packaging/man/sections.mdoc >> $(MAN)
+	{ sed '/^\.Sh "EXIT STATUS"/,$$d' .build/plugins/GenerateManual/outputs/cog-cred-cli/cog-cred.1; \
+	  cat packaging/man/sections.mdoc; } | python3 packaging/man/tidy.py $(VERSION) > $(MAN)
 
 install: man
 	scripts/build >/dev/null

@@ -69,7 +69,9 @@ let package = Package(
         ),
         // Two libsystemd functions that libdbus-1.a refers to, for the front's
         // static link (Debian ships no static libsystemd).
-        .target(name: "CDBusStatic"),
+        // What the static front binary needs besides libdbus-1.a, and what
+        // it must not take from libc.a (stubs.c says why; release only).
+        .target(name: "CDBusStatic", cSettings: [.define("COG_CRED_STATIC_FRONT", .when(configuration: .release))]),
         .systemLibrary(
             name: "CCurl",
             pkgConfig: "libcurl",

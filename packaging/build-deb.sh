@@ -19,6 +19,8 @@ root="$work/cog-cred_${version}_${arch}"
 make --no-print-directory install DESTDIR="$root" PREFIX=/usr >/dev/null
 strip --strip-unneeded "$root/usr/bin/cog-cred" "$root/usr/lib/cog-cred/cog-cred-cli"
 gzip -9n "$root/usr/share/man/man1/cog-cred.1"
+# Debian policy 12.5: the licence, machine-readable (copyright-format 1.0).
+install -m 0644 packaging/copyright "$root/usr/share/doc/cog-cred/copyright"
 
 # dpkg-shlibdeps wants a source package around the binaries.
 mkdir -p "$work/debian"
@@ -26,6 +28,8 @@ printf 'Source: cog-cred\n\nPackage: cog-cred\nArchitecture: any\n' > "$work/deb
 depends=$(cd "$work" && dpkg-shlibdeps -O "$root/usr/bin/cog-cred" "$root/usr/lib/cog-cred/cog-cred-cli" 2>/dev/null |
     sed -n 's/^shlibs:Depends=//p')
 
+# Recommends: a Secret Service to keep the tokens in. Suggests: qrencode
+# draws the authenticator set-up as a QR code; secret-tool reads the items.
 mkdir -p "$root/DEBIAN"
 cat > "$root/DEBIAN/control" <<CONTROL
 Package: cog-cred
@@ -33,6 +37,8 @@ Version: $version
 Architecture: $arch
 Maintainer: cog-cred developers <cog-cred@users.noreply.example>
 Depends: $depends
+Recommends: gnome-keyring | keepassxc
+Suggests: qrencode, libsecret-tools
 Section: utils
 Priority: optional
 Installed-Size: $(du -sk "$root/usr" | cut -f1)

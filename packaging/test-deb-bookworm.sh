@@ -19,7 +19,9 @@ trap cleanup EXIT
 debootstrap --variant=minbase bookworm "$root" "$mirror" >/dev/null
 mount -t proc proc "$root/proc"
 cp "$deb" "$root/tmp/cog-cred.deb"
-chroot "$root" apt-get install -y -qq /tmp/cog-cred.deb >/dev/null
+# Depends only: what the package cannot run without (Recommends would pull
+# gnome-keyring and systemd into the minimal root).
+chroot "$root" apt-get install -y -qq --no-install-recommends /tmp/cog-cred.deb >/dev/null
 
 fail=0
 expect() {  # expect CODE what command...

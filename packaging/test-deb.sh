@@ -17,6 +17,9 @@ check() {  # check "what" command...
 deb=$(packaging/build-deb.sh) || { echo "build-deb.sh failed" >&2; exit 1; }
 version=$(dpkg-deb -f "$deb" Version)
 depends=$(dpkg-deb -f "$deb" Depends)
+recommends=$(dpkg-deb -f "$deb" Recommends)
+suggests=$(dpkg-deb -f "$deb" Suggests)
+contents=$(dpkg-deb -c "$deb")
 root=$(mktemp -d)
 home=$(mktemp -d)
 prefix=$(mktemp -d)
@@ -29,6 +32,10 @@ check "Depends names json-c" grep -q "libjson-c5" <<<"$depends"
 check "Depends names no glib (gio is not used)" bash -c "! grep -q libglib <<<'$depends'"
 check "Depends names libcurl" grep -q "libcurl4" <<<"$depends"
 check "Depends names no build tools" bash -c "! grep -qE -- '-dev|swift|gcc |clang' <<<'$depends'"
+check "Recommends a Secret Service" grep -qx "gnome-keyring | keepassxc" <<<"$recommends"
+check "Suggests qrencode and secret-tool" grep -qx "qrencode, libsecret-tools" <<<"$suggests"
+check "the copyright file is in the package, mode 0644" grep -qE '^-rw-r--r-- root/root .* \./usr/share/doc/cog-cred/copyright$' <<<"$contents"
+check "the copyright file is machine-readable, Apache-2.0" bash -c "grep -qx 'Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/' '$root/usr/share/doc/cog-cred/copyright' && grep -qx 'License: Apache-2.0' '$root/usr/share/doc/cog-cred/copyright'"
 check "apt can satisfy Depends" apt-get install --simulate --no-install-recommends "./$deb"
 check "the Swift runtime is linked in, not needed from the system" bash -c "! ldd '$root/usr/bin/cog-cred' '$root/usr/lib/cog-cred/cog-cred-cli' | grep -q libswift"
 check "--help works" "$root/usr/bin/cog-cred" --help
@@ -41,6 +48,23 @@ check "fish completion exists" test -s "$root/usr/share/fish/vendor_completions.
 check "the man page renders" bash -c "man -l '$root/usr/share/man/man1/cog-cred.1.gz' | grep -q 'SECRET SERVICE ATTRIBUTES'"
 check "the man page has the hand-written exit statuses" bash -c "MANWIDTH=400 man -l '$root/usr/share/man/man1/cog-cred.1.gz' | grep -q 'including a config file others can write'"
 check "docs are installed" test -s "$root/usr/share/doc/cog-cred/security.md"
+# The man page, as its two renderers see it. MANPATH points at an empty
+# folder: otherwise mandoc's lint also checks the SEE ALSO pages against this
+# machine's own (often outdated) mandoc.db, which says nothing about ours.
+man_dir=$(mktemp -d)
+gunzip -c "$root/usr/share/man/man1/cog-cred.1.gz" > "$man_dir/page.1"
+mkdir "$man_dir/empty"
+MANPATH="$man_dir/empty" mandoc -T lint "$man_dir/page.1" > "$man_dir/mandoc.txt" 2>&1
+groff -ww -man -z "$man_dir/page.1" > "$man_dir/groff.txt" 2>&1
+MANWIDTH=80 man -l "$man_dir/page.1" 2>/dev/null | sed 's/.\x08//g' > "$man_dir/rendered.txt"
+grep '^\.Sh' "$man_dir/page.1" | sort | uniq -d > "$man_dir/repeated.txt"
+check "mandoc -T lint reports nothing" test ! -s "$man_dir/mandoc.txt"
+check "groff -ww -man reports nothing" test ! -s "$man_dir/groff.txt"
+check "the header is cog-cred's, not BSD's" grep -qx 'COG-CRED(1) *General Commands Manual *COG-CRED(1)' <(head -n1 "$man_dir/rendered.txt")
+check "the footer names cog-cred and its version" grep -q "^cog-cred $version " <(tail -n1 "$man_dir/rendered.txt")
+check "each section once" test ! -s "$man_dir/repeated.txt"
+check "EXAMPLES lines are intact" grep -qxF '           curl -H "$(cog-cred get-header)" https://api.example.com/things' "$man_dir/rendered.txt"
+rm -rf "$man_dir"
 
 check "make install" make install --no-print-directory PREFIX="$prefix"
 check "installed cog-cred runs" "$prefix/bin/cog-cred" --version

@@ -191,3 +191,23 @@ def test_configure_delete_removes_the_profile_and_its_keyring_items(cog, bus, si
     assert again.returncode == 78 and "not configured" in again.stderr
     assert cog.run("configure", "-p", "keep", "--delete", "--username", "x").returncode == 64
     assert "keep" in json.loads(cog.config_file.read_text())["profiles"]
+
+
+# --- first contact: the sandbox shell ---------------------------------------------------------------
+
+@pytest.mark.parametrize("flags", [[], ["--double"]])
+def test_the_sandbox_shell_is_ready_to_sign_in(cog, flags, tmp_path):
+    """scripts/sandbox with no command: a shell with a pool, a user and the profile ready."""
+    from pathlib import Path
+
+    repo = Path(__file__).resolve().parents[2]
+    commands = 'printf "%s\\n" "$SANDBOX_PASSWORD" | cog-cred sign-in --password-stdin && cog-cred get-header\nexit\n'
+    env = {**os.environ, "COG_CRED": str(Path(cog.binary).resolve()), "TMPDIR": str(tmp_path)}
+    for name in ("DBUS_SESSION_BUS_ADDRESS", "XDG_CONFIG_HOME", "XDG_RUNTIME_DIR", "XDG_DATA_HOME"):
+        env.pop(name, None)
+    result = subprocess.run([str(repo / "scripts/sandbox"), *flags], input=commands, env=env, capture_output=True,
+                            text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip().splitlines()[-1].startswith("Authorization: Bearer eyJ")
+    assert "SANDBOX_PASSWORD" in result.stderr and "us-east-1_" in result.stderr
+    assert not list(tmp_path.glob("cog-cred-sandbox.*")), "the sandbox left its directory behind"
