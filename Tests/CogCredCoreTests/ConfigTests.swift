@@ -5,7 +5,7 @@ import Testing
 
 @Suite struct ConfigTests {
     func temporaryDirectory() throws -> String {
-        let path = NSTemporaryDirectory() + "cog-cred-tests-\(UUID().uuidString)"
+        let path = TestDirectories.path("config")
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         return path
     }

@@ -3,6 +3,22 @@ import Synchronization
 @testable import CogCredCore
 @testable import CogCredRead
 
+/// Folders for tests that need real files, all inside one folder of this
+/// test process, removed when it exits: a run leaves nothing behind in /tmp.
+enum TestDirectories {
+    static let root: String = {
+        let path = NSTemporaryDirectory() + "cog-cred-unit-tests-\(getpid())"
+        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        atexit { try? FileManager.default.removeItem(atPath: TestDirectories.root) }
+        return path
+    }()
+
+    /// A new path under the root (not created).
+    static func path(_ name: String) -> String {
+        root + "/\(name)-\(UUID().uuidString)"
+    }
+}
+
 /// A clock the test sets.
 final class FakeClock: Clock {
     private let current: Mutex<Int64>

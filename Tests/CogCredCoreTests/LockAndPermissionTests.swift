@@ -6,7 +6,7 @@ import Testing
 
 @Suite struct RefreshLockTests {
     func directory() -> String {
-        NSTemporaryDirectory() + "cog-cred-lock-\(UUID().uuidString)"
+        TestDirectories.path("lock")
     }
 
     final class Occupancy: Sendable {
@@ -101,7 +101,7 @@ import Testing
 
 @Suite struct ConfigPermissionTests {
     @Test func aConfigOthersCanWriteIsRefused() throws {
-        let dir = NSTemporaryDirectory() + "cog-cred-perm-\(UUID().uuidString)"
+        let dir = TestDirectories.path("permissions")
         let store = ConfigStore(path: dir + "/config.json")
         try store.save(ConfigFile(profiles: ["default": Profile(userPoolID: "us-east-1_A", clientID: "c")]))
         _ = try store.load()
