@@ -48,6 +48,10 @@ struct CogCredCommand: ParsableCommand {
               AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER, AWS_ENDPOINT_URL
                                  override the profile's Cognito endpoint
               DBUS_SESSION_BUS_ADDRESS   the session bus of the Secret Service
+              DISPLAY, WAYLAND_DISPLAY   a locked keyring asks for its password
+                                 in the keyring's own dialog (not with
+                                 --no-prompt); without them: 69 at once
+              COG_CRED_UNLOCK_WAIT   seconds to wait for that dialog (120)
             """,
         version: cogCredVersion,
         subcommands: [

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Synchronization
 import CogCredCore
 
 #if canImport(FoundationEssentials)
@@ -7,7 +8,7 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// `--profile`, shared by every command.
+/// `--profile` and `--no-prompt`, shared by every command that uses a profile.
 struct ProfileOptions: ParsableArguments {
     @Option(
         name: [.long, .customShort("p")],
@@ -15,10 +16,15 @@ struct ProfileOptions: ParsableArguments {
         completion: Completions.profileNames)
     var profile: String?
 
+    @Flag(help: "With the keyring locked, fail at once (69) instead of asking the keyring to show its unlock prompt.")
+    var noPrompt = false
+
     func validate() throws {
         if let profile, let problem = ProfileValidation.profileNameProblem(profile) {
             throw ValidationError("invalid --profile: \(problem)")
         }
+        // Parsing is the one place that sees the flag for every command.
+        if noPrompt { Wiring.forbidUnlockPrompt() }
     }
 
     /// The profile name in effect: the flag, then COG_CRED_PROFILE, then "default".
@@ -44,8 +50,32 @@ struct Wiring {
     var configStore: ConfigStore { ConfigStore(path: paths.configFile) }
 
     /// The Secret Service on this process's session bus; an encrypted
-    /// session where the bus is not reached through Unix sockets only.
-    var tokenStore: SecretServiceStore { SecretServiceStore(environment: environment, encryption: { SecretServiceCipher() }) }
+    /// session where the bus is not reached through Unix sockets only. A
+    /// locked keyring is unlocked through the service's own prompt unless
+    /// the command must not wait for a person.
+    var tokenStore: SecretServiceStore {
+        // The prompt is a window on the desktop: without a display here, no
+        // one at this terminal could see it (SSH, a container, cron), and
+        // a keyring daemon would only dismiss it after a while.
+        let seen = ["DISPLAY", "WAYLAND_DISPLAY"].contains { !(environment[$0] ?? "").isEmpty }
+        var prompt = seen ? Wiring.unlockPrompt.withLock { $0 } : .never
+        if case .waitingAtMost = prompt { prompt = .waitingAtMost(seconds: unlockWait) }
+        return SecretServiceStore(environment: environment, encryption: { SecretServiceCipher() }, unlockPrompt: prompt)
+    }
+
+    /// How long a person has to answer the keyring's unlock prompt:
+    /// COG_CRED_UNLOCK_WAIT seconds (1 to 3600), else two minutes.
+    var unlockWait: Int32 {
+        environment["COG_CRED_UNLOCK_WAIT"].flatMap { Int32($0) }.flatMap { (1...3600).contains($0) ? $0 : nil } ?? 120
+    }
+
+    private static let unlockPrompt = Mutex(SecretServiceStore.UnlockPrompt.waitingAtMost(seconds: 120))
+
+    /// For `--no-prompt`, and for callers that say nobody is there to answer
+    /// (kubectl's "interactive": false): a locked keyring fails at once.
+    static func forbidUnlockPrompt() {
+        unlockPrompt.withLock { $0 = .never }
+    }
 
     /// The profile's token manager, talking to the real Secret Service and
     /// the profile's Cognito endpoint under one deadline for the command.

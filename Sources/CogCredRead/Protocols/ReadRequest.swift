@@ -55,7 +55,9 @@ public enum ReadRequest: Equatable, Sendable {
         var options = Options(remaining)
         switch command {
         case "token", "get-header", "kubectl-credential":
-            guard let profile = options.profile(), let minTTL = options.minTTL() else { return nil }
+            // --no-prompt: the front never prompts anyway (a locked keyring is handed over).
+            guard let profile = options.profile(), let minTTL = options.minTTL(), options.flag("--no-prompt") != nil
+            else { return nil }
             var request = TokenRequest(shape: .header, choice: .access, profile: profile, minTTL: minTTL)
             if command != "get-header" {
                 guard let idToken = options.flag("--id-token") else { return nil }
@@ -69,7 +71,7 @@ public enum ReadRequest: Equatable, Sendable {
             }
             return options.isEmpty ? .token(request) : nil
         case "exec":
-            guard let profile = options.profile(), let minTTL = options.minTTL(),
+            guard let profile = options.profile(), let minTTL = options.minTTL(), options.flag("--no-prompt") != nil,
                 let command = options.afterTerminator(), !command.isEmpty
             else { return nil }
             return options.isEmpty ? .exec(profile: profile, minTTL: minTTL, command: command) : nil

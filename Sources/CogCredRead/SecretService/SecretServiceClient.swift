@@ -36,6 +36,7 @@ final class SecretServiceClient: @unchecked Sendable {
     static let serviceInterface = "org.freedesktop.Secret.Service"
     static let collectionInterface = "org.freedesktop.Secret.Collection"
     static let itemInterface = "org.freedesktop.Secret.Item"
+    static let promptInterface = "org.freedesktop.Secret.Prompt"
     static let propertiesInterface = "org.freedesktop.DBus.Properties"
 
     /// How long one call may take before it is given up: a hung keyring
@@ -286,6 +287,48 @@ final class SecretServiceClient: @unchecked Sendable {
         return try read(reply, operation: operation) { r throws(BusCallFailure) in
             try r.variant { v throws(BusCallFailure) in try v.stringDictionary() }
         }
+    }
+
+    /// Asks the Secret Service to unlock the default collection. The service
+    /// shows its own password dialog (gnome-keyring's, KeePassXC's) through
+    /// a Prompt object, as secret-tool and git's libsecret helper have it do;
+    /// this waits for the prompt's Completed signal. True once unlocked;
+    /// false when the prompt was dismissed, could not be shown (no display:
+    /// the service dismisses it) or got no answer in `seconds`.
+    func unlockDefaultCollection(waitingAtMost seconds: Int32) throws(SecretServiceError) -> Bool {
+        let collection = try defaultCollection()
+        let operation = "unlock the keyring"
+        let reply = try call(Self.servicePath, Self.serviceInterface, "Unlock", operation: operation) {
+            $0.objectPaths([collection])
+        }
+        let (unlocked, prompt) = try read(reply, operation: operation) { r throws(BusCallFailure) in
+            (try r.objectPaths(), try r.objectPath())
+        }
+        if prompt == "/" { return unlocked.contains(collection) }
+        // Every answer still owed (OpenSession's) is read now: waiting for
+        // the signal takes whatever else arrives off the connection.
+        settle()
+        do {
+            // Subscribed before the prompt starts, so its answer cannot be missed.
+            try bus.addMatch("type='signal',interface='\(Self.promptInterface)',member='Completed',path='\(prompt)'")
+        } catch {
+            throw Self.translate(error, operation: operation)
+        }
+        _ = try call(prompt, Self.promptInterface, "Prompt", operation: operation) { $0.string("") }
+        let completed: Reply?
+        do {
+            completed = try bus.waitForSignal(
+                path: prompt, interface: Self.promptInterface, member: "Completed", waitingAtMost: seconds * 1000)
+        } catch {
+            throw Self.translate(error, operation: operation)
+        }
+        guard let completed else {
+            _ = try? call(prompt, Self.promptInterface, "Dismiss", operation: operation)
+            return false
+        }
+        let dismissed = try read(completed, operation: operation) { r throws(BusCallFailure) in try r.bool() }
+        if dismissed { return false }
+        return try !isLocked(collection)
     }
 
     /// Throws `.noDefaultCollection` or `.locked` when the default collection

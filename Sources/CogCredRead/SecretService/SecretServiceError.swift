@@ -9,6 +9,9 @@ public enum SecretServiceError: CogCredFailure, Equatable {
     case noDefaultCollection
     /// The default collection exists but is locked.
     case locked
+    /// The Secret Service was asked to unlock it, and its prompt was
+    /// dismissed, could not be shown, or got no answer.
+    case unlockDeclined
     /// The Secret Service did not answer in time (a hung keyring daemon).
     case notResponding(seconds: Double)
     /// The bus is reached through something other than Unix sockets, and this
@@ -29,6 +32,8 @@ public enum SecretServiceError: CogCredFailure, Equatable {
             return "the Secret Service has no default keyring; create one in your keyring manager (for gnome-keyring: unlock it once with `gnome-keyring-daemon --unlock`)"
         case .locked:
             return "the keyring is locked; unlock it (log in to the desktop, open your keyring manager, or pipe the password to `gnome-keyring-daemon --unlock`) and try again"
+        case .unlockDeclined:
+            return "the keyring is locked, and its unlock prompt was dismissed or could not be shown (no display: SSH, a container); unlock it and try again (log in to the desktop, open your keyring manager, or pipe the password to `gnome-keyring-daemon --unlock`)"
         case .notResponding(let seconds):
             return "the Secret Service did not answer within \(seconds) s; the keyring daemon may be stuck: restart it (for gnome-keyring: gnome-keyring-daemon --replace)"
         case .needsEncryptedSession:

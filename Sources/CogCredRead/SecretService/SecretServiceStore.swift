@@ -22,17 +22,47 @@ public struct SecretServiceStore: TokenStore {
     /// reached through Unix sockets only; nil where it is not available.
     let encryption: (@Sendable () -> any SecretSessionAlgorithm)?
 
+    /// Whether a locked keyring may be unlocked through the Secret Service's
+    /// own password prompt (see `unlockingOnce`). Never in the front binary,
+    /// whose reads must not wait on a person; cog-cred-cli decides per command.
+    let unlockPrompt: UnlockPrompt
+
     /// `environment` decides which session bus is used.
     public init(
         environment: @escaping @Sendable (String) -> String?,
-        encryption: (@Sendable () -> any SecretSessionAlgorithm)? = nil
+        encryption: (@Sendable () -> any SecretSessionAlgorithm)? = nil,
+        unlockPrompt: UnlockPrompt = .never
     ) {
         self.environment = environment
         self.encryption = encryption
+        self.unlockPrompt = unlockPrompt
     }
 
-    public init(environment: [String: String], encryption: (@Sendable () -> any SecretSessionAlgorithm)? = nil) {
-        self.init(environment: { environment[$0] }, encryption: encryption)
+    public init(
+        environment: [String: String], encryption: (@Sendable () -> any SecretSessionAlgorithm)? = nil,
+        unlockPrompt: UnlockPrompt = .never
+    ) {
+        self.init(environment: { environment[$0] }, encryption: encryption, unlockPrompt: unlockPrompt)
+    }
+
+    /// When a locked keyring is unlocked by prompting.
+    public enum UnlockPrompt: Sendable, Equatable {
+        /// Never: a locked keyring is `.locked` at once.
+        case never
+        /// Ask the Secret Service to show its prompt, waiting this long for the person.
+        case waitingAtMost(seconds: Int32)
+    }
+
+    /// Runs `body`; when it finds the keyring locked and this store may
+    /// prompt, asks the Secret Service to unlock it and runs `body` once more.
+    func unlockingOnce<T>(_ body: () throws(SecretServiceError) -> T) throws(SecretServiceError) -> T {
+        do {
+            return try body()
+        } catch .locked {
+            guard case .waitingAtMost(let seconds) = unlockPrompt else { throw .locked }
+            guard try client().unlockDefaultCollection(waitingAtMost: seconds) else { throw .unlockDeclined }
+            return try body()
+        }
     }
 
     /// Connects to the Secret Service and opens the session now, without
@@ -56,6 +86,12 @@ public struct SecretServiceStore: TokenStore {
     }
 
     public func read(_ kinds: [SecretKind], profile: String, binding: ItemBinding?) throws(SecretServiceError)
+        -> [SecretKind: StoredSecret]
+    {
+        try unlockingOnce { () throws(SecretServiceError) in try readUnlocked(kinds, profile: profile, binding: binding) }
+    }
+
+    func readUnlocked(_ kinds: [SecretKind], profile: String, binding: ItemBinding?) throws(SecretServiceError)
         -> [SecretKind: StoredSecret]
     {
         let service = try client()
@@ -111,6 +147,14 @@ public struct SecretServiceStore: TokenStore {
     func write(_ kind: SecretKind, profile: String, secret: String, context: ItemContext, timeout: Int32)
         throws(SecretServiceError)
     {
+        try unlockingOnce { () throws(SecretServiceError) in
+            try writeUnlocked(kind, profile: profile, secret: secret, context: context, timeout: timeout)
+        }
+    }
+
+    func writeUnlocked(_ kind: SecretKind, profile: String, secret: String, context: ItemContext, timeout: Int32)
+        throws(SecretServiceError)
+    {
         let service = try client()
         let operation = "store the \(kind.displayName)"
         let who = context.username.map { ": \($0)" } ?? ""
@@ -131,6 +175,10 @@ public struct SecretServiceStore: TokenStore {
 
     @discardableResult
     public func delete(_ kind: SecretKind, profile: String) throws(SecretServiceError) -> Bool {
+        try unlockingOnce { () throws(SecretServiceError) in try deleteUnlocked(kind, profile: profile) }
+    }
+
+    func deleteUnlocked(_ kind: SecretKind, profile: String) throws(SecretServiceError) -> Bool {
         let service = try client()
         let operation = "delete the \(kind.displayName)"
         let found = try service.search([Self.attributes(kind, profile, nil)], operation: operation)[0]

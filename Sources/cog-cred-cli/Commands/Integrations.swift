@@ -161,6 +161,7 @@ struct KubectlCredential: ParsableCommand {
 
     func run() throws {
         let info = try KubernetesExecInfo.parse(getenv(KubernetesExecInfo.variable).map { String(cString: $0) }).get()
+        if !info.interactive { Wiring.forbidUnlockPrompt() }
         let token = try Wiring().tokenManager(profileOptions).currentToken(idToken ? .id : .access, policy: freshness.policy)
         Output.data(TokenOutput.execCredential(token, apiVersion: info.apiVersion))
     }

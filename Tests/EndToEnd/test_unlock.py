@@ -1,0 +1,121 @@
+"""A locked keyring on a desktop: the full command asks the Secret Service to
+unlock it (Unlock, then the Prompt it returns: the keyring's own password
+dialog) and goes on once it is unlocked. It does not ask with --no-prompt,
+when kubectl says nobody is there ("interactive": false), or with no display
+to show a dialog on; then, and when the dialog is dismissed, it exits 69.
+
+Against a stand-in whose prompt completes or is dismissed
+(locked_secret_service.py), and against the real headless gnome-keyring,
+which dismisses a prompt it cannot show."""
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import Bus, bus_config_without_activation, wait_until
+from test_core import stored
+from test_keyring_truth import lock_collection
+
+HERE = Path(__file__).resolve().parent
+DISPLAY = {"DISPLAY": ":97"}  # a display is named; the stand-in needs none
+
+
+@pytest.fixture
+def locked_service(cog, bus, signed_in, tmp_path):
+    """Starts the stand-in holding this profile's real items, locked; returns (start, calls)."""
+    items = [item for item in bus.items(service="cog-cred", profile="default")]
+    assert len(items) == 3
+    (tmp_path / "items.json").write_text(json.dumps(items))
+    log = tmp_path / "calls.log"
+    started = []
+
+    def start(answer):
+        private = Bus(tmp_path / f"bus-{answer}", secrets=False,
+                      config_file=bus_config_without_activation(tmp_path / f"bus-{answer}.conf"))
+        proc = subprocess.Popen([sys.executable, str(HERE / "locked_secret_service.py"), "--address", private.address,
+                                 "--items", str(tmp_path / "items.json"), "--answer", answer, "--log", str(log)])
+        started.append((proc, private))
+        wait_until(private.has_secret_service, "the locked Secret Service", attempts=500)
+        cog.env.update(private.env)
+        return private
+
+    def calls():
+        return [json.loads(line)["call"] for line in log.read_text().splitlines()] if log.exists() else []
+
+    yield start, calls
+    for proc, private in started:
+        proc.terminate()
+        proc.wait(timeout=10)
+        private.stop()
+
+
+def test_the_prompt_unlocks_and_the_command_goes_on(cog, bus, locked_service):
+    start, calls = locked_service
+    access, id_token = stored(bus, "access"), stored(bus, "id")
+    start("unlock")
+    # token: the front finds it locked and hands over; cog-cred-cli prompts.
+    result = cog.run("token", env=DISPLAY)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == access + "\n"
+    assert calls() == ["Unlock", "Prompt"]
+    # Unlocked now: the next read needs no prompt.
+    assert cog.ok("token", "--id-token", env=DISPLAY).stdout == id_token + "\n"
+    assert calls() == ["Unlock", "Prompt"]
+
+
+@pytest.mark.parametrize("answer", ["dismiss", "never"])
+def test_a_dismissed_or_unanswered_prompt_exits_69_and_hands_out_nothing(cog, locked_service, answer):
+    start, calls = locked_service
+    start(answer)
+    # "never": nobody answers; the wait for a person (COG_CRED_UNLOCK_WAIT,
+    # two minutes by default) ends it, and the prompt is dismissed.
+    started = time.monotonic()
+    result = cog.run("get-header", env={**DISPLAY, "COG_CRED_UNLOCK_WAIT": "2"})
+    assert result.returncode == 69 and result.stdout == ""
+    assert "unlock prompt was dismissed" in result.stderr
+    assert calls() == (["Unlock", "Prompt"] if answer == "dismiss" else ["Unlock", "Prompt", "Dismiss"])
+    assert time.monotonic() - started < 30
+
+
+@pytest.mark.parametrize("how", ["--no-prompt", "kubectl non-interactive", "no display"])
+def test_no_prompt_when_nobody_could_answer_it(cog, locked_service, how):
+    start, calls = locked_service
+    start("unlock")
+    env = dict(DISPLAY)
+    args = ["token"]
+    if how == "--no-prompt":
+        args = ["token", "--no-prompt"]
+    elif how == "kubectl non-interactive":
+        args = ["kubectl-credential"]
+        env["KUBERNETES_EXEC_INFO"] = json.dumps({"kind": "ExecCredential", "apiVersion":
+                                                  "client.authentication.k8s.io/v1", "spec": {"interactive": False}})
+    else:
+        env = {"DISPLAY": None, "WAYLAND_DISPLAY": None}
+    started = time.monotonic()
+    result = cog.run(*args, env=env)
+    assert result.returncode == 69 and result.stdout == ""
+    assert "the keyring is locked" in result.stderr
+    assert calls() == [], "a prompt was shown"
+    assert time.monotonic() - started < 10
+
+
+def test_the_real_headless_gnome_keyring_dismisses_and_the_command_exits_69(cog, pool, tmp_path):
+    private = Bus(tmp_path / "own-bus")
+    try:
+        cog.env.update(private.env)
+        cog.ok("configure", "--user-pool-id", pool.pool_id, "--client-id", pool.client_id, "--endpoint-url", pool.url,
+               "--username", pool.username)
+        cog.ok("sign-in", "--password-stdin", input=pool.password + "\n")
+        lock_collection(private)
+        # With a display named but no X server, gnome-keyring cannot show
+        # its dialog and dismisses the prompt.
+        result = cog.run("token", env=DISPLAY, timeout=60)
+        assert result.returncode == 69 and result.stdout == ""
+        assert "unlock prompt was dismissed" in result.stderr
+        # Without one, no prompt is asked for at all.
+        assert "the keyring is locked; unlock it" in cog.run("token").stderr
+    finally:
+        private.stop()
