@@ -21,6 +21,18 @@ NEW_PASSWORD = "Second-Password-2"
 EMAIL = "dana@example.com"
 
 
+def on_terminal(cog, args, *exchanges):
+    """Runs cog-cred on a pseudo-terminal, answering each (prompt, reply) in turn; it must exit 0."""
+    pexpect = pytest.importorskip("pexpect")
+    child = pexpect.spawn(cog.binary, args, env=cog.env, encoding="utf-8", timeout=30)
+    for prompt, reply in exchanges:
+        child.expect(prompt)
+        child.sendline(reply)
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0, child.before
+
+
 @pytest.fixture
 def profile(cog, double):
     cog.ok("configure", "--user-pool-id", "us-east-1_double", "--client-id", "doubleclient",
@@ -175,14 +187,7 @@ def test_sign_up_asks_twice_on_the_terminal_and_compares(cog, profile):
     assert PASSWORD not in child.before
     assert profile.stats()["calls"] == {}
 
-    child = pexpect.spawn(cog.binary, ["sign-up", "--username", EMAIL], env=cog.env, encoding="utf-8", timeout=30)
-    child.expect("Password for")
-    child.sendline(PASSWORD)
-    child.expect("Repeat it: ")
-    child.sendline(PASSWORD)
-    child.expect(pexpect.EOF)
-    child.close()
-    assert child.exitstatus == 0, child.before
+    on_terminal(cog, ["sign-up", "--username", EMAIL], ("Password for", PASSWORD), ("Repeat it: ", PASSWORD))
     assert profile.user(EMAIL)["confirmed"] is False
 
 
@@ -280,7 +285,6 @@ def test_moto_checks_our_secret_hash_on_refresh(cog, bus, moto):
 
 def test_codes_come_from_stdin_or_the_terminal_not_only_argv(cog, bus, profile, tmp_path):
     """/proc/PID/cmdline is world-readable: --code - and the prompt keep codes off it."""
-    pexpect = pytest.importorskip("pexpect")
     cog.ok("sign-up", "--username", EMAIL, "--password-stdin", input=PASSWORD + "\n")
     code = profile.codes(EMAIL)["signup"]
     # No terminal and no --code: say how, change nothing.
@@ -288,13 +292,7 @@ def test_codes_come_from_stdin_or_the_terminal_not_only_argv(cog, bus, profile, 
     assert no_tty.returncode == 64 and "--code -" in no_tty.stderr
     assert profile.user(EMAIL)["confirmed"] is False
     # On a terminal, asked for (echo on: a code is not a password).
-    child = pexpect.spawn(cog.binary, ["confirm-sign-up", "--username", EMAIL], env=cog.env, encoding="utf-8",
-                          timeout=30)
-    child.expect("Enter the 6-digit code from the email: ")
-    child.sendline(code)
-    child.expect(pexpect.EOF)
-    child.close()
-    assert child.exitstatus == 0, child.before
+    on_terminal(cog, ["confirm-sign-up", "--username", EMAIL], ("Enter the 6-digit code from the email: ", code))
     assert profile.user(EMAIL)["confirmed"] is True
 
     # Reset: the code's line, then the new password's, both on stdin.
