@@ -48,13 +48,14 @@ check "fish completion exists" test -s "$root/usr/share/fish/vendor_completions.
 check "the man page renders" bash -c "man -l '$root/usr/share/man/man1/cog-cred.1.gz' | grep -q 'SECRET SERVICE ATTRIBUTES'"
 check "the man page has the hand-written exit statuses" bash -c "MANWIDTH=400 man -l '$root/usr/share/man/man1/cog-cred.1.gz' | grep -q 'including a config file others can write'"
 check "docs are installed" test -s "$root/usr/share/doc/cog-cred/security.md"
-# The man page, as its two renderers see it. MANPATH points at an empty
-# folder: otherwise mandoc's lint also checks the SEE ALSO pages against this
-# machine's own (often outdated) mandoc.db, which says nothing about ours.
+# The man page, as its two renderers see it. mandoc's lint also checks the
+# SEE ALSO pages against this machine's mandoc.db, and says "outdated
+# mandoc.db lacks secret-tool(1) entry" when the database predates packages
+# installed since (run makewhatis): a statement about the machine, not about
+# this page, so those lines are left out and every other one counts.
 man_dir=$(mktemp -d)
 gunzip -c "$root/usr/share/man/man1/cog-cred.1.gz" > "$man_dir/page.1"
-mkdir "$man_dir/empty"
-MANPATH="$man_dir/empty" mandoc -T lint "$man_dir/page.1" > "$man_dir/mandoc.txt" 2>&1
+mandoc -T lint "$man_dir/page.1" 2>&1 | grep -v '^mandoc: outdated mandoc.db lacks ' > "$man_dir/mandoc.txt"
 groff -ww -man -z "$man_dir/page.1" > "$man_dir/groff.txt" 2>&1
 MANWIDTH=80 man -l "$man_dir/page.1" 2>/dev/null | sed 's/.\x08//g' > "$man_dir/rendered.txt"
 grep '^\.Sh' "$man_dir/page.1" | sort | uniq -d > "$man_dir/repeated.txt"
