@@ -90,24 +90,16 @@ def test_exec_exits_126_for_a_command_it_cannot_run_and_127_for_one_it_cannot_fi
 @pytest.fixture
 def not_cognito():
     """A web server that answers every request with an HTML 404, as a mistyped endpoint would."""
-    import threading
-    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+    from serving import QuietServer, serve_in_background
+    from token_servers import Handler
 
-    class NotFound(BaseHTTPRequestHandler):
+    class NotFound(Handler):
         def do_POST(self):
             self.rfile.read(int(self.headers.get("Content-Length", 0)))
-            body = b"<html><body><h1>404 Not Found</h1></body></html>"
-            self.send_response(404)
-            self.send_header("Content-Type", "text/html")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
+            self.send(404, "text/html", b"<html><body><h1>404 Not Found</h1></body></html>")
 
-        def log_message(self, *args):
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), NotFound)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    server = QuietServer(("127.0.0.1", 0), NotFound)
+    serve_in_background(server, "not-cognito")
     yield f"http://127.0.0.1:{server.server_address[1]}/"
     server.shutdown()
     server.server_close()

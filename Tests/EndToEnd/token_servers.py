@@ -22,18 +22,21 @@ from git_server import Rejected, TokenVerifier, token_from
 from serving import QuietServer
 
 
-class _Handler(BaseHTTPRequestHandler):
+class Handler(BaseHTTPRequestHandler):
+    """What the stand-ins' handlers share: quiet, keep-alive, whole answers."""
     protocol_version = "HTTP/1.1"
 
-    def send_json(self, status, value, headers=()):
-        body = json.dumps(value).encode()
+    def send(self, status, content_type, body, headers=()):
         self.send_response(status)
-        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(len(body)))
         for name, text in headers:
             self.send_header(name, text)
         self.end_headers()
         self.wfile.write(body)
+
+    def send_json(self, status, value, headers=()):
+        self.send(status, "application/json", json.dumps(value).encode(), headers)
 
     def log_message(self, format, *args):
         pass
@@ -57,7 +60,7 @@ class _Handler(BaseHTTPRequestHandler):
                 self.server.seen.append(entry)
 
 
-class KubernetesHandler(_Handler):
+class KubernetesHandler(Handler):
     def refuse(self, reason):
         self.send_json(401, {"kind": "Status", "apiVersion": "v1", "status": "Failure", "message": reason,
                              "reason": "Unauthorized", "code": 401})
@@ -79,7 +82,7 @@ class KubernetesHandler(_Handler):
             self.send_json(404, {"kind": "Status", "apiVersion": "v1", "status": "Failure", "code": 404})
 
 
-class RegistryHandler(_Handler):
+class RegistryHandler(Handler):
     def refuse(self, reason):
         self.send_json(401, {"errors": [{"code": "UNAUTHORIZED", "message": reason}]},
                        headers=[("WWW-Authenticate", 'Basic realm="cog-cred test registry"'),

@@ -37,6 +37,9 @@ public enum ReadRequest: Equatable, Sendable {
         let commands = ["token", "get-header", "kubectl-credential", "exec", "git-credential", "docker-credential"]
         guard let first = arguments.first else { return false }
         if helpers.contains(baseName(first)) { return true }
+        guard arguments.count > 1 else { return false }
+        if commands.contains(arguments[1]) { return true }
+        // `--profile P token`: only then is the command line rearranged here.
         let words = CommandLineWords.profileAfterSubcommand(Array(arguments.dropFirst()))
         return words.first.map(commands.contains) ?? false
     }
