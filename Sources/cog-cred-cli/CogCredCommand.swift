@@ -47,6 +47,8 @@ struct CogCredCommand: ParsableCommand {
                                  profiles live in cog-cred/config.json
               AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER, AWS_ENDPOINT_URL
                                  override the profile's Cognito endpoint
+                                 (plain http:// only to this machine, unless
+                                 configure --allow-insecure-http)
               DBUS_SESSION_BUS_ADDRESS   the session bus of the Secret Service
               DISPLAY, WAYLAND_DISPLAY   a locked keyring asks for its password
                                  in the keyring's own dialog (not with

@@ -85,13 +85,16 @@ struct Wiring {
 
     func tokenManager(named name: String) throws(ConfigError) -> TokenManager {
         let profile = try configStore.profile(name)
-        let endpoint = try Endpoint.resolve(profile: profile, environment: environment)
+        let environment = self.environment
         let deadline = self.deadline(profile)
         let store = tokenStore
         let caBundle = Endpoint.caBundle(profile: profile, environment: environment)
         // Built on first use: reading the client secret costs a keyring
-        // lookup that handing out a fresh stored token never needs.
+        // lookup that handing out a fresh stored token never needs, and an
+        // endpoint that may not be used (plain HTTP, Endpoint.resolve) must
+        // stop only what would send something to it.
         let cognito: @Sendable () throws -> any CognitoClient = {
+            let endpoint = try Endpoint.resolve(profile: profile, environment: environment)
             var secret: String? = nil
             if profile.clientSecretInKeyring == true {
                 guard let stored = try store.read(.clientSecret, profile: name) else {
@@ -99,9 +102,10 @@ struct Wiring {
                 }
                 secret = stored
             }
+            Wiring.noteGlobalEndpoint(endpoint)
             return CognitoHTTPClient(
-                endpoint: endpoint, clientID: profile.clientID, clientSecret: secret, timeouts: profile.timeouts,
-                deadline: deadline, caBundle: caBundle)
+                endpoint: endpoint.url, clientID: profile.clientID, clientSecret: secret, timeouts: profile.timeouts,
+                deadline: deadline, caBundle: caBundle, allowsCleartext: endpoint.allowsCleartext)
         }
         return TokenManager(
             profileName: name, profile: profile, store: store, cognito: cognito,
@@ -117,9 +121,23 @@ extension Wiring {
     /// The command's overall time budget, started when first asked for.
     func deadline(_ profile: Profile) -> Deadline { Deadline(secondsFromNow: profile.timeouts.command) }
 
-    func endpoint(_ profile: Profile) throws(ConfigError) -> String {
+    func endpoint(_ profile: Profile) throws(ConfigError) -> Endpoint.Resolved {
         try Endpoint.resolve(profile: profile, environment: environment)
     }
+
+    /// AWS_ENDPOINT_URL is meant for every AWS service and is often set for
+    /// something else (LocalStack, MinIO): when it sends Cognito requests
+    /// somewhere, say so, once per command, before the first one.
+    static func noteGlobalEndpoint(_ endpoint: Endpoint.Resolved) {
+        guard endpoint.variable == "AWS_ENDPOINT_URL" else { return }
+        let first = globalEndpointNoted.withLock { noted in
+            defer { noted = true }
+            return !noted
+        }
+        if first { Output.note("cog-cred: note: sending Cognito requests to \(endpoint.url.oneLine(limit: 100)) (from AWS_ENDPOINT_URL)") }
+    }
+
+    private static let globalEndpointNoted = Mutex(false)
 }
 
 /// `--min-ttl`, shared by the commands that hand out tokens.

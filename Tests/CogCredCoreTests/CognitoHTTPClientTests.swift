@@ -104,6 +104,28 @@ import Synchronization
         #expect(CurlTransport.kind(of: CURLE_OPERATION_TIMEDOUT) == .timedOut)
         #expect(CurlTransport.kind(of: CURLE_PEER_FAILED_VERIFICATION) == .tls)
     }
+
+    /// libcurl itself refuses plain HTTP unless the request was allowed it:
+    /// without the permission nothing is even attempted; with it, the
+    /// request goes out (and finds nothing listening on port 1).
+    @Test func curlSpeaksHTTPSOnlyUnlessClearTextWasAllowed() {
+        func send(allowsCleartext: Bool) -> TransportError? {
+            let request = HTTPRequest(
+                url: "http://127.0.0.1:1/", headers: [], body: Data("{}".utf8), connectTimeout: 2, totalTimeout: 2,
+                allowsCleartext: allowsCleartext)
+            do {
+                _ = try CurlTransport().send(request)
+                return nil
+            } catch {
+                return error
+            }
+        }
+        let refused = send(allowsCleartext: false)
+        #expect(refused?.nothingSent == true)
+        #expect(refused?.detail.contains("http") == true)
+        #expect(refused?.kind == .other)
+        #expect(send(allowsCleartext: true)?.kind == .connectionFailed)
+    }
 }
 
 @Suite struct AuthErrorTests {

@@ -157,6 +157,55 @@ def test_endpoint_environment_variables_override_the_profile(cog, pool):
     assert result.returncode == 0, result.stderr
 
 
+# An address of TEST-NET-1 (RFC 5737): another machine, never this one.
+REMOTE_HTTP = "http://192.0.2.10:4566/"
+
+
+def test_plain_http_to_another_machine_needs_the_profiles_permission(cog, bus, pool):
+    refused = cog.run("configure", "--user-pool-id", pool.pool_id, "--client-id", pool.client_id,
+                      "--endpoint-url", REMOTE_HTTP)
+    assert refused.returncode == 64
+    assert "plain http:// to another machine" in refused.stderr and "--allow-insecure-http" in refused.stderr
+    assert refused.stderr.count("\n") == 1
+    assert not cog.config_file.exists()
+
+    # Signed in against moto (loopback: allowed as it is), then the global
+    # variable, as set for LocalStack elsewhere, would take Cognito there.
+    cog.ok("configure", "--user-pool-id", pool.pool_id, "--client-id", pool.client_id,
+           "--endpoint-url", pool.url, "--username", pool.username, "--connect-timeout", "1")
+    cog.ok("sign-in", "--password-stdin", input=pool.password + "\n")
+    before = all_stored(bus)
+    result = cog.run("refresh", env={"AWS_ENDPOINT_URL": REMOTE_HTTP})
+    assert result.returncode == 78, result.stderr
+    assert result.stderr.startswith("cog-cred: error: invalid AWS_ENDPOINT_URL: http://192.0.2.10:4566/ is plain http://")
+    assert all_stored(bus) == before
+    # What needs no request still works.
+    assert cog.run("status", env={"AWS_ENDPOINT_URL": REMOTE_HTTP}).returncode == 0
+
+    # Allowed for this profile: the request goes out (and finds no one there).
+    cog.ok("configure", "--allow-insecure-http")
+    assert json.loads(cog.ok("configure", "--show").stdout)["allow-insecure-http"] is True
+    attempted = cog.run("refresh", env={"AWS_ENDPOINT_URL": REMOTE_HTTP})
+    assert attempted.returncode == 75, attempted.stderr
+    assert all_stored(bus) == before
+    cog.ok("configure", "--no-allow-insecure-http")
+    assert "allow-insecure-http" not in json.loads(cog.ok("configure", "--show").stdout)
+    assert cog.run("refresh", env={"AWS_ENDPOINT_URL": REMOTE_HTTP}).returncode == 78
+
+
+def test_cognito_requests_sent_where_aws_endpoint_url_says_are_named_once(cog, bus, pool):
+    cog.ok("configure", "--user-pool-id", pool.pool_id, "--client-id", pool.client_id, "--username", pool.username)
+    # SRP sign-in: two requests, one note.
+    signed = cog.run("sign-in", "--password-stdin", input=pool.password + "\n", env={"AWS_ENDPOINT_URL": pool.url})
+    assert signed.returncode == 0, signed.stderr
+    assert signed.stderr.count(f"cog-cred: note: sending Cognito requests to {pool.url} (from AWS_ENDPOINT_URL)") == 1
+    # The Cognito-specific variable is unambiguous: no note.
+    refreshed = cog.run("refresh", env={"AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER": pool.url})
+    assert refreshed.returncode == 0 and "AWS_ENDPOINT_URL" not in refreshed.stderr
+    # Nothing sent, nothing said.
+    assert "AWS_ENDPOINT_URL" not in cog.ok("status", env={"AWS_ENDPOINT_URL": pool.url}).stderr
+
+
 # --- refresh -------------------------------------------------------------------------
 
 def test_refresh_gets_new_tokens_keeps_the_refresh_token_and_prints_nothing(cog, bus, signed_in):

@@ -17,13 +17,17 @@ public struct CognitoHTTPClient: CognitoClient {
     public let deadline: Deadline
     /// A PEM file of CA certificates to trust instead of the system's.
     let caBundle: String?
+    /// The endpoint is plain HTTP and was allowed to be (Endpoint.resolve).
+    let allowsCleartext: Bool
     let transport: any HTTPTransport
     let retryPolicy: RetryPolicy
 
     public init(
         endpoint: String, clientID: String, clientSecret: String? = nil, timeouts: Timeouts, deadline: Deadline,
-        caBundle: String? = nil, transport: any HTTPTransport = CurlTransport(), retryPolicy: RetryPolicy = RetryPolicy()
+        caBundle: String? = nil, allowsCleartext: Bool = false, transport: any HTTPTransport = CurlTransport(),
+        retryPolicy: RetryPolicy = RetryPolicy()
     ) {
+        self.allowsCleartext = allowsCleartext
         self.endpoint = endpoint
         self.clientID = clientID
         self.clientSecret = clientSecret
@@ -222,7 +226,7 @@ public struct CognitoHTTPClient: CognitoClient {
             body: payload,
             connectTimeout: min(timeouts.connect, remaining),
             totalTimeout: min(timeouts.request, remaining),
-            caBundle: caBundle)
+            caBundle: caBundle, allowsCleartext: allowsCleartext)
         let response: HTTPResponse
         do {
             response = try transport.send(request)

@@ -18,6 +18,8 @@ public struct CurlTransport: HTTPTransport {
         /// Cognito answers are a few KiB; stop a runaway peer well before memory matters.
         let limit = 4 << 20
         var overflowed = false
+        /// Set when an option could not be set; nothing was sent then.
+        var refusedOption: String?
     }
 
     public func send(_ request: HTTPRequest) throws(TransportError) -> HTTPResponse {
@@ -39,29 +41,38 @@ public struct CurlTransport: HTTPTransport {
 
         let code: CURLcode = withExtendedLifetime(sink) {
             errorBuffer.withUnsafeMutableBufferPointer { errorPointer in
-                ccurl_setopt_string(handle, CURLOPT_URL, request.url)
-                ccurl_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
+                // Every option must take: one an older libcurl ignores (the
+                // protocol limit, say) must stop the request, not weaken it.
+                var refused: (option: String, code: CURLcode)? = nil
+                func set(_ name: String, _ result: CURLcode) {
+                    if result != CURLE_OK && refused == nil { refused = (name, result) }
+                }
+                set("URL", ccurl_setopt_string(handle, CURLOPT_URL, request.url))
+                set("NOSIGNAL", ccurl_setopt_long(handle, CURLOPT_NOSIGNAL, 1))
                 if request.method == "GET" {
-                    ccurl_setopt_long(handle, CURLOPT_HTTPGET, 1)
+                    set("HTTPGET", ccurl_setopt_long(handle, CURLOPT_HTTPGET, 1))
                 } else {
-                    ccurl_setopt_long(handle, CURLOPT_POST, 1)
-                    ccurl_setopt_long(handle, CURLOPT_POSTFIELDSIZE, request.body.count)
+                    set("POST", ccurl_setopt_long(handle, CURLOPT_POST, 1))
+                    set("POSTFIELDSIZE", ccurl_setopt_long(handle, CURLOPT_POSTFIELDSIZE, request.body.count))
                     request.body.withUnsafeBytes { raw in
                         // COPYPOSTFIELDS copies, so the buffer need not outlive this call.
-                        _ = ccurl_setopt_pointer(handle, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: raw.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!))
+                        let fields = UnsafeMutableRawPointer(mutating: raw.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!)
+                        set("COPYPOSTFIELDS", ccurl_setopt_pointer(handle, CURLOPT_COPYPOSTFIELDS, fields))
                     }
                 }
-                ccurl_setopt_slist(handle, CURLOPT_HTTPHEADER, headerList)
-                ccurl_setopt_string(handle, CURLOPT_USERAGENT, "cog-cred/\(cogCredVersion)")
-                // Only HTTP(S); no redirects: a credential request must not wander.
-                ccurl_setopt_string(handle, CURLOPT_PROTOCOLS_STR, "http,https")
-                ccurl_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 0)
-                ccurl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, max(1, Int(request.connectTimeout * 1000)))
-                ccurl_setopt_long(handle, CURLOPT_TIMEOUT_MS, max(1, Int(request.totalTimeout * 1000)))
-                ccurl_setopt_pointer(handle, CURLOPT_ERRORBUFFER, errorPointer.baseAddress)
-                if let caBundle = request.caBundle { ccurl_setopt_string(handle, CURLOPT_CAINFO, caBundle) }
-                ccurl_setopt_pointer(handle, CURLOPT_WRITEDATA, context)
-                ccurl_setopt_write_callback(handle, CURLOPT_WRITEFUNCTION) { data, size, count, context in
+                set("HTTPHEADER", ccurl_setopt_slist(handle, CURLOPT_HTTPHEADER, headerList))
+                set("USERAGENT", ccurl_setopt_string(handle, CURLOPT_USERAGENT, "cog-cred/\(cogCredVersion)"))
+                // HTTPS only, unless the endpoint was allowed plain HTTP
+                // (Endpoint.resolve); no redirects: a credential request must
+                // not wander.
+                set("PROTOCOLS_STR", ccurl_setopt_string(handle, CURLOPT_PROTOCOLS_STR, request.allowsCleartext ? "http,https" : "https"))
+                set("FOLLOWLOCATION", ccurl_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 0))
+                set("CONNECTTIMEOUT_MS", ccurl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, max(1, Int(request.connectTimeout * 1000))))
+                set("TIMEOUT_MS", ccurl_setopt_long(handle, CURLOPT_TIMEOUT_MS, max(1, Int(request.totalTimeout * 1000))))
+                set("ERRORBUFFER", ccurl_setopt_pointer(handle, CURLOPT_ERRORBUFFER, errorPointer.baseAddress))
+                if let caBundle = request.caBundle { set("CAINFO", ccurl_setopt_string(handle, CURLOPT_CAINFO, caBundle)) }
+                set("WRITEDATA", ccurl_setopt_pointer(handle, CURLOPT_WRITEDATA, context))
+                set("WRITEFUNCTION", ccurl_setopt_write_callback(handle, CURLOPT_WRITEFUNCTION) { data, size, count, context in
                     guard let data, let context else { return 0 }
                     let sink = Unmanaged<Sink>.fromOpaque(context).takeUnretainedValue()
                     let n = size * count
@@ -71,17 +82,23 @@ public struct CurlTransport: HTTPTransport {
                     }
                     data.withMemoryRebound(to: UInt8.self, capacity: n) { sink.data.append($0, count: n) }
                     return n
+                })
+                if let refused {
+                    sink.refusedOption = "libcurl refused CURLOPT_\(refused.option): \(String(cString: curl_easy_strerror(refused.code)))"
+                    return refused.code
                 }
                 return curl_easy_perform(handle)
             }
         }
 
         guard code == CURLE_OK else {
+            if let refused = sink.refusedOption { throw TransportError(.other, refused, nothingSent: true) }
             let detail = errorBuffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
             let text = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
             if sink.overflowed { throw TransportError(.other, "the response was larger than \(sink.limit) bytes") }
             // Refused or unresolvable: the request never left this machine.
-            let nothingSent = [CURLE_COULDNT_CONNECT, CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY].contains(code)
+            let nothingSent = [CURLE_COULDNT_CONNECT, CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY, CURLE_UNSUPPORTED_PROTOCOL]
+                .contains(code)
             throw TransportError(CurlTransport.kind(of: code), text, nothingSent: nothingSent)
         }
         var status = 0

@@ -25,12 +25,16 @@ public struct HTTPRequest: Sendable {
     public var totalTimeout: Double
     /// A PEM file of CA certificates to trust instead of the system's.
     public var caBundle: String?
+    /// Plain `http://` may be used (Endpoint.Resolved.allowsCleartext);
+    /// otherwise the transport speaks HTTPS only.
+    public var allowsCleartext: Bool
 
     public init(
         method: String = "POST", url: String, headers: [(String, String)], body: Data, connectTimeout: Double, totalTimeout: Double,
-        caBundle: String? = nil
+        caBundle: String? = nil, allowsCleartext: Bool = false
     ) {
         self.caBundle = caBundle
+        self.allowsCleartext = allowsCleartext
         self.method = method
         self.url = url
         self.headers = headers

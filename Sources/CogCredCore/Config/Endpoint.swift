@@ -1,16 +1,96 @@
-/// Which URL Cognito requests go to.
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Which URL Cognito requests go to, and whether it may be plain HTTP.
 public enum Endpoint {
+    /// An endpoint chosen for a profile.
+    public struct Resolved: Sendable, Equatable {
+        public var url: String
+        /// The environment variable it came from; nil for the profile's
+        /// `endpoint-url` or the public regional endpoint.
+        public var variable: String?
+        /// Plain `http://` may be used: the URL is `http://` and either
+        /// names this machine or the profile allows it.
+        public var allowsCleartext: Bool
+    }
+
     /// The AWS SDKs' order: the service-specific variable, then the global
     /// one, then the profile, then the public regional endpoint.
-    public static func resolve(profile: Profile, environment: [String: String]) throws(ConfigError) -> String {
+    ///
+    /// Plain `http://` is refused unless it stays on this machine (a local
+    /// emulator) or the profile says `allow-insecure-http`: refresh tokens,
+    /// passwords (password flow) and the client secret would otherwise
+    /// cross the network in clear text. AWS_ENDPOINT_URL in particular is
+    /// often set for LocalStack or MinIO on another host, and applies to
+    /// Cognito too.
+    public static func resolve(profile: Profile, environment: [String: String]) throws(ConfigError) -> Resolved {
+        var chosen: (url: String, variable: String?)? = nil
         for variable in ["AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER", "AWS_ENDPOINT_URL"] {
             if let url = environment[variable], !url.isEmpty {
                 if let problem = ProfileValidation.endpointProblem(url) { throw .invalidValue(variable, problem) }
-                return url
+                chosen = (url, variable)
+                break
             }
         }
-        if let url = profile.endpointURL, !url.isEmpty { return url }
-        return "https://cognito-idp.\(profile.effectiveRegion).amazonaws.com/"
+        if chosen == nil, let url = profile.endpointURL, !url.isEmpty { chosen = (url, nil) }
+        guard let (url, variable) = chosen else {
+            return Resolved(url: "https://cognito-idp.\(profile.effectiveRegion).amazonaws.com/", variable: nil, allowsCleartext: false)
+        }
+        let cleartext = isPlainHTTP(url)
+        if cleartext && !isLoopback(url) && profile.allowInsecureHTTP != true {
+            throw .invalidValue(variable ?? "endpoint-url", cleartextProblem(url))
+        }
+        return Resolved(url: url, variable: variable, allowsCleartext: cleartext)
+    }
+
+    /// Why `url` may not be used as it is, for `configure` and `resolve`.
+    static func cleartextProblem(_ url: String) -> String {
+        "\(url.oneLine(limit: 100)) is plain http:// to another machine: refresh tokens and passwords would cross the network unencrypted; use https://, or allow it for this profile with: cog-cred configure --allow-insecure-http"
+    }
+
+    /// Whether the profile's own `endpoint-url` is plain HTTP to another
+    /// machine without the profile allowing it (what `configure` refuses).
+    public static func profileProblem(_ profile: Profile) -> String? {
+        guard let url = profile.endpointURL, isPlainHTTP(url), !isLoopback(url), profile.allowInsecureHTTP != true else {
+            return nil
+        }
+        return cleartextProblem(url)
+    }
+
+    static func isPlainHTTP(_ url: String) -> Bool {
+        url.lowercased().hasPrefix("http://")
+    }
+
+    /// Whether the URL's host is this machine: `localhost`, an address in
+    /// 127.0.0.0/8, or ::1 (in any spelling inet_pton reads). Names other
+    /// than `localhost` are not resolved: a name's address can change, and
+    /// the decision must hold for the request that follows.
+    public static func isLoopback(_ url: String) -> Bool {
+        guard let host = host(of: url) else { return false }
+        if host.lowercased() == "localhost" { return true }
+        var v4 = in_addr()
+        if inet_pton(AF_INET, host, &v4) == 1 {
+            return UInt32(bigEndian: v4.s_addr) >> 24 == 127
+        }
+        var v6 = in6_addr()
+        if inet_pton(AF_INET6, host, &v6) == 1 {
+            var loopback = in6addr_loopback
+            return withUnsafeBytes(of: &v6) { a in withUnsafeBytes(of: &loopback) { b in a.elementsEqual(b) } }
+        }
+        return false
+    }
+
+    /// The host of an `http(s)://` URL, without user info, port or IPv6 brackets.
+    static func host(of url: String) -> String? {
+        guard let scheme = url.firstRange(of: "://") else { return nil }
+        var authority = url[scheme.upperBound...].prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
+        if authority.hasPrefix("[") {
+            guard let close = authority.firstIndex(of: "]") else { return nil }
+            return String(authority[authority.index(after: authority.startIndex)..<close])
+        }
+        return String(authority.prefix { $0 != ":" })
     }
 
     /// The CA bundle for HTTPS: AWS_CA_BUNDLE (as the AWS SDKs read it), else

@@ -20,9 +20,14 @@ public struct TokenVerifier: Sendable {
     let timeouts: Timeouts
     let deadline: Deadline
     let caBundle: String?
+    let allowsCleartext: Bool
 
-    public init(transport: any HTTPTransport = CurlTransport(), timeouts: Timeouts, deadline: Deadline, caBundle: String? = nil) {
+    public init(
+        transport: any HTTPTransport = CurlTransport(), timeouts: Timeouts, deadline: Deadline, caBundle: String? = nil,
+        allowsCleartext: Bool = false
+    ) {
         self.transport = transport
+        self.allowsCleartext = allowsCleartext
         self.timeouts = timeouts
         self.deadline = deadline
         self.caBundle = caBundle
@@ -55,7 +60,7 @@ public struct TokenVerifier: Sendable {
                 HTTPRequest(
                     method: "GET", url: url, headers: [("Accept", "application/json")], body: Data(),
                     connectTimeout: min(timeouts.connect, remaining), totalTimeout: min(timeouts.request, remaining),
-                    caBundle: caBundle))
+                    caBundle: caBundle, allowsCleartext: allowsCleartext))
         } catch {
             throw .transport(error)
         }

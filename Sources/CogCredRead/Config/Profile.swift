@@ -6,6 +6,9 @@ public struct Profile: Sendable, Equatable {
     /// Set when the user gave one; otherwise the pool id's prefix is used.
     public var region: String?
     public var endpointURL: String?
+    /// Plain `http://` to an endpoint on another machine is allowed (see
+    /// `Endpoint.resolve`); loopback needs no permission.
+    public var allowInsecureHTTP: Bool?
     /// The default for commands that take `--username`.
     public var username: String?
     /// Seconds to establish a connection (default 5).
@@ -33,6 +36,7 @@ public struct Profile: Sendable, Equatable {
         static let clientID = "client-id"
         static let region = "region"
         static let endpointURL = "endpoint-url"
+        static let allowInsecureHTTP = "allow-insecure-http"
         static let username = "username"
         static let connectTimeout = "connect-timeout"
         static let requestTimeout = "request-timeout"
@@ -51,6 +55,7 @@ public struct Profile: Sendable, Equatable {
         clientID = try json.string(Key.clientID)
         region = try json.optionalString(Key.region)
         endpointURL = try json.optionalString(Key.endpointURL)
+        allowInsecureHTTP = try json.optionalBool(Key.allowInsecureHTTP)
         username = try json.optionalString(Key.username)
         connectTimeout = try json.optionalDouble(Key.connectTimeout)
         requestTimeout = try json.optionalDouble(Key.requestTimeout)
@@ -67,6 +72,7 @@ public struct Profile: Sendable, Equatable {
         var members: [String: JSONValue] = [Key.userPoolID: .string(userPoolID), Key.clientID: .string(clientID)]
         members[Key.region] = region.map { .string($0) }
         members[Key.endpointURL] = endpointURL.map { .string($0) }
+        members[Key.allowInsecureHTTP] = allowInsecureHTTP.map { .bool($0) }
         members[Key.username] = username.map { .string($0) }
         members[Key.connectTimeout] = connectTimeout.map { .double($0) }
         members[Key.requestTimeout] = requestTimeout.map { .double($0) }

@@ -30,6 +30,11 @@ struct Configure: ParsableCommand {
     @Option(help: ArgumentHelp("Cognito endpoint, for a local emulator or a proxy.", valueName: "url"))
     var endpointUrl: String?
 
+    @Flag(
+        inversion: .prefixedNo,
+        help: "Allow a plain http:// endpoint on another machine (refresh tokens and passwords then cross the network unencrypted); http to this machine needs no permission.")
+    var allowInsecureHttp: Bool?
+
     @Option(help: ArgumentHelp("Default username for sign-in.", valueName: "name"))
     var username: String?
 
@@ -72,8 +77,8 @@ struct Configure: ParsableCommand {
 
     /// Any setting given on this command line.
     var changesSettings: Bool {
-        let values: [Any?] = [userPoolId, clientId, region, endpointUrl, username, connectTimeout, requestTimeout,
-                              commandTimeout, authFlow, caBundle]
+        let values: [Any?] = [userPoolId, clientId, region, endpointUrl, allowInsecureHttp, username, connectTimeout,
+                              requestTimeout, commandTimeout, authFlow, caBundle]
         return values.contains { $0 != nil } || !gitURLs.isEmpty || !dockerRegistries.isEmpty || clientSecretStdin
             || removeClientSecret
     }
@@ -111,6 +116,7 @@ struct Configure: ParsableCommand {
         profile.clientID = clientID
         if let region { profile.region = region.isEmpty ? nil : region }
         if let endpointUrl { profile.endpointURL = endpointUrl.isEmpty ? nil : endpointUrl }
+        if let allowInsecureHttp { profile.allowInsecureHTTP = allowInsecureHttp ? true : nil }
         if let username { profile.username = username.isEmpty ? nil : username }
         if let connectTimeout { profile.connectTimeout = connectTimeout }
         if let requestTimeout { profile.requestTimeout = requestTimeout }
@@ -137,6 +143,7 @@ struct Configure: ParsableCommand {
             // A value typed on this command line: a usage error, not a broken file.
             throw ValidationError(error.message)
         }
+        if let problem = Endpoint.profileProblem(profile) { throw ValidationError("invalid endpoint-url: \(problem)") }
         // The secret goes to the keyring before the config says it is there,
         // so the config never points at a secret that was not stored.
         if clientSecretStdin {

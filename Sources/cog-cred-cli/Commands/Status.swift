@@ -47,10 +47,13 @@ struct Status: ParsableCommand {
 
     func verification(_ wiring: Wiring, _ manager: TokenManager) throws -> [(String, [VerificationCheck])] {
         let profile = manager.profile
+        let endpoint = try wiring.endpoint(profile)
+        Wiring.noteGlobalEndpoint(endpoint)
         let verifier = TokenVerifier(
             timeouts: profile.timeouts, deadline: wiring.deadline(profile),
-            caBundle: Endpoint.caBundle(profile: profile, environment: wiring.environment))
-        let pool = TokenVerifier.poolKeys(endpoint: try wiring.endpoint(profile), profile: profile)
+            caBundle: Endpoint.caBundle(profile: profile, environment: wiring.environment),
+            allowsCleartext: endpoint.allowsCleartext)
+        let pool = TokenVerifier.poolKeys(endpoint: endpoint.url, profile: profile)
         let keys: [JSONWebKey]
         do {
             keys = try verifier.fetchKeys(pool.jwksURL)
