@@ -16,7 +16,11 @@ let srpVectors: [SRPVector] = {
 
 @Suite struct SRPTests {
     @Test func thereAreManyVectors() {
-        #expect(srpVectors.count >= 40)
+        #expect(srpVectors.count >= 52)
+        // The shapes that read differently as text and as numbers are there.
+        #expect(srpVectors.contains { $0.salt.hasPrefix("-") })
+        #expect(srpVectors.contains { $0.salt.hasPrefix("007") })
+        #expect(srpVectors.contains { $0.srp_b.hasPrefix("-") })
     }
 
     @Test(arguments: srpVectors)
@@ -66,5 +70,38 @@ let srpVectors: [SRPVector] = {
         #expect(SRPClient.padHex("7f") == "7f")
         #expect(SRPClient.padHex("80") == "0080")
         #expect(SRPClient.padHex("F0") == "00F0")
+    }
+
+    /// The examples in amazon-cognito-identity-js's own padHex comment,
+    /// plus the leading zeros it drops by reading the text as a number.
+    @Test func padsChallengeNumbersAsTheJavaScriptSDKDoes() {
+        let cases = [
+            ("-ec", "ff14"), ("14", "14"), ("-c8", "ff38"), ("38", "38"), ("-14", "ec"), ("ec", "00ec"), ("-38", "c8"),
+            ("c8", "00c8"), ("-80", "80"), ("-8000", "8000"), ("-1", "ff"), ("-100", "ff00"), ("007f", "7f"),
+            ("0007f", "7f"), ("000f12", "0f12"), ("0085", "0085"), ("0", "00"), ("-0", "00"), ("-007F", "81"),
+        ]
+        for (text, padded) in cases {
+            #expect(SRPClient.padHex(signedHex: text) == padded, "\(text)")
+        }
+        for bad in ["", "-", "--1", "+1", "0x1f", "1 2", "g"] {
+            #expect(SRPClient.padHex(signedHex: bad) == nil, "\(bad)")
+        }
+    }
+
+    /// A salt that reads differently as text and as a number gives another
+    /// key, so the signature must differ from the one its text would give.
+    @Test func aSaltIsReadAsANumber() throws {
+        let v = srpVectors[0]
+        let poolName = String(v.pool_id.split(separator: "_")[1])
+        func sign(_ salt: String) throws -> String {
+            try SRPClient(privateHex: v.private_a).passwordSignature(
+                poolName: poolName, userID: v.user_id, password: v.password, saltHex: salt, serverBHex: v.srp_b,
+                secretBlock: v.secret_block, timestamp: v.timestamp)
+        }
+        #expect(try sign("007f12") == sign("7f12"))
+        #expect(try sign("0000007f12") == sign("7f12"))
+        #expect(try sign("-7f12") != sign("7f12"))
+        #expect(throws: SRPError.malformed("SALT")) { try sign("-") }
+        #expect(throws: SRPError.malformed("SALT")) { try sign("7f 12") }
     }
 }

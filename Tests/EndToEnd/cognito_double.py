@@ -123,6 +123,7 @@ DEFAULT_CONFIG = {
     "reuse_detection": False,    # a rotated-out token answers RefreshTokenReuseException, not NotAuthorized
     "get_tokens_from_refresh_token": True,  # False: answered like moto, which lacks it (HTTP 500, HTML)
     "revoke_token": True,        # False: RevokeToken answered like moto (HTTP 500, HTML)
+    "srp_salt": None,            # set: the SALT text of users created or given a password from now on
 }
 
 # The characters Cognito's policy counts as symbols (its documented list).
@@ -210,13 +211,16 @@ def mask_phone(number: str) -> str:
 
 # --- SRP -------------------------------------------------------------------------------
 
-def pad_hex(value) -> str:
-    """A number (or hex string) as the clients hash it: whole bytes, with a
-    leading 00 when the top bit is set so that it reads as non-negative."""
-    text = format(value, "x") if isinstance(value, int) else value
+def pad_hex(value: int) -> str:
+    """A number as Cognito and its SDKs hash it: the two's-complement bytes
+    of Java's BigInteger.toByteArray (amazon-cognito-identity-js's padHex):
+    whole bytes, a leading 00 when a positive number's top bit is set."""
+    if value < 0:
+        return value.to_bytes((~value).bit_length() // 8 + 1, "big", signed=True).hex()
+    text = format(value, "x")
     if len(text) % 2:
         return "0" + text
-    if text[0] in "89abcdefABCDEF":
+    if text[0] in "89abcdef":
         return "00" + text
     return text
 
@@ -229,10 +233,12 @@ def hex_hash(hex_text: str) -> str:
 SRP_K = int(hex_hash(pad_hex(SRP_N) + pad_hex(SRP_G)), 16)
 
 
-def new_srp_salt() -> str:
-    # A random number in hex without leading zeros, as Cognito sends SALT:
-    # the client pads it itself, and sometimes that means adding "00" or "0".
-    return format(secrets.randbits(128) or 1, "x")
+def new_srp_salt(fixed=None) -> str:
+    # A random number in hex without leading zeros, as Cognito usually sends
+    # SALT: the client pads it itself, and sometimes that means adding "00"
+    # or "0". `fixed` (the srp_salt setting) is a shape Cognito has also
+    # sent: leading zeros, or a leading "-" (a negative number).
+    return fixed or format(secrets.randbits(128) or 1, "x")
 
 
 @functools.lru_cache(maxsize=256)
@@ -240,7 +246,8 @@ def srp_verifier(pool_name: str, username: str, password: str, salt_hex: str) ->
     """v = g^x mod N, x = H(pad(salt) | H(pool name | username | ":" | password)).
     Cached: the 3072-bit exponentiation is the slow part and the inputs repeat."""
     inner = hashlib.sha256(f"{pool_name}{username}:{password}".encode()).hexdigest()
-    x = int(hex_hash(pad_hex(salt_hex) + inner), 16)
+    # SALT is a number, whatever its text looks like (see new_srp_salt).
+    x = int(hex_hash(pad_hex(int(salt_hex, 16)) + inner), 16)
     return pow(SRP_G, x, SRP_N)
 
 
@@ -433,6 +440,7 @@ class CognitoDouble:
             "reuse_detection": lambda v: isinstance(v, bool),
             "get_tokens_from_refresh_token": lambda v: isinstance(v, bool),
             "revoke_token": lambda v: isinstance(v, bool),
+            "srp_salt": lambda v: v is None or (isinstance(v, str) and re.fullmatch(r"-?[0-9a-fA-F]+", v) is not None),
         }
         for key, value in patch.items():
             if key not in checks:
@@ -1166,14 +1174,13 @@ class CognitoDouble:
         return attributes
 
     # ------------------------------------------------------ users and codes
-    @staticmethod
-    def _new_user(password, confirmed, sub, attributes, email_verified) -> dict:
+    def _new_user(self, password, confirmed, sub, attributes, email_verified) -> dict:
         return {
             "password": password,
             # The SRP verifier is derived from password and salt when needed
             # (srp_verifier caches it), so it can never go stale: every
             # password change goes through _set_password, which draws a new salt.
-            "srp_salt": new_srp_salt(),
+            "srp_salt": new_srp_salt(self.config["srp_salt"]),
             "confirmed": confirmed,
             "sub": sub,
             "attributes": attributes,          # name -> value, as signed up (no sub, no *_verified)
@@ -1186,10 +1193,9 @@ class CognitoDouble:
             "sms_code": None,                  # the last SMS_MFA code "sent"
         }
 
-    @staticmethod
-    def _set_password(user: dict, password: str) -> None:
+    def _set_password(self, user: dict, password: str) -> None:
         user["password"] = password
-        user["srp_salt"] = new_srp_salt()
+        user["srp_salt"] = new_srp_salt(self.config["srp_salt"])
 
     def _find_user(self, typed: str):
         """The canonical username a caller means: the name itself, or (only in a

@@ -552,10 +552,11 @@ def srp_sign_in(pool, username=EMAIL, password=PASSWORD, secret=None):
     return verify_password(pool, srp.process_challenge(challenge["ChallengeParameters"], params))
 
 
-def signed_proof(srp, challenge, timestamp):
-    """process_challenge with a TIMESTAMP of our choosing, from pycognito's parts."""
+def signed_proof(srp, challenge, timestamp, salt=None):
+    """process_challenge with a TIMESTAMP (and a reading of SALT) of our choosing, from pycognito's parts."""
     cp = challenge["ChallengeParameters"]
-    key = srp.get_password_authentication_key(cp["USER_ID_FOR_SRP"], srp.password, int(cp["SRP_B"], 16), cp["SALT"])
+    key = srp.get_password_authentication_key(cp["USER_ID_FOR_SRP"], srp.password, int(cp["SRP_B"], 16),
+                                              cp["SALT"] if salt is None else salt)
     message = (POOL_ID.split("_")[1] + cp["USER_ID_FOR_SRP"]).encode() + base64.b64decode(cp["SECRET_BLOCK"]) \
         + timestamp.encode()
     return {"USERNAME": cp["USERNAME"], "PASSWORD_CLAIM_SECRET_BLOCK": cp["SECRET_BLOCK"], "TIMESTAMP": timestamp,
@@ -573,8 +574,11 @@ def last_detail(pool):
 def test_the_srp_group_and_padding_are_pycognitos():
     assert SRP_N == int(aws_srp.N_HEX, 16)
     assert SRP_K == srp_client("u", "p").val_k
-    for value in (0x1, 0x7F, 0x80, 0xABC, 0x0FFF, SRP_N - 1, "abc", "7f", "80"):
+    for value in (0x1, 0x7F, 0x80, 0xABC, 0x0FFF, SRP_N - 1):
         assert pad_hex(value) == aws_srp.pad_hex(value), value
+    # Negative numbers as amazon-cognito-identity-js's padHex comment gives them.
+    for value, padded in ((-236, "ff14"), (-200, "ff38"), (-20, "ec"), (-56, "c8"), (-128, "80"), (-1, "ff")):
+        assert pad_hex(value) == padded, value
 
 
 @pytest.mark.parametrize("salt", ["1", "7f", "80", "abc", "0abc", "f" * 32, "1" + "0" * 31])
@@ -587,6 +591,28 @@ def test_both_sides_derive_the_same_key(salt):
     server = srp_session_key(srp.large_a_value, b_pub, b_priv, verifier)
     assert server == srp.get_password_authentication_key("user", "Pass-word-1", b_pub, salt)
     assert server != srp.get_password_authentication_key("user", "Pass-word-2", b_pub, salt)
+
+
+@pytest.mark.parametrize("salt", ["007fab12cd34ef56", "000c11", "-5a5a5a5a", "-00ecec", "-80"])
+def test_salts_are_numbers_as_amazons_sdks_read_them(pool, salt, monkeypatch):
+    """A SALT with leading zeros or a leading "-" (Cognito has sent both):
+    the double hashes it as the number amazon-cognito-identity-js reads, so
+    pycognito, which pads the raw text (and cannot read "-"), is refused, and
+    the same client given the SDK's reading of the salt is let in."""
+    pool.admin("config", {"srp_salt": salt})
+    pool.admin("users", {"username": EMAIL, "password": PASSWORD})
+    srp = srp_client(EMAIL, PASSWORD)
+    params, challenge = srp_challenge(pool, srp)
+    assert challenge["ChallengeParameters"]["SALT"] == salt
+    if not salt.startswith("-"):
+        assert verify_password(pool, srp.process_challenge(challenge["ChallengeParameters"], params))[1]["__type"] \
+            == "NotAuthorizedException"
+        params, challenge = srp_challenge(pool, srp)
+    # The SDK's reading: the number, hashed as its two's-complement bytes.
+    pycognitos = aws_srp.pad_hex
+    monkeypatch.setattr(aws_srp, "pad_hex", lambda v: pad_hex(v) if isinstance(v, int) else pycognitos(v))
+    status, answer = verify_password(pool, signed_proof(srp, challenge, cognito_time(time.time()), salt=int(salt, 16)))
+    assert status == 200, answer
 
 
 def test_srp_sign_in_with_the_right_password_and_not_the_wrong_one(pool):

@@ -51,6 +51,19 @@ def test_srp_is_the_default_and_signs_in_with_the_right_password(cog, bus, profi
     assert claims(stored(bus, "access"))["username"] == USER
 
 
+@pytest.mark.parametrize("salt", ["007fab12cd34ef56aa", "000c11", "-5a5a5a5a5a5a", "-00ecec", "-80"])
+def test_srp_reads_the_salt_as_a_number_as_amazons_sdks_do(cog, bus, profile, salt):
+    # Salts Cognito has sent: leading zeros, a leading "-". Read as text they
+    # give another key, and that user could never sign in.
+    profile.configure(srp_salt=salt)
+    profile.add_user(USER, PASSWORD)
+    cog.ok("sign-in", "--password-stdin", input=PASSWORD + "\n")
+    assert profile.calls("RespondToAuthChallenge:PASSWORD_VERIFIER") == 1
+    assert claims(stored(bus, "access"))["username"] == USER
+    wrong = cog.run("sign-in", "--password-stdin", input="Wrong-Password-9\n")
+    assert wrong.returncode == 77
+
+
 def test_srp_with_the_wrong_password_is_rejected_and_stores_nothing(cog, bus, profile):
     profile.add_user(USER, PASSWORD)
     result = cog.run("sign-in", "--password-stdin", input="Wrong-Password-9\n")

@@ -24,6 +24,15 @@ final class BigNumber {
         self.init(pointer)
     }
 
+    /// From hexadecimal digits with an optional leading `-`, as
+    /// amazon-cognito-identity-js reads SALT and SRP_B (`new BigInteger(text, 16)`).
+    convenience init?(signedHex text: String) {
+        guard SRPClient.signedHexDigits(text) != nil else { return nil }
+        var pointer: OpaquePointer? = nil
+        guard BN_hex2bn(&pointer, text) == Int32(text.utf8.count), let pointer else { return nil }
+        self.init(pointer)
+    }
+
     /// From big-endian bytes.
     convenience init(bytes: [UInt8]) {
         guard let pointer = BN_bin2bn(bytes, Int32(bytes.count), nil) else { fatalError("BN_bin2bn: out of memory") }

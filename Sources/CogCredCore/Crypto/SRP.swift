@@ -15,9 +15,12 @@ import Glibc
 /// Cognito's variant is SRP-6a over the 3072-bit group of RFC 5054 with
 /// g = 2, SHA-256, k = H(N | g), x = H(salt | H(poolName | userID | ":" | password)),
 /// and a 16-byte key from HKDF(ikm: S, salt: u, info: "Caldera Derived Key").
-/// Numbers are hashed as "padded hex": even-length, with a 00 byte in front
-/// when the top bit is set, exactly as Amazon's own SDKs do; the
-/// cross-check against pycognito in the tests pins this down.
+/// Numbers are hashed as "padded hex": the two's-complement bytes of Java's
+/// BigInteger.toByteArray (even length, a 00 byte in front when the top bit
+/// of a positive number is set), exactly as Amazon's own SDKs do. SALT and
+/// SRP_B are read as numbers first, as amazon-cognito-identity-js reads them,
+/// so leading zeros are dropped and a leading `-` counts: Cognito has sent
+/// such salts. The tests pin this down against pycognito and fixed vectors.
 /// All arithmetic is OpenSSL's, with secret exponents on its constant-time path.
 public final class SRPClient {
     static let nHex =
@@ -75,8 +78,10 @@ public final class SRPClient {
         poolName: String, userID: String, password: String, saltHex: String, serverBHex: String, secretBlock: String,
         timestamp: String
     ) throws(SRPError) -> String {
-        guard let rawB = BigNumber(hex: serverBHex) else { throw .malformed("SRP_B") }
-        guard saltHex.utf8.allSatisfy({ $0.isHexDigit }), !saltHex.isEmpty else { throw .malformed("SALT") }
+        guard let rawB = BigNumber(signedHex: serverBHex), let paddedB = SRPClient.padHex(signedHex: serverBHex) else {
+            throw .malformed("SRP_B")
+        }
+        guard let paddedSalt = SRPClient.padHex(signedHex: saltHex) else { throw .malformed("SALT") }
         guard !secretBlock.isEmpty else { throw .malformed("SECRET_BLOCK") }
         // Cognito sends base64. moto's emulator sends a UUID instead and never
         // checks the signature; signing its text keeps sign-in working there
@@ -86,14 +91,14 @@ public final class SRPClient {
         // A B that is 0 mod N would make the shared secret predictable.
         guard !group.reduce(b).isZero else { throw .malformed("SRP_B") }
 
-        let u = BigNumber(bytes: Digest.sha256(bytes(fromHex: SRPClient.padHex(publicA) + SRPClient.padHex(b.hex))))
+        let u = BigNumber(bytes: Digest.sha256(bytes(fromHex: SRPClient.padHex(publicA) + paddedB)))
         guard !u.isZero else { throw .malformed("SRP_B") }
 
         var identity = Array("\(poolName)\(userID):".utf8)
         identity.append(contentsOf: password.utf8)
         let identityHash = hexString(Digest.sha256(identity))
         for i in identity.indices { identity[i] = 0 }
-        let x = BigNumber(bytes: Digest.sha256(bytes(fromHex: SRPClient.padHex(saltHex) + identityHash)))
+        let x = BigNumber(bytes: Digest.sha256(bytes(fromHex: paddedSalt + identityHash)))
         x.markSecret()
 
         // S = (B - k·g^x)^(a + u·x) mod N
@@ -117,10 +122,47 @@ public final class SRPClient {
 
     /// Hex as Cognito hashes it: an even number of digits, and a leading 00
     /// byte when the first digit has the top bit set (so it reads as positive).
+    /// For hex without leading zeros or sign (what BigNumber.hex writes).
     static func padHex(_ hex: String) -> String {
         if hex.utf8.count % 2 == 1 { return "0" + hex }
         if let first = hex.utf8.first, "89abcdefABCDEF".utf8.contains(first) { return "00" + hex }
         return hex
+    }
+
+    /// A signed hex number from a challenge (SALT, SRP_B) padded as
+    /// amazon-cognito-identity-js does (`padHex(new BigInteger(text, 16))`):
+    /// leading zeros dropped, then the number's two's-complement bytes, so
+    /// -0x14 is "ec" and -0xec is "ff14". Nil unless `text` is `-?[0-9a-fA-F]+`.
+    static func padHex(signedHex text: String) -> String? {
+        guard let digits = signedHexDigits(text) else { return nil }
+        let magnitude = String(digits.lowercased().drop { $0 == "0" })
+        guard !magnitude.isEmpty else { return "00" }
+        let padded = padHex(magnitude)
+        guard text.hasPrefix("-") else { return padded }
+        // Two's complement of `padded`: every nibble inverted, then one added.
+        // The first digit of `padded` is below 8, so the result starts at 8 or
+        // above and keeps its length.
+        var nibbles = padded.utf8.map { 15 - ($0 <= 57 ? $0 - 48 : $0 - 87) }
+        var index = nibbles.count - 1
+        while true {
+            if nibbles[index] < 15 {
+                nibbles[index] += 1
+                break
+            }
+            nibbles[index] = 0
+            index -= 1
+        }
+        var result = String(decoding: nibbles.map { Array("0123456789abcdef".utf8)[Int($0)] }, as: UTF8.self)
+        // ff80... says no more than 80...: the shortest form, as Java's toByteArray gives it.
+        if result.hasPrefix("ff8") { result.removeFirst(2) }
+        return result
+    }
+
+    /// The hex digits of `-?[0-9a-fA-F]+`; nil for anything else.
+    static func signedHexDigits(_ text: String) -> Substring? {
+        let digits = text.hasPrefix("-") ? text.dropFirst() : Substring(text)
+        guard !digits.isEmpty, digits.utf8.allSatisfy({ $0.isHexDigit }) else { return nil }
+        return digits
     }
 
     /// TIMESTAMP as Cognito expects it: "Mon Nov 2 04:03:01 UTC 2026", in UTC,
