@@ -367,10 +367,12 @@ def test_status_shows_the_id_token_claims(cog, bus, profile):
     assert data["sub"] == claims(stored(bus, "id"))["sub"]
 
 
-def test_status_verify_against_moto_jwks_and_a_tampered_token(cog, bus, signed_in_moto):
+def test_status_verify_checks_signatures_against_the_endpoints_keys(cog, bus, profile):
+    signed_in(cog, profile)
     result = cog.ok("status", "--verify")
     assert "verify access:  ok   signature: RS256" in result.stdout
     assert "verify id:      ok   signature: RS256" in result.stdout
+    assert f"ok   issuer: {profile.url}us-east-1_double" in result.stdout
     assert "FAIL" not in result.stdout
     data = json.loads(cog.ok("status", "--verify", "--json").stdout)
     assert all(c["passed"] for kind in ("access", "id") for c in data["verification"][kind])
@@ -386,6 +388,28 @@ def test_status_verify_against_moto_jwks_and_a_tampered_token(cog, bus, signed_i
     assert tampered.returncode == 77
     assert "FAIL signature" in tampered.stdout
     assert "verification failed: access signature" in tampered.stderr
+
+
+def test_status_verify_does_not_let_an_emulators_keys_vouch_for_aws_tokens(cog, bus, signed_in_moto):
+    # moto signs with its own keys but names the real AWS issuer: the
+    # signatures check out against moto's JWKS, the issuer cannot.
+    result = cog.run("status", "--verify")
+    assert result.returncode == 77
+    aws = f"https://cognito-idp.us-east-1.amazonaws.com/{signed_in_moto.pool_id}"
+    assert "verify access:  ok   signature: RS256" in result.stdout
+    assert f"FAIL issuer: {aws}, not {signed_in_moto.url.rstrip('/')}/{signed_in_moto.pool_id}, whose keys were checked" \
+        in result.stdout
+    assert "verification failed: access issuer" in result.stderr
+
+
+def test_status_verify_with_nothing_to_verify_exits_77(cog, bus, profile):
+    signed_in(cog, profile)
+    for kind in ("access", "id"):
+        assert bus.secret_tool("clear", "service", "cog-cred", "profile", "default", "kind", kind).returncode == 0
+    assert cog.ok("status").stdout.count("signed in:     yes") == 1  # the refresh token is still there
+    result = cog.run("status", "--verify")
+    assert result.returncode == 77
+    assert "verification failed: no access or ID token is stored to check" in result.stderr
 
 
 @pytest.fixture

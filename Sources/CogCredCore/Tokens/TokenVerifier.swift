@@ -39,16 +39,17 @@ public struct TokenVerifier: Sendable {
         public var issuers: [String]
     }
 
-    /// For the public endpoint the issuer is
-    /// `https://cognito-idp.<region>.amazonaws.com/<pool id>` and the keys are
-    /// below it. A custom endpoint (an emulator, a proxy) serves the keys
-    /// below itself; its tokens may name either issuer.
+    /// The keys are below the issuer, and only the issuer's own keys vouch
+    /// for its tokens: for the public endpoint the issuer is
+    /// `https://cognito-idp.<region>.amazonaws.com/<pool id>`; a custom
+    /// endpoint (an emulator, a proxy) serves keys below itself, and those
+    /// keys can only speak for tokens whose `iss` is that same URL. A proxy
+    /// or emulator that hands out tokens naming the real AWS issuer cannot
+    /// prove them genuine with keys of its own.
     public static func poolKeys(endpoint: String, profile: Profile) -> PoolKeys {
-        let aws = "https://cognito-idp.\(profile.effectiveRegion).amazonaws.com/\(profile.userPoolID)"
         let base = endpoint.hasSuffix("/") ? String(endpoint.dropLast()) : endpoint
-        let custom = "\(base)/\(profile.userPoolID)"
-        if custom == aws { return PoolKeys(jwksURL: aws + "/.well-known/jwks.json", issuers: [aws]) }
-        return PoolKeys(jwksURL: custom + "/.well-known/jwks.json", issuers: [custom, aws])
+        let issuer = "\(base)/\(profile.userPoolID)"
+        return PoolKeys(jwksURL: issuer + "/.well-known/jwks.json", issuers: [issuer])
     }
 
     public func fetchKeys(_ url: String) throws(CognitoError) -> [JSONWebKey] {
@@ -100,7 +101,10 @@ public struct TokenVerifier: Sendable {
         }
 
         let issuer = claims.issuer ?? ""
-        checks.append(VerificationCheck(name: "issuer", passed: issuers.contains(issuer), detail: issuer.isEmpty ? "missing" : issuer))
+        let issuerDetail =
+            issuer.isEmpty ? "missing"
+            : issuers.contains(issuer) ? issuer : "\(issuer), not \(issuers.joined(separator: " or ")), whose keys were checked"
+        checks.append(VerificationCheck(name: "issuer", passed: issuers.contains(issuer), detail: issuerDetail))
         let expectedUse = kind == .id ? "id" : "access"
         checks.append(
             VerificationCheck(name: "token_use", passed: claims.tokenUse == expectedUse, detail: claims.tokenUse ?? "missing"))

@@ -12,8 +12,9 @@ struct Status: ParsableCommand {
         abstract: "Show whether the profile is signed in, as whom, and when its tokens expire.",
         discussion: """
             Never prints a token. Exits 0 when signed in, 77 when not. --verify fetches the \
-            pool's signing keys (JWKS) and checks each token's RS256 signature, issuer, \
-            token_use, client and expiry; it exits 77 when any check fails.
+            pool's signing keys (JWKS) from the endpoint in use and checks each stored token's \
+            RS256 signature, issuer (the endpoint's own pool URL), token_use, client and \
+            expiry; it exits 77 when any check fails or no token could be checked.
             """)
 
     @OptionGroup var profileOptions: ProfileOptions
@@ -43,6 +44,8 @@ struct Status: ParsableCommand {
         if let checks, let failed = checks.flatMap({ kind, list in list.filter { !$0.passed }.map { "\(kind) \($0.name): \($0.detail)" } }).first {
             throw AuthError.verificationFailed(failed)
         }
+        // Signed in on the strength of the refresh token alone: nothing was verified.
+        if let checks, checks.isEmpty { throw AuthError.verificationFailed("no access or ID token is stored to check") }
     }
 
     func verification(_ wiring: Wiring, _ manager: TokenManager) throws -> [(String, [VerificationCheck])] {
