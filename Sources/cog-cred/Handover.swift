@@ -21,7 +21,7 @@ struct Handover {
     /// holding it, so that cog-cred-cli refreshes once for every caller
     /// waiting here. Returns only with tokens.
     func afterRefresh(of profile: String, _ read: () -> [SecretKind: IssuedToken]?) -> [SecretKind: IssuedToken] {
-        let directory = ProfileLockFile.directory(runtimeDirectory: getenv("XDG_RUNTIME_DIR").map { String(cString: $0) })
+        let directory = ProfileLockFile.directory { getenv($0).map { String(cString: $0) } }
         guard case .success(let fd) = ProfileLockFile.open(directory: directory, profile: profile) else { run() }
         var start = timespec()
         clock_gettime(CLOCK_MONOTONIC, &start)

@@ -14,6 +14,7 @@ import signal
 import subprocess
 import time
 import urllib.request
+from pathlib import Path
 
 import pytest
 
@@ -373,6 +374,34 @@ def test_no_core_dumps_and_private_files(cog, bus, signed_in, tmp_path):
     lock_dir = os.path.join(bus.env["XDG_RUNTIME_DIR"], "cog-cred")
     cog.ok("refresh")
     assert oct(os.stat(lock_dir).st_mode & 0o777) == "0o700"
+
+
+def test_without_a_runtime_directory_locks_live_in_the_state_directory(cog, bus, signed_in):
+    # cron and `su -` have no XDG_RUNTIME_DIR. The old fallback was
+    # /tmp/cog-cred-<uid>, which another user could create first: made here
+    # as someone else's, world-writable, it must not matter.
+    squatted = Path(f"/tmp/cog-cred-{os.getuid()}")
+    made = False
+    if not squatted.exists() and os.getuid() == 0:
+        squatted.mkdir(mode=0o777)
+        os.chmod(squatted, 0o777)
+        os.chown(squatted, 65534, 65534)
+        made = True
+    try:
+        no_runtime = {"XDG_RUNTIME_DIR": None}
+        cog.ok("refresh", env=no_runtime)
+        locks = cog.home / ".local" / "state" / "cog-cred" / "locks"
+        assert (locks / "default.lock").is_file()
+        assert oct(os.stat(locks).st_mode & 0o777) == "0o700"
+        assert os.stat(locks).st_uid == os.getuid()
+        # The front takes the same lock when it hands a refresh over.
+        assert cog.run("token", "--min-ttl", "86400", env=no_runtime).returncode == 0
+        state = Path(cog.home) / "elsewhere"
+        cog.ok("refresh", env={**no_runtime, "XDG_STATE_HOME": str(state)})
+        assert (state / "cog-cred" / "locks" / "default.lock").is_file()
+    finally:
+        if made:
+            squatted.rmdir()
 
 
 def test_a_config_others_can_write_is_refused(cog, signed_in):

@@ -55,9 +55,9 @@ public struct FileRefreshLock: RefreshLock {
         self.held = held
     }
 
-    /// `$XDG_RUNTIME_DIR/cog-cred`, else a per-user directory under /tmp.
+    /// See `ProfileLockFile.directory`.
     public static func directory(environment: [String: String]) -> String {
-        ProfileLockFile.directory(runtimeDirectory: environment["XDG_RUNTIME_DIR"])
+        ProfileLockFile.directory { environment[$0] }
     }
 
     /// The lock the front binary handed over, if any: "<profile>:<fd>".

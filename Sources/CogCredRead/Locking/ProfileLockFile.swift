@@ -18,10 +18,15 @@ public enum ProfileLockFile {
     /// "<profile>:<fd>" of a lock this process already holds.
     public static let heldLockVariable = "COG_CRED_HELD_LOCK"
 
-    /// `$XDG_RUNTIME_DIR/cog-cred`, else a per-user directory under /tmp.
-    public static func directory(runtimeDirectory: String?) -> String {
-        if let runtimeDirectory, runtimeDirectory.hasPrefix("/") { return runtimeDirectory + "/cog-cred" }
-        return "/tmp/cog-cred-\(getuid())"
+    /// `$XDG_RUNTIME_DIR/cog-cred`, else `locks` in the state directory
+    /// (`$XDG_STATE_HOME/cog-cred`, by default `~/.local/state/cog-cred`).
+    /// Never a shared directory such as /tmp: cron jobs and `su -` have no
+    /// XDG_RUNTIME_DIR, and in /tmp another user could make the directory
+    /// first and so stop every refresh and sign-in.
+    public static func directory(environment: (String) -> String?) -> String {
+        if let runtime = environment("XDG_RUNTIME_DIR"), runtime.hasPrefix("/") { return runtime + "/cog-cred" }
+        let paths = Paths(environment: ["HOME", "XDG_STATE_HOME"].reduce(into: [:]) { $0[$1] = environment($1) })
+        return paths.stateDirectory + "/locks"
     }
 
     /// Opens (creating) the profile's lock file, after checking the
@@ -29,9 +34,7 @@ public enum ProfileLockFile {
     /// write could be used to swap the lock file. Returns the descriptor or
     /// why not.
     public static func open(directory: String, profile: String) -> Result<Int32, LockFileError> {
-        if mkdir(directory, 0o700) != 0 && errno != EEXIST {
-            return .failure(LockFileError(String(cString: strerror(errno))))
-        }
+        if let problem = makeDirectories(directory, mode: 0o700) { return .failure(LockFileError(problem)) }
         var info = stat()
         guard lstat(directory, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR, info.st_uid == getuid(),
             info.st_mode & 0o077 == 0
