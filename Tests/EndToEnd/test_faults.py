@@ -412,3 +412,25 @@ def test_a_config_others_can_write_is_refused(cog, signed_in):
         assert "can be written by others" in result.stderr
     os.chmod(cog.config_file, 0o600)
     cog.ok("token")
+
+
+def test_a_config_under_a_directory_others_can_write_or_behind_a_link_is_refused(cog, signed_in, tmp_path):
+    # As ssh's StrictModes: the config's directory and every one above it.
+    config_home = Path(cog.env["XDG_CONFIG_HOME"])
+    os.chmod(config_home, 0o777)
+    for command in (["token"], ["status"]):
+        result = cog.run(*command)
+        assert result.returncode == 78, result.stderr
+        assert f"the directory {config_home} that holds the config can be written by others" in result.stderr
+    os.chmod(config_home, 0o700)
+    cog.ok("token")
+    # A symbolic link in the file's place is not followed.
+    real = tmp_path / "dotfiles" / "config.json"
+    real.parent.mkdir(mode=0o700)
+    real.write_bytes(cog.config_file.read_bytes())
+    real.chmod(0o600)
+    cog.config_file.unlink()
+    cog.config_file.symlink_to(real)
+    result = cog.run("token")
+    assert result.returncode == 78
+    assert "is a symbolic link" in result.stderr and result.stdout == ""

@@ -69,31 +69,68 @@ public struct ConfigStore: Sendable {
     }
 
     /// The file's profiles; an absent file is an empty configuration.
+    ///
+    /// Like ssh with its config (StrictModes): a file that another user can
+    /// write, or one in a directory another user can write (up to the home
+    /// directory), could point cog-cred at an endpoint of their choosing, so
+    /// it is refused rather than read. The file is opened without following
+    /// a symbolic link and checked through the open descriptor, so what is
+    /// checked is what is read.
     public func load() throws(ConfigError) -> ConfigFile {
-        try checkOwnership()
-        let data: [UInt8]
-        switch readFile(path) {
-        case .success(let bytes): data = bytes
-        case .failure(let error) where error.code == ENOENT: return ConfigFile()
+        // O_NONBLOCK: a FIFO put in the file's place must not hang the open;
+        // it is refused below as not a regular file.
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
+        guard fd >= 0 else {
+            switch errno {
+            case ENOENT: return ConfigFile()
+            case ELOOP:
+                throw .unsafePermissions(
+                    path: path,
+                    reason: "the config file \(path) is a symbolic link; cog-cred reads only a regular file (copy it there, or point XDG_CONFIG_HOME at the real directory)")
+            case let code: throw .unreadable(path: path, reason: String(cString: strerror(code)))
+            }
+        }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw .unreadable(path: path, reason: String(cString: strerror(errno))) }
+        guard info.st_mode & S_IFMT == S_IFREG else { throw .unreadable(path: path, reason: "not a regular file") }
+        if info.st_uid != getuid() {
+            throw .unsafePermissions(path: path, reason: "the config file \(path) belongs to another user")
+        }
+        if info.st_mode & 0o022 != 0 {
+            throw .unsafePermissions(path: path, reason: "the config file can be written by others; run: chmod go-w \(path)")
+        }
+        try checkDirectories()
+        switch readAll(fd) {
+        case .success(let bytes): return try ConfigFile.decode(bytes, path: path)
         case .failure(let error): throw .unreadable(path: path, reason: String(cString: strerror(error.code)))
         }
-        return try ConfigFile.decode(data, path: path)
     }
 
-    /// Like ssh with its config: a file (or directory) that another user
-    /// can write could point cog-cred at an endpoint of their choosing, so
-    /// it is refused rather than read.
-    public func checkOwnership() throws(ConfigError) {
-        let directory = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
-        for (target, what) in [(path, "file"), (directory, "directory")] where !target.isEmpty {
+    /// The directories above the file, as ssh's StrictModes checks them:
+    /// each must belong to this user or root and be writable by no one
+    /// else, up to and including the home directory (or up to / for a file
+    /// outside it). A root-owned sticky directory such as /tmp is fine:
+    /// others can add to it but not replace what is ours.
+    func checkDirectories() throws(ConfigError) {
+        let parent = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
+        guard var directory = realPath(parent.isEmpty ? "." : parent) else { return }
+        let home = getpwuid(getuid()).flatMap { $0.pointee.pw_dir }.flatMap { realPath(String(cString: $0)) }
+        while true {
             var info = stat()
-            guard stat(target, &info) == 0 else { continue }
-            if info.st_uid != getuid() {
-                throw .unsafePermissions(path: target, reason: "the config \(what) belongs to another user")
+            guard stat(directory, &info) == 0 else { return }
+            let ownerOK = info.st_uid == getuid() || info.st_uid == 0
+            let rootSticky = info.st_uid == 0 && info.st_mode & S_ISVTX != 0
+            if !ownerOK {
+                throw .unsafePermissions(path: directory, reason: "the directory \(directory) that holds the config belongs to another user")
             }
-            if info.st_mode & 0o022 != 0 {
-                throw .unsafePermissions(path: target, reason: "the config \(what) can be written by others; run: chmod go-w \(target)")
+            if info.st_mode & 0o022 != 0 && !rootSticky {
+                throw .unsafePermissions(
+                    path: directory, reason: "the directory \(directory) that holds the config can be written by others; run: chmod go-w \(directory)")
             }
+            if directory == home || directory == "/" { return }
+            directory = String(directory[..<(directory.lastIndex(of: "/") ?? directory.startIndex)])
+            if directory.isEmpty { directory = "/" }
         }
     }
 
@@ -148,11 +185,9 @@ public struct Errno: Error {
     public let code: Int32
 }
 
-/// Reads a whole file with POSIX calls.
-public func readFile(_ path: String) -> Result<[UInt8], Errno> {
-    let fd = open(path, O_RDONLY | O_CLOEXEC)
-    guard fd >= 0 else { return .failure(Errno(code: errno)) }
-    defer { close(fd) }
+/// Reads what is left of an open file, up to 1 MiB: a config file is
+/// small, and something huge is a mistake.
+func readAll(_ fd: Int32) -> Result<[UInt8], Errno> {
     var data: [UInt8] = []
     var buffer = [UInt8](repeating: 0, count: 16384)
     while true {
@@ -163,10 +198,16 @@ public func readFile(_ path: String) -> Result<[UInt8], Errno> {
         }
         if n == 0 { break }
         data.append(contentsOf: buffer[0..<n])
-        // A config file is small; refuse to slurp something huge by mistake.
         if data.count > 1 << 20 { return .failure(Errno(code: EFBIG)) }
     }
     return .success(data)
+}
+
+/// The canonical absolute path (symbolic links resolved), or nil.
+func realPath(_ path: String) -> String? {
+    guard let resolved = realpath(path, nil) else { return nil }
+    defer { free(resolved) }
+    return String(cString: resolved)
 }
 
 /// `mkdir -p` with the given mode for the directories it creates. Returns a
