@@ -90,11 +90,11 @@ struct CogCredCommand: ParsableCommand {
             try command.run()
             finish(0)
         } catch let failure as DockerFailure {
-            Output.data(failure.message)
+            Output.data(failure.message.printable)
             finish(1)
         } catch let failure as any CogCredFailure {
             if dockerHelper {
-                Output.data("cog-cred: \(failure.message)")
+                Output.data("cog-cred: \(failure.message.printable)")
                 finish(1)
             }
             Output.error(failure.message)

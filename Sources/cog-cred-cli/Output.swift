@@ -17,13 +17,15 @@ enum Output {
         writeOutputOrExit(text)
     }
 
-    /// A note for the person at the terminal.
+    /// A note for the person at the terminal. Notes and errors often quote
+    /// Cognito (a delivery destination, a message): what could drive the
+    /// terminal is removed (String.printable).
     static func note(_ line: String) {
-        writeAll(2, line + "\n")
+        writeAll(2, line.printable + "\n")
     }
 
     /// The one line a failing command prints.
     static func error(_ line: String) {
-        writeAll(2, "cog-cred: error: \(line)\n")
+        writeAll(2, "cog-cred: error: \(line.printable)\n")
     }
 }

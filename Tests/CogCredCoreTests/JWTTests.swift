@@ -90,5 +90,14 @@ import Testing
     @Test func collapsesServerMessagesToOneBoundedLine() {
         #expect("a\n\tb  c\r\n".oneLine() == "a b c")
         #expect(String(repeating: "x", count: 500).oneLine(limit: 10) == "xxxxxxxxxx…")
+        #expect("a\u{9B}31m\u{202E}b\u{7F}".oneLine() == "a31mb")
+    }
+
+    /// Escape sequences (ESC, the 8-bit CSI), DEL and bidirectional
+    /// overrides go; newlines, tabs and every other character stay.
+    @Test func printableTextCannotDriveTheTerminal() {
+        #expect("x\u{1B}]0;title\u{07}\u{1B}[2Jy".printable == "x]0;title[2Jy")
+        #expect("\u{9B}31m\u{85}\u{202E}\u{2066}\u{200F}\u{061C}z\r".printable == "31mz")
+        #expect("line one\n\tline two: é ✓ 日本".printable == "line one\n\tline two: é ✓ 日本")
     }
 }

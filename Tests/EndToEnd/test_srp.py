@@ -187,6 +187,32 @@ def test_sms_code_scripted_and_interactive(cog, bus, profile):
     assert stored(bus, "refresh")
 
 
+# What a hostile or broken endpoint could send to take over the terminal: a
+# window title (OSC), clear screen (CSI), an 8-bit CSI, a right-to-left override.
+TERMINAL_ATTACK = "\x1b]0;pwned\x07\x1b[2J\x9b31m\u202e"
+
+
+def test_text_from_cognito_reaches_the_terminal_without_control_characters(cog, bus, profile):
+    profile.add_user(USER, PASSWORD)
+    cog.ok("configure", "--auth-flow", "password")
+    # A challenge whose CODE_DELIVERY_DESTINATION carries escape sequences.
+    challenge = {"ChallengeName": "SMS_MFA", "Session": "s" * 40,
+                 "ChallengeParameters": {"CODE_DELIVERY_DESTINATION": f"+1{TERMINAL_ATTACK}***1234",
+                                         "CODE_DELIVERY_DELIVERY_MEDIUM": "SMS", "USER_ID_FOR_SRP": USER}}
+    profile.configure(fail_next={"status": 200, "content_type": "application/x-amz-json-1.1",
+                                 "body": json.dumps(challenge)})
+    result = cog.run("sign-in", "--password-stdin", "--mfa-code", "-", input=f"{PASSWORD}\n123456\n")
+    assert "the code sent by SMS to +1]0;pwned[2J31m***1234;" in result.stderr, result.stderr
+    # Cognito's own error message, likewise.
+    error = {"__type": "NotAuthorizedException", "message": f"Incorrect{TERMINAL_ATTACK} username or password."}
+    profile.configure(fail_next={"status": 400, "content_type": "application/x-amz-json-1.1", "body": json.dumps(error)})
+    refused = cog.run("sign-in", "--password-stdin", input=PASSWORD + "\n")
+    assert refused.returncode == 77
+    for output in (result.stderr, refused.stderr):
+        assert not any(c in output for c in "\x1b\x07\x9b\u202e"), repr(output)
+    assert "]0;pwned" in refused.stderr  # what is left of the text is still shown
+
+
 def test_choice_of_mfa_scripted_and_interactive(cog, bus, profile):
     pexpect = pytest.importorskip("pexpect")
     secret = pyotp.random_base32()

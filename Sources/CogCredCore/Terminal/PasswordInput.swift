@@ -65,6 +65,7 @@ public enum PasswordInput {
 
     /// A line typed on the terminal with echo on, for codes and choices.
     public static func ask(_ text: String) throws(InputError) -> String {
+        let text = text.printable  // may quote Cognito (an SMS destination)
         let fd = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)
         guard fd >= 0 else { throw InputError("no terminal to ask on", category: .usage) }
         defer { close(fd) }

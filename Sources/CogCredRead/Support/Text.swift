@@ -4,7 +4,7 @@ extension String {
     public func oneLine(limit: Int = 300) -> String {
         var out = ""
         var lastWasSpace = false
-        for scalar in unicodeScalars {
+        for scalar in unicodeScalars where !Self.isHidden(scalar) {
             let isSpace = scalar.properties.isWhitespace || scalar.value < 0x20 || scalar.value == 0x7F
             if isSpace {
                 if !lastWasSpace && !out.isEmpty { out.append(" ") }
@@ -16,6 +16,29 @@ extension String {
             if out.count >= limit { return String(out.prefix(limit)) + "…" }
         }
         return lastWasSpace ? String(out.dropLast()) : out
+    }
+
+    /// Without the characters that could take over a terminal or disguise
+    /// text: control characters (C0 but newline and tab, DEL, C1: an ESC or
+    /// CSI from a server could move the cursor, retitle the window or
+    /// rewrite what was printed) and Unicode's bidirectional overrides.
+    /// For anything that came from the network (Cognito's messages, its
+    /// CODE_DELIVERY_DESTINATION, token claims) before a person sees it.
+    public var printable: String {
+        var out = ""
+        for scalar in unicodeScalars where !Self.isHidden(scalar) && (scalar.value >= 0x20 || scalar == "\n" || scalar == "\t") {
+            out.unicodeScalars.append(scalar)
+        }
+        return out
+    }
+
+    /// DEL, the C1 controls and the bidirectional formatting characters
+    /// (U+061C, U+200E-F, U+202A-E, U+2066-9): never shown, always dropped.
+    static func isHidden(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x7F...0x9F, 0x061C, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069: return true
+        default: return false
+        }
     }
 
     /// Without leading and trailing white space (Unicode's definition).

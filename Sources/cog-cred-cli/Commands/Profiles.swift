@@ -61,7 +61,7 @@ struct Profiles: ParsableCommand {
             let expiry = accessTokenExpiresAt.map { exp in
                 exp > now ? "expires \(rfc3339(exp)) (\(humanDuration(exp - now)))" : "expired \(rfc3339(exp))"
             }
-            return [name, profile.userPoolID, profile.clientID, username ?? profile.username ?? "-",
+            return [name, profile.userPoolID, profile.clientID, (username ?? profile.username)?.oneLine(limit: 64) ?? "-",
                     signedIn.map { $0 ? "yes" : "no" } ?? "unknown", expiry ?? "-"]
         }
 

@@ -36,7 +36,7 @@ struct Status: ParsableCommand {
             for line in text(status, manager.profile) { Output.data(line) }
             for (kind, list) in checks ?? [] {
                 for check in list {
-                    Output.data("verify \(kind):".padding(16) + "\(check.passed ? "ok  " : "FAIL") \(check.name): \(check.detail)")
+                    Output.data("verify \(kind):".padding(16) + "\(check.passed ? "ok  " : "FAIL") \(check.name): \(check.detail.oneLine())")
                 }
             }
         }
@@ -85,13 +85,15 @@ struct Status: ParsableCommand {
             "profile:       \(s.profile)",
             "signed in:     \(s.signedIn ? "yes" : "no")",
         ]
-        if let username = s.username { lines.append("username:      \(username)") }
-        if let name = s.cognitoUsername, name != s.username { lines.append("cognito:username: \(name)") }
+        // Claims are text from the network: one printable line each, so a
+        // claim can neither drive the terminal nor forge a line of its own.
+        if let username = s.username { lines.append("username:      \(username.oneLine(limit: 200))") }
+        if let name = s.cognitoUsername, name != s.username { lines.append("cognito:username: \(name.oneLine(limit: 200))") }
         if let email = s.email {
             let verified = s.emailVerified.map { $0 ? " (verified)" : " (not verified)" } ?? ""
-            lines.append("email:         \(email)\(verified)")
+            lines.append("email:         \(email.oneLine(limit: 200))\(verified)")
         }
-        if let sub = s.sub { lines.append("sub:           \(sub)") }
+        if let sub = s.sub { lines.append("sub:           \(sub.oneLine(limit: 200))") }
         lines.append("user pool:     \(profile.userPoolID) (app client \(profile.clientID))")
         if let authTime = s.authTime { lines.append("signed in at:  \(rfc3339(authTime))") }
         if s.signedIn || s.accessTokenExpiresAt != nil {
