@@ -18,6 +18,7 @@ Admin API (JSON in and out, never forwarded; 400 for a bad request):
   POST /_fault/plan  {"faults": [fault, ...]}   replace the plan; answers the plan
   GET  /_fault/plan                             the plan, with "remaining" uses
   POST /_fault/clear                            empty the plan
+  POST /_fault/release                          let every request held by `hold` go on
   GET  /_fault/log                              [{action, mode_applied, status,
                                                   forwarded}, ...] one per Cognito
                                                 request, oldest first
@@ -38,6 +39,9 @@ Modes:
   delay              wait `seconds` (default 30), then forward normally. The wait
                      ends early when the server shuts down (the connection is then
                      reset, nothing forwarded). Other connections are served meanwhile.
+  hold               like delay, but until POST /_fault/release (or `seconds`,
+                     default 30): a test does something while a request is
+                     surely in flight, then lets it go on.
   refuse             read the request, answer nothing, reset the connection (RST).
   reset_mid_body     200 and headers promising more body than is sent, part of a
                      JSON body, then an RST (SO_LINGER 0) after `pause` (default 0.1) s.
@@ -95,7 +99,7 @@ HOST = "127.0.0.1"
 AMZ_JSON = "application/x-amz-json-1.1"
 ADMIN_PREFIX = "/_fault/"
 VERBOSE = os.environ.get("FAULT_SERVER_VERBOSE") == "1"
-MODES = ("delay", "refuse", "reset_mid_body", "html_500", "status_503", "throttle",
+MODES = ("delay", "hold", "refuse", "reset_mid_body", "html_500", "status_503", "throttle",
          "truncated_json", "not_json", "unknown_error_type")
 DEFAULT_DELAY = 30.0
 DEFAULT_RESET_PAUSE = 0.1
@@ -234,7 +238,7 @@ def parse_fault(raw) -> dict:
             value = raw[field]
             if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
                 raise ValueError(f"{field} must be a non-negative number")
-        elif (mode, field) in (("delay", "seconds"), ("reset_mid_body", "pause")):
+        elif (mode, field) in (("delay", "seconds"), ("hold", "seconds"), ("reset_mid_body", "pause")):
             fault[field] = default
     if "code" in raw and not (isinstance(raw["code"], str) and raw["code"]):
         raise ValueError("code must be a non-empty string")
@@ -388,6 +392,7 @@ class FaultHandler(BaseHTTPRequestHandler):
             ("POST", "/_fault/plan"): lambda: server.set_plan(payload),
             ("GET", "/_fault/plan"): server.get_plan,
             ("POST", "/_fault/clear"): lambda: server.set_plan({"faults": []}),
+            ("POST", "/_fault/release"): server.release,
             ("GET", "/_fault/log"): server.get_log,
             ("POST", "/_fault/clear_log"): server.clear_log,
             ("GET", "/_fault/closed_port"): server.get_closed_port,
@@ -436,6 +441,16 @@ class FaultHandler(BaseHTTPRequestHandler):
         if self.server.stopping.wait(fault["seconds"]):
             self._abort()  # shutting down: do not forward to an upstream that may be gone
             return
+        self._forward(body, entry)
+
+    def _mode_hold(self, fault, body, entry):
+        deadline = time.monotonic() + fault["seconds"]
+        while not self.server.released.wait(0.02):
+            if self.server.stopping.is_set():
+                self._abort()
+                return
+            if time.monotonic() > deadline:
+                break
         self._forward(body, entry)
 
     def _mode_refuse(self, fault, body, entry):
@@ -495,6 +510,7 @@ class FaultServer(ThreadingHTTPServer):
         if self.upstream.scheme not in ("http", "https") or not self.upstream.hostname:
             raise ValueError(f"upstream must be an http(s) URL, not {upstream!r}")
         self.stopping = threading.Event()
+        self.released = threading.Event()  # set by /_fault/release; a new plan holds again
         self.lock = threading.Lock()
         self.plan, self.log = [], []
         self._closed_port = None
@@ -547,7 +563,12 @@ class FaultServer(ThreadingHTTPServer):
         faults = [parse_fault(f) for f in payload.get("faults", [])]
         with self.lock:
             self.plan = faults
+            self.released.clear()
         return self.get_plan()
+
+    def release(self) -> dict:
+        self.released.set()
+        return {}
 
     def get_plan(self) -> dict:
         with self.lock:

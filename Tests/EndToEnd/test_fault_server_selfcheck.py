@@ -213,6 +213,24 @@ def test_delay_exceeds_client_timeout_and_others_are_served(fs, double):
     assert upstream_calls(double) == {"InitiateAuth:USER_PASSWORD_AUTH": 2}
 
 
+def test_hold_keeps_a_request_until_released(fs, double):
+    plan(fs, {"mode": "hold", "actions": ["InitiateAuth"]})
+    answers = []
+    thread = threading.Thread(target=lambda: answers.append(call(fs, timeout=10)))
+    thread.start()
+    for _ in range(500):  # until the held request has arrived
+        if fault_log(fs):
+            break
+        time.sleep(0.01)
+    assert fault_log(fs)[0]["status"] is None and answers == []
+    assert upstream_calls(double) == {}   # not forwarded while held
+    assert call(fs, "SignUp", timeout=2)[0] != 0  # others are served meanwhile
+    assert post_json(fs, "/_fault/release", {}) == (200, {})
+    thread.join(timeout=10)
+    assert answers[0][0] == 200
+    assert fault_log(fs)[0] == {"action": "InitiateAuth", "mode_applied": "hold", "status": 200, "forwarded": True}
+
+
 def test_short_delay_then_normal_answer(fs):
     plan(fs, {"mode": "delay", "seconds": 0.3})
     started = time.monotonic()
@@ -342,7 +360,7 @@ def test_unknown_error_type(fs):
 
 
 def test_every_mode_is_checked_here():
-    checked = {"delay", "refuse", "reset_mid_body", "html_500", "status_503", "throttle", "truncated_json",
+    checked = {"delay", "hold", "refuse", "reset_mid_body", "html_500", "status_503", "throttle", "truncated_json",
                "not_json", "unknown_error_type"}
     assert set(MODES) == checked
 

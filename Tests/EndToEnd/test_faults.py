@@ -273,6 +273,41 @@ def test_a_keyring_daemon_killed_mid_command(cog, bus, session, proxy, tmp_path)
         private.stop()
 
 
+def test_a_keyring_restarted_while_a_rotated_refresh_token_is_on_its_way_gets_it(cog, double, session, proxy,
+                                                                                  tmp_path):
+    """The rotated refresh token is the only copy of the session: when the
+    keyring daemon restarts while Cognito is answering, the session this
+    process opened is gone, and only a new connection reaches the new daemon."""
+    private = Bus(tmp_path / "bus", config_file=bus_config_without_activation(tmp_path / "bus.conf"))
+    try:
+        env = {**cog.env, **private.env}
+        double.configure(rotate_refresh_tokens=True)
+        cog.ok("sign-in", "--password-stdin", input=PASSWORD + "\n", env=env)
+        before = stored(private, "refresh")
+        plan(proxy, {"mode": "hold", "actions": ["GetTokensFromRefreshToken"]})
+        proc = subprocess.Popen([cog.binary, "refresh"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                text=True)
+        # The refresh has read the keyring and its request is held: restart the daemon now.
+        for _ in range(500):
+            if any(e["action"] == "GetTokensFromRefreshToken" for e in fault_log(proxy)):
+                break
+            time.sleep(0.01)
+        private.keyring.kill()
+        private.keyring.wait(timeout=10)
+        private.start_keyring()
+        urllib.request.urlopen(urllib.request.Request(proxy.url + "_fault/release", data=b"{}"), timeout=10).read()
+        _, error = proc.communicate(timeout=30)
+        assert proc.returncode == 0, error
+        assert "could not be stored" not in error
+        # The new refresh token landed: the old one is rotated out, and the session goes on.
+        after = stored(private, "refresh")
+        assert after and after != before
+        assert cog.run("refresh", env=env).returncode == 0
+    finally:
+        plan(proxy)
+        private.stop()
+
+
 def test_a_hung_keyring_daemon_fails_fast_instead_of_hanging(cog, bus, session):
     bus.keyring.send_signal(signal.SIGSTOP)
     try:

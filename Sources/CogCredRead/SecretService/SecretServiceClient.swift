@@ -126,6 +126,15 @@ final class SecretServiceClient: @unchecked Sendable {
         return path
     }
 
+    /// Forgets this process's connection to `address` (closing it), so the
+    /// next call opens a new connection and session: for a caller that must
+    /// outlast a restart of the keyring daemon. Calls in flight are settled
+    /// first, as on exit.
+    static func discard(address: BusAddress) {
+        let old = clients.withLock { $0.removeValue(forKey: address.text) }
+        if case .success(let client)? = old { client.settle() }
+    }
+
     /// Waits for the answers to the calls still in flight, whatever they
     /// are, so a client never leaves the bus with a call of its unanswered.
     func settle() {

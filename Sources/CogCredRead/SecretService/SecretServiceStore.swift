@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Tokens in the Secret Service (gnome-keyring, KeePassXC, KWallet), spoken
 /// to directly over D-Bus with libdbus-1.
 ///
@@ -136,12 +140,47 @@ public struct SecretServiceStore: TokenStore {
         try write(kind, profile: profile, secret: secret, context: context, timeout: SecretServiceClient.callTimeoutMilliseconds)
     }
 
-    /// gnome-keyring rewrites its whole keyring file on every change; on a
-    /// busy disk that can take longer than the usual limit.
-    public func writePatiently(_ kind: SecretKind, profile: String, secret: String, context: ItemContext)
-        throws(SecretServiceError)
-    {
-        try write(kind, profile: profile, secret: secret, context: context, timeout: 10_000)
+    /// For the one write that must not be lost (a rotated refresh token is
+    /// the only copy of the session): tried for up to `seconds`, each time
+    /// on a new connection and session. gnome-keyring rewrites its whole
+    /// keyring file on every change, which on a busy disk can take longer
+    /// than the usual limit; and a keyring daemon that restarts meanwhile
+    /// (a crash, a restart by D-Bus activation or by the user) invalidates
+    /// the session this process opened, so only a new one reaches it once
+    /// it is back.
+    public func writePatiently(
+        _ kind: SecretKind, profile: String, secret: String, context: ItemContext, seconds: Double = 10
+    ) throws(SecretServiceError) {
+        let started = Self.monotonicSeconds()
+        var pause = 0.05
+        while true {
+            let left = seconds - (Self.monotonicSeconds() - started)
+            do {
+                return try write(
+                    kind, profile: profile, secret: secret, context: context, timeout: Int32(max(0.1, left) * 1000))
+            } catch .unlockDeclined {
+                throw .unlockDeclined  // the person said no: asking again would be a nuisance
+            } catch {
+                guard left > pause else { throw error }
+                if let address = try? BusAddress.session(environment: environment) {
+                    SecretServiceClient.discard(address: address)
+                }
+                Self.sleep(pause)
+                pause = min(pause * 2, 1)
+            }
+        }
+    }
+
+    static func monotonicSeconds() -> Double {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+    }
+
+    static func sleep(_ seconds: Double) {
+        var interval = timespec(tv_sec: Int(seconds), tv_nsec: Int((seconds - Double(Int(seconds))) * 1e9))
+        var left = timespec()
+        while nanosleep(&interval, &left) != 0 && errno == EINTR { interval = left }
     }
 
     func write(_ kind: SecretKind, profile: String, secret: String, context: ItemContext, timeout: Int32)
