@@ -101,6 +101,7 @@ if Context.environment["COG_CRED_FUZZ"] != nil {
     for (product, target) in [
         ("fuzz-git-credential", "FuzzGitCredential"), ("fuzz-jwt", "FuzzJWT"),
         ("fuzz-cognito-response", "FuzzCognitoResponse"), ("fuzz-config", "FuzzConfig"),
+        ("fuzz-kubernetes-exec-info", "FuzzKubernetesExecInfo"), ("fuzz-docker-credential", "FuzzDockerCredential"),
     ] {
         package.targets.append(.executableTarget(name: target, dependencies: ["CogCredCore", "CFuzzer"], path: "Tests/Fuzz/\(target)"))
         package.products.append(.executable(name: product, targets: [target]))

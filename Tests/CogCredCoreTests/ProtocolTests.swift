@@ -134,6 +134,10 @@ import Testing
         #expect(KubernetesExecInfo.parse(#"{"kind":"ExecCredential"}"#) == .failure(.unsupportedVersion("")))
         let alpha = #"{"kind":"ExecCredential","apiVersion":"client.authentication.k8s.io/v1alpha1"}"#
         #expect(KubernetesExecInfo.parse(alpha) == .failure(.unsupportedVersion("client.authentication.k8s.io/v1alpha1")))
+        // The caller's text in the refusal stays on one line (found by fuzz-kubernetes-exec-info).
+        let forged = #"{"kind":"ExecCredential","apiVersion":"v9\ncog-cred: all is well"}"#
+        guard case .failure(let error) = KubernetesExecInfo.parse(forged) else { Issue.record("accepted"); return }
+        #expect(!error.message.contains("\n") && error.message.contains("apiVersion v9 cog-cred: all is well;"))
     }
 
     @Test func registryHostsAreNormalised() {

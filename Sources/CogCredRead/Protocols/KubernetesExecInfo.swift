@@ -69,7 +69,9 @@ public enum KubernetesExecInfoError: CogCredFailure, Equatable {
         case .notExecCredential:
             return "KUBERNETES_EXEC_INFO is not an ExecCredential (its \"kind\" must be \"ExecCredential\")"
         case .unsupportedVersion(let version):
-            let shown = version.isEmpty ? "no apiVersion" : "apiVersion \(version)"
+            // The version is the caller's text: one bounded line of it (a
+            // newline in it once made this error two lines; found by fuzzing).
+            let shown = version.isEmpty ? "no apiVersion" : "apiVersion \(version.oneLine(limit: 100))"
             return "KUBERNETES_EXEC_INFO asks for \(shown); cog-cred answers \(supported): set one of them in the kubeconfig's exec section"
         }
     }

@@ -12,6 +12,8 @@ func fuzz(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     precondition(again == file, "config did not round-trip")
     for profile in file.profiles.values {
         _ = try? Endpoint.resolve(profile: profile, environment: [:])
+        _ = Endpoint.profileProblem(profile)
+        if let url = profile.endpointURL { _ = Endpoint.isLoopback(url) }
         _ = profile.effectiveRegion
     }
     return 0
