@@ -37,11 +37,8 @@ public enum Endpoint {
         guard let (url, variable) = chosen else {
             return Resolved(url: "https://cognito-idp.\(profile.effectiveRegion).amazonaws.com/", variable: nil, allowsCleartext: false)
         }
-        let cleartext = isPlainHTTP(url)
-        if cleartext && !isLoopback(url) && profile.allowInsecureHTTP != true {
-            throw .invalidValue(variable ?? "endpoint-url", cleartextProblem(url))
-        }
-        return Resolved(url: url, variable: variable, allowsCleartext: cleartext)
+        if refusesCleartext(url, profile) { throw .invalidValue(variable ?? "endpoint-url", cleartextProblem(url)) }
+        return Resolved(url: url, variable: variable, allowsCleartext: isPlainHTTP(url))
     }
 
     /// Why `url` may not be used as it is, for `configure` and `resolve`.
@@ -52,10 +49,13 @@ public enum Endpoint {
     /// Whether the profile's own `endpoint-url` is plain HTTP to another
     /// machine without the profile allowing it (what `configure` refuses).
     public static func profileProblem(_ profile: Profile) -> String? {
-        guard let url = profile.endpointURL, isPlainHTTP(url), !isLoopback(url), profile.allowInsecureHTTP != true else {
-            return nil
-        }
+        guard let url = profile.endpointURL, refusesCleartext(url, profile) else { return nil }
         return cleartextProblem(url)
+    }
+
+    /// Plain HTTP to another machine, which the profile does not allow.
+    static func refusesCleartext(_ url: String, _ profile: Profile) -> Bool {
+        isPlainHTTP(url) && !isLoopback(url) && profile.allowInsecureHTTP != true
     }
 
     static func isPlainHTTP(_ url: String) -> Bool {
