@@ -93,22 +93,29 @@ struct Wiring {
         // lookup that handing out a fresh stored token never needs, and an
         // endpoint that may not be used (plain HTTP, Endpoint.resolve) must
         // stop only what would send something to it.
+        let clientSecret: @Sendable () throws -> String? = {
+            guard profile.clientSecretInKeyring == true else { return nil }
+            guard let stored = try store.read(.clientSecret, profile: name) else {
+                throw ConfigError.clientSecretMissing(profile: name)
+            }
+            return stored
+        }
         let cognito: @Sendable () throws -> any CognitoClient = {
             let endpoint = try Endpoint.resolve(profile: profile, environment: environment)
-            var secret: String? = nil
-            if profile.clientSecretInKeyring == true {
-                guard let stored = try store.read(.clientSecret, profile: name) else {
-                    throw ConfigError.clientSecretMissing(profile: name)
-                }
-                secret = stored
-            }
+            let secret = try clientSecret()
             Wiring.noteGlobalEndpoint(endpoint)
             return CognitoHTTPClient(
                 endpoint: endpoint.url, clientID: profile.clientID, clientSecret: secret, timeouts: profile.timeouts,
                 deadline: deadline, caBundle: caBundle, allowsCleartext: endpoint.allowsCleartext)
         }
+        let oauth: @Sendable () throws -> any OAuthClient = {
+            let domain = try Endpoint.domain(profile)
+            return OAuthHTTPClient(
+                domain: domain.url, clientID: profile.clientID, clientSecret: try clientSecret(), timeouts: profile.timeouts,
+                deadline: deadline, caBundle: caBundle, allowsCleartext: domain.allowsCleartext)
+        }
         return TokenManager(
-            profileName: name, profile: profile, store: store, cognito: cognito,
+            profileName: name, profile: profile, store: store, cognito: cognito, oauth: oauth,
             refreshMemory: FileRefreshMemory(directory: paths.stateDirectory),
             lock: FileRefreshLock(
                 directory: FileRefreshLock.directory(environment: environment),

@@ -20,7 +20,7 @@ struct Front {
         guard let config = try? ConfigStore(path: paths.configFile).load() else { handover.run() }
 
         let profileName: String
-        let kinds: [SecretKind]
+        var kinds: [SecretKind]
         var policy = RefreshPolicy()
         let respond: ([SecretKind: IssuedToken]) -> Never
         switch request {
@@ -59,6 +59,10 @@ struct Front {
             respond = { tokens in finish(DockerCredential.answer(serverURL: serverURL, token: tokens[.access]!) + "\n") }
         }
         guard let profile = config.profiles[profileName] else { handover.run() }
+        // A machine (client credentials) has no ID token: `exec` and the env
+        // format go without it; asking for it alone is cog-cred-cli's to refuse.
+        kinds = kinds.filter { profile.handedOutKinds.contains($0) }
+        if kinds.isEmpty { handover.run() }
 
         let stored = StoredTokens(profileName: profileName, profile: profile, store: store)
         do {

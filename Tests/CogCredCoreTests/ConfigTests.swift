@@ -98,6 +98,35 @@ import Testing
         #expect(try Profile(json: try JSONFields(profile.json, path: [])).allowInsecureHTTP == true)
     }
 
+    @Test func oauthSettingsValidateAndRoundTrip() throws {
+        #expect(ProfileValidation.expandDomain("my-app", region: "eu-west-1") == "https://my-app.auth.eu-west-1.amazoncognito.com")
+        #expect(ProfileValidation.expandDomain("https://auth.example.com/", region: "x") == "https://auth.example.com")
+        #expect(ProfileValidation.domainPrefixProblem("my-app-2") == nil)
+        #expect(ProfileValidation.domainPrefixProblem("My_App") != nil)
+        #expect(ProfileValidation.scopeProblem("orders/read") == nil)
+        #expect(ProfileValidation.scopeProblem("a\"b") != nil)
+        var profile = Profile(userPoolID: "us-east-1_A", clientID: "c")
+        profile.grant = "client-credentials"
+        #expect(throws: ConfigError.invalidValue("grant", "client-credentials needs the pool's domain (--domain)")) {
+            try profile.validate()
+        }
+        profile.domain = "https://my-app.auth.us-east-1.amazoncognito.com"
+        profile.scopes = ["orders/read", "openid"]
+        try profile.validate()
+        #expect(profile.handedOutKinds == [.access])
+        #expect(try Profile(json: try JSONFields(profile.json, path: [])) == profile)
+        profile.grant = "robot"
+        #expect(throws: ConfigError.self) { try profile.validate() }
+        profile.grant = nil
+        #expect(profile.effectiveGrant == .userSignIn && profile.handedOutKinds == [.access, .id])
+        // The domain is held to the endpoint's clear-text rule.
+        profile.domain = "http://auth.example.com"
+        #expect(Endpoint.profileProblem(profile)?.hasPrefix("invalid domain:") == true)
+        #expect(throws: ConfigError.self) { try Endpoint.domain(profile) }
+        profile.domain = "http://127.0.0.1:9000"
+        #expect(try Endpoint.domain(profile).allowsCleartext)
+    }
+
     @Test func pathsFollowXDG() {
         #expect(Paths(environment: ["XDG_CONFIG_HOME": "/x", "HOME": "/h"]).configFile == "/x/cog-cred/config.json")
         #expect(Paths(environment: ["HOME": "/h"]).configFile == "/h/.config/cog-cred/config.json")

@@ -46,11 +46,22 @@ public enum Endpoint {
         "\(url.oneLine(limit: 100)) is plain http:// to another machine: refresh tokens and passwords would cross the network unencrypted; use https://, or allow it for this profile with: cog-cred configure --allow-insecure-http"
     }
 
-    /// Whether the profile's own `endpoint-url` is plain HTTP to another
-    /// machine without the profile allowing it (what `configure` refuses).
+    /// Whether the profile's own `endpoint-url` or `domain` is plain HTTP to
+    /// another machine without the profile allowing it (what `configure`
+    /// refuses), and which.
     public static func profileProblem(_ profile: Profile) -> String? {
-        guard let url = profile.endpointURL, refusesCleartext(url, profile) else { return nil }
-        return cleartextProblem(url)
+        for (setting, url) in [("endpoint-url", profile.endpointURL), ("domain", profile.domain)] {
+            if let url, refusesCleartext(url, profile) { return "invalid \(setting): \(cleartextProblem(url))" }
+        }
+        return nil
+    }
+
+    /// The profile's OAuth 2.0 domain (token, revoke, authorize), held to
+    /// the same clear-text rule as the endpoint.
+    public static func domain(_ profile: Profile) throws(ConfigError) -> Resolved {
+        guard let url = profile.domain else { throw .missingDomain }
+        if refusesCleartext(url, profile) { throw .invalidValue("domain", cleartextProblem(url)) }
+        return Resolved(url: url, variable: nil, allowsCleartext: isPlainHTTP(url))
     }
 
     /// Plain HTTP to another machine, which the profile does not allow.

@@ -19,11 +19,14 @@ public enum AuthError: CogCredFailure, Equatable {
     case malformedToken(SecretKind)
     /// Even a freshly refreshed token is already expired: the clocks disagree.
     case freshTokenExpired(SecretKind)
+    /// An ID token was asked of a machine profile (client credentials), which has none.
+    case noIDToken(profile: String)
 
     public var category: FailureCategory {
         switch self {
         case .notSignedIn, .unsupportedChallenge, .challengeNeedsInput, .requiredAttributes, .verificationFailed:
             return .notAuthenticated
+        case .noIDToken: return .usage
         case .remoteSignOutFailed: return .temporary
         case .malformedToken, .freshTokenExpired: return .temporary
         case .cognito(let error, let operation): return AuthError.category(of: error, operation)
@@ -48,6 +51,8 @@ public enum AuthError: CogCredFailure, Equatable {
             return "Cognito returned an \(kind.displayName) that is not a readable JWT; nothing was stored"
         case .freshTokenExpired(let kind):
             return "the \(kind.displayName) Cognito just issued has already expired: check that this machine's clock is right"
+        case .noIDToken(let profile):
+            return "profile '\(profile)' is a machine (client credentials): it has an access token and no ID token"
         case .cognito(let error, let operation):
             return AuthError.describe(error, operation)
         }
@@ -76,6 +81,11 @@ public enum AuthError: CogCredFailure, Equatable {
             ("CodeMismatchException", _), ("ExpiredCodeException", _), ("AliasExistsException", _):
             return .dataError
         case ("CodeDeliveryFailureException", _): return .temporary
+        // The OAuth 2.0 endpoints' codes (RFC 6749 5.2).
+        case ("invalid_grant", _), ("access_denied", _): return .notAuthenticated
+        case ("invalid_client", _), ("unauthorized_client", _), ("invalid_scope", _), ("unsupported_grant_type", _),
+            ("invalid_request", _), ("unsupported_token_type", _), ("unsupported_response_type", _):
+            return .configuration
         default: return .other
         }
     }
@@ -127,6 +137,20 @@ public enum AuthError: CogCredFailure, Equatable {
             message = "the code has expired: run cog-cred resend-code for a new one"
         case ("InvalidParameterException", _):
             message = "Cognito rejected the request"
+        case ("invalid_grant", .refresh(let profile)):
+            message = "the session has expired or was revoked; sign in again: cog-cred sign-in\(profileFlag(profile))"
+        case ("invalid_grant", _):
+            message = "\(operation.verb) was refused"
+        case ("access_denied", _):
+            message = "the sign-in was cancelled or refused in the browser"
+        case ("invalid_client", _):
+            message = "the app client or its secret was refused: check --client-id, and set the secret again with cog-cred configure --client-secret-stdin"
+        case ("unauthorized_client", _):
+            message = "the app client may not use this OAuth flow: allow it in the app client's settings (Allowed OAuth flows)"
+        case ("invalid_scope", _):
+            message = "a scope was refused: check --scopes against the app client's allowed scopes"
+        case ("unsupported_grant_type", _), ("invalid_request", _), ("unsupported_token_type", _), ("unsupported_response_type", _):
+            message = "the pool's OAuth endpoint refused the request: check --domain and the app client's OAuth settings"
         default:
             message = "\(operation.verb) failed"
         }
@@ -145,6 +169,8 @@ public enum AuthOperation: Sendable, Equatable {
     case confirmForgotPassword
     case changePassword(profile: String)
     case fetchKeys
+    case clientCredentials
+    case revoke
 
     var verb: String {
         switch self {
@@ -157,6 +183,8 @@ public enum AuthOperation: Sendable, Equatable {
         case .confirmForgotPassword: return "resetting the password"
         case .changePassword: return "changing the password"
         case .fetchKeys: return "fetching the pool's signing keys"
+        case .clientCredentials: return "getting an access token with the client credentials"
+        case .revoke: return "revoking the refresh token"
         }
     }
 }

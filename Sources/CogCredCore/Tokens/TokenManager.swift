@@ -11,6 +11,9 @@ public struct TokenManager: Sendable {
     /// may read the client secret from the keyring, which the common case
     /// (a stored token that is still fresh) never needs.
     let makeCognito: @Sendable () throws -> any CognitoClient
+    /// The pool's OAuth 2.0 endpoints (client credentials, browser
+    /// sign-in), made on first use like `makeCognito`.
+    let makeOAuth: @Sendable () throws -> any OAuthClient
     let clock: any Clock
     let refreshMemory: any RefreshAPIMemory
     let lock: any RefreshLock
@@ -20,7 +23,9 @@ public struct TokenManager: Sendable {
 
     public init(
         profileName: String, profile: Profile, store: any TokenStore,
-        cognito: @escaping @Sendable () throws -> any CognitoClient, clock: any Clock = SystemClock(),
+        cognito: @escaping @Sendable () throws -> any CognitoClient,
+        oauth: @escaping @Sendable () throws -> any OAuthClient = { throw ConfigError.missingDomain },
+        clock: any Clock = SystemClock(),
         refreshMemory: any RefreshAPIMemory = InMemoryRefreshMemory(), lock: any RefreshLock = NoRefreshLock(),
         warn: @escaping @Sendable (String) -> Void = { _ in }
     ) {
@@ -28,6 +33,7 @@ public struct TokenManager: Sendable {
         self.profile = profile
         self.store = store
         self.makeCognito = cognito
+        self.makeOAuth = oauth
         self.clock = clock
         self.refreshMemory = refreshMemory
         self.lock = lock
@@ -53,7 +59,8 @@ public struct TokenManager: Sendable {
     /// A token with more than the policy's margin of life left, refreshing
     /// (at most once) when the stored one has less.
     public func currentToken(_ choice: TokenChoice, policy: RefreshPolicy = RefreshPolicy()) throws -> IssuedToken {
-        try storedOrRefreshed({ try usable(choice.kind, policy) }) { result in
+        if choice == .id && profile.effectiveGrant == .clientCredentials { throw AuthError.noIDToken(profile: profileName) }
+        return try storedOrRefreshed({ try usable(choice.kind, policy) }) { result in
             guard let fresh = choice == .access ? result.access : result.id else { throw AuthError.malformedToken(choice.kind) }
             // A token whose whole life is shorter than the margin is still handed
             // out after one refresh, as long as it has not expired.
@@ -83,7 +90,7 @@ public struct TokenManager: Sendable {
     /// left, after at most one refresh: what `exec` hands a command.
     public func currentTokens(policy: RefreshPolicy = RefreshPolicy()) throws -> RefreshedTokens {
         let fromStore = { () throws -> RefreshedTokens? in
-            guard let both = try stored.usable([.access, .id], policy: policy), let access = both[.access] else { return nil }
+            guard let both = try stored.usable(profile.handedOutKinds, policy: policy), let access = both[.access] else { return nil }
             return RefreshedTokens(access: access, id: both[.id])
         }
         return try storedOrRefreshed(fromStore) { fresh in
@@ -110,6 +117,7 @@ public struct TokenManager: Sendable {
     }
 
     func refreshHoldingLock() throws -> RefreshedTokens {
+        if profile.effectiveGrant == .clientCredentials { return try fetchClientCredentials() }
         let refreshToken: String
         switch try store.read([.refresh], profile: profileName, binding: profile.binding)[.refresh] ?? .absent {
         case .found(let value) where !value.isEmpty: refreshToken = value
@@ -129,6 +137,22 @@ public struct TokenManager: Sendable {
             }
             throw AuthError.cognito(error, operation: .refresh(profile: profileName))
         }
+    }
+
+    /// A machine profile's "refresh": a new access token from the token
+    /// endpoint with the client's own credentials. There is no refresh
+    /// token or ID token to keep.
+    func fetchClientCredentials() throws -> RefreshedTokens {
+        let oauth = try makeOAuth()
+        let result: AuthenticationResult
+        do {
+            result = try oauth.clientCredentials(scopes: profile.scopes)
+        } catch {
+            throw AuthError.cognito(error, operation: .clientCredentials)
+        }
+        return try save(
+            AuthenticationResult(accessToken: result.accessToken, idToken: nil, refreshToken: nil, expiresIn: result.expiresIn),
+            requireRefreshToken: false)
     }
 
     func refreshOnce(_ cognito: any CognitoClient, _ refreshToken: String) throws -> AuthenticationResult {
@@ -290,7 +314,8 @@ public struct TokenManager: Sendable {
         let id = found[.id]?.value.flatMap(IssuedToken.init)?.claims
         return SessionStatus(
             profile: profileName,
-            signedIn: refresh.map { !$0.isEmpty } ?? false,
+            // A machine has no refresh token: its access token is its session.
+            signedIn: profile.effectiveGrant == .clientCredentials ? access != nil : refresh.map { !$0.isEmpty } ?? false,
             boundElsewhere: found.values.contains { if case .boundElsewhere = $0 { return true } else { return false } },
             username: access?.subjectName ?? id?.subjectName ?? profile.username,
             accessTokenExpiresAt: access?.exp,
@@ -300,6 +325,7 @@ public struct TokenManager: Sendable {
             cognitoUsername: id?.cognitoUsername,
             sub: id?.sub ?? access?.sub,
             authTime: id?.authTime ?? access?.authTime,
+            scope: access?.scope,
             now: clock.now())
     }
 }
@@ -322,5 +348,7 @@ public struct SessionStatus: Sendable, Equatable {
     public var sub: String?
     /// When the user last typed a password (or passed MFA).
     public var authTime: Int64?
+    /// The access token's granted scopes (space-separated).
+    public var scope: String?
     public var now: Int64
 }

@@ -17,6 +17,8 @@ public enum ConfigError: CogCredFailure, Equatable {
     case unsafePermissions(path: String, reason: String)
     /// The profile says its app client has a secret, but the keyring has none.
     case clientSecretMissing(profile: String)
+    /// OAuth (client credentials, browser sign-in) needs the pool's domain.
+    case missingDomain
 
     public var category: FailureCategory {
         if case .missingSetting = self { return .usage }
@@ -39,6 +41,8 @@ public enum ConfigError: CogCredFailure, Equatable {
             return "refusing to use the config: \(reason)"
         case .clientSecretMissing(let profile):
             return "profile '\(profile)' uses an app client secret, but the Secret Service has none for it; store it with: cog-cred configure\(profileFlag(profile)) --client-secret-stdin"
+        case .missingDomain:
+            return "the profile has no OAuth domain: cog-cred configure --domain PREFIX_OR_URL (the user pool's domain, under App integration)"
         }
     }
 }

@@ -29,6 +29,16 @@ public struct Profile: Sendable, Equatable {
     public var gitURLs: [String]?
     /// Registry hosts (`registry.example.com[:port]`) whose docker credentials this profile answers.
     public var dockerRegistries: [String]?
+    /// The pool's OAuth 2.0 domain (managed login and the token endpoint),
+    /// as a full URL: `https://PREFIX.auth.REGION.amazoncognito.com` or a
+    /// custom domain.
+    public var domain: String?
+    /// OAuth scopes to ask for, such as `openid email profile` or `orders/read`.
+    public var scopes: [String]?
+    /// "client-credentials": the profile is a machine (an app client with a
+    /// secret) that gets access tokens with the client-credentials grant;
+    /// nil: a user signs in.
+    public var grant: String?
 
     /// The names in config.json, part of the file's format.
     enum Key {
@@ -46,6 +56,9 @@ public struct Profile: Sendable, Equatable {
         static let caBundle = "ca-bundle"
         static let gitURLs = "git-urls"
         static let dockerRegistries = "docker-registries"
+        static let domain = "domain"
+        static let scopes = "scopes"
+        static let grant = "grant"
     }
 
     /// Reads a profile from its object in config.json. Unknown members are
@@ -65,6 +78,9 @@ public struct Profile: Sendable, Equatable {
         caBundle = try json.optionalString(Key.caBundle)
         gitURLs = try json.optionalStrings(Key.gitURLs)
         dockerRegistries = try json.optionalStrings(Key.dockerRegistries)
+        domain = try json.optionalString(Key.domain)
+        scopes = try json.optionalStrings(Key.scopes)
+        grant = try json.optionalString(Key.grant)
     }
 
     /// The profile's object in config.json; unset settings are left out.
@@ -82,6 +98,9 @@ public struct Profile: Sendable, Equatable {
         members[Key.caBundle] = caBundle.map { .string($0) }
         members[Key.gitURLs] = gitURLs.map { .array($0.map { .string($0) }) }
         members[Key.dockerRegistries] = dockerRegistries.map { .array($0.map { .string($0) }) }
+        members[Key.domain] = domain.map { .string($0) }
+        members[Key.scopes] = scopes.map { .array($0.map { .string($0) }) }
+        members[Key.grant] = grant.map { .string($0) }
         return .object(members)
     }
 
@@ -109,6 +128,17 @@ public struct Profile: Sendable, Equatable {
 
     public var effectiveAuthFlow: AuthFlow {
         authFlow.flatMap(AuthFlow.init(rawValue:)) ?? .srp
+    }
+
+    /// How the profile gets its tokens.
+    public var effectiveGrant: Grant {
+        grant.flatMap(Grant.init(rawValue:)) ?? .userSignIn
+    }
+
+    /// The tokens the profile hands out together (`exec`, the env and JSON
+    /// formats): a machine (client credentials) has no ID token.
+    public var handedOutKinds: [SecretKind] {
+        effectiveGrant == .clientCredentials ? [.access] : [.access, .id]
     }
 
     /// The pool and client the profile's items are bound to.
@@ -141,6 +171,16 @@ public struct Profile: Sendable, Equatable {
         if let authFlow, AuthFlow(rawValue: authFlow) == nil {
             throw .invalidValue("auth-flow", "must be srp or password")
         }
+        if let domain, let problem = ProfileValidation.endpointProblem(domain) { throw .invalidValue("domain", problem) }
+        for scope in scopes ?? [] where ProfileValidation.scopeProblem(scope) != nil {
+            throw .invalidValue("scopes", ProfileValidation.scopeProblem(scope)!)
+        }
+        if let grant, Grant(rawValue: grant) == nil {
+            throw .invalidValue("grant", "must be client-credentials (a machine) or user (a person who signs in)")
+        }
+        if effectiveGrant == .clientCredentials && domain == nil {
+            throw .invalidValue("grant", "client-credentials needs the pool's domain (--domain)")
+        }
         for (name, value) in [
             ("connect-timeout", connectTimeout), ("request-timeout", requestTimeout), ("command-timeout", commandTimeout),
         ] {
@@ -156,6 +196,15 @@ public struct Profile: Sendable, Equatable {
 public enum AuthFlow: String, Sendable, CaseIterable {
     case srp
     case password
+}
+
+/// How a profile gets its tokens.
+public enum Grant: String, Sendable {
+    /// A user signs in (sign-in), and the refresh token renews the session.
+    case userSignIn = "user"
+    /// The app client itself, with its secret: OAuth 2.0's client-credentials
+    /// grant at the domain's token endpoint; an access token only.
+    case clientCredentials = "client-credentials"
 }
 
 /// The time budget for network calls.
@@ -232,6 +281,29 @@ public enum ProfileValidation {
         if host.isEmpty || host.first == "/" { return "has no host" }
         if url.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F }) { return "must not contain spaces or control characters" }
         return nil
+    }
+
+    /// An OAuth scope token (RFC 6749 3.3): printable ASCII but space, `"` and `\\`.
+    public static func scopeProblem(_ scope: String) -> String? {
+        let ok = !scope.isEmpty && scope.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F && $0 != 0x22 && $0 != 0x5C }
+        return ok ? nil : "'\(scope.oneLine(limit: 40))' is not an OAuth scope such as openid or orders/read"
+    }
+
+    /// What `--domain` takes: a full URL, or the prefix of a Cognito domain
+    /// (`my-app` is `https://my-app.auth.REGION.amazoncognito.com`).
+    public static func expandDomain(_ text: String, region: String) -> String {
+        let lower = text.lowercased()
+        if lower.hasPrefix("https://") || lower.hasPrefix("http://") {
+            return text.hasSuffix("/") ? String(text.dropLast()) : text
+        }
+        return "https://\(text).auth.\(region).amazoncognito.com"
+    }
+
+    /// A Cognito domain prefix: lowercase letters, digits and hyphens.
+    public static func domainPrefixProblem(_ prefix: String) -> String? {
+        let ok = !prefix.isEmpty && prefix.utf8.count <= 63
+            && prefix.utf8.allSatisfy { ($0 >= 97 && $0 <= 122) || ($0 >= 48 && $0 <= 57) || $0 == 45 }
+        return ok ? nil : "'\(prefix.oneLine(limit: 70))' is neither a URL nor a Cognito domain prefix (lowercase letters, digits, '-')"
     }
 
     static func isAlnum(_ b: UInt8) -> Bool {

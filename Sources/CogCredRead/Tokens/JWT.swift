@@ -22,6 +22,10 @@ public struct JWTClaims: Sendable, Equatable {
     public var audience: String?
     /// `email_verified`: a boolean, or the string "true"/"false" as Cognito sends it.
     public var emailVerified: Bool?
+    /// `scope` of an access token: the granted OAuth scopes, space-separated.
+    public var scope: String?
+    /// `nonce` of an ID token from the authorization-code flow.
+    public var nonce: String?
 
     public init(exp: Int64? = nil, iat: Int64? = nil, username: String? = nil) {
         self.exp = exp
@@ -42,6 +46,8 @@ public struct JWTClaims: Sendable, Equatable {
         tokenUse = json["token_use"]?.stringValue
         clientID = json["client_id"]?.stringValue
         issuer = json["iss"]?.stringValue
+        scope = json["scope"]?.stringValue
+        nonce = json["nonce"]?.stringValue
         // `aud` is a string, or an array of them (RFC 7519 section 4.1.3).
         audience = json["aud"]?.stringValue ?? json["aud"]?.arrayValue?.first?.stringValue
         switch json["email_verified"] {

@@ -38,6 +38,21 @@ struct Configure: ParsableCommand {
     @Option(help: ArgumentHelp("Default username for sign-in.", valueName: "name"))
     var username: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "The pool's OAuth 2.0 domain: a Cognito domain prefix (my-app: https://my-app.auth.REGION.amazoncognito.com) or a custom domain's https:// URL.",
+            valueName: "domain"))
+    var domain: String?
+
+    @Option(help: ArgumentHelp("OAuth scopes to ask for, space-separated, such as \"orders/read\".", valueName: "scopes"))
+    var scopes: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "client-credentials: a machine (the app client and its secret) gets access tokens from the domain's token endpoint; user: a person signs in (default).",
+            valueName: "grant"))
+    var grant: String?
+
     @Option(help: ArgumentHelp("Seconds to connect (default 5).", valueName: "seconds"))
     var connectTimeout: Double?
 
@@ -77,8 +92,8 @@ struct Configure: ParsableCommand {
 
     /// Any setting given on this command line.
     var changesSettings: Bool {
-        let values: [Any?] = [userPoolId, clientId, region, endpointUrl, allowInsecureHttp, username, connectTimeout,
-                              requestTimeout, commandTimeout, authFlow, caBundle]
+        let values: [Any?] = [userPoolId, clientId, region, endpointUrl, allowInsecureHttp, username, domain, scopes, grant,
+                              connectTimeout, requestTimeout, commandTimeout, authFlow, caBundle]
         return values.contains { $0 != nil } || !gitURLs.isEmpty || !dockerRegistries.isEmpty || clientSecretStdin
             || removeClientSecret
     }
@@ -118,6 +133,17 @@ struct Configure: ParsableCommand {
         if let endpointUrl { profile.endpointURL = endpointUrl.isEmpty ? nil : endpointUrl }
         if let allowInsecureHttp { profile.allowInsecureHTTP = allowInsecureHttp ? true : nil }
         if let username { profile.username = username.isEmpty ? nil : username }
+        if let domain {
+            if !domain.isEmpty, !domain.contains("://"), let problem = ProfileValidation.domainPrefixProblem(domain) {
+                throw ValidationError("invalid --domain: \(problem)")
+            }
+            profile.domain = domain.isEmpty ? nil : ProfileValidation.expandDomain(domain, region: profile.effectiveRegion)
+        }
+        if let scopes {
+            let list = scopes.split(whereSeparator: \.isWhitespace).map(String.init)
+            profile.scopes = list.isEmpty ? nil : list
+        }
+        if let grant { profile.grant = grant.isEmpty || grant == Grant.userSignIn.rawValue ? nil : grant }
         if let connectTimeout { profile.connectTimeout = connectTimeout }
         if let requestTimeout { profile.requestTimeout = requestTimeout }
         if let commandTimeout { profile.commandTimeout = commandTimeout }
@@ -143,7 +169,10 @@ struct Configure: ParsableCommand {
             // A value typed on this command line: a usage error, not a broken file.
             throw ValidationError(error.message)
         }
-        if let problem = Endpoint.profileProblem(profile) { throw ValidationError("invalid endpoint-url: \(problem)") }
+        if let problem = Endpoint.profileProblem(profile) { throw ValidationError(problem) }
+        if profile.effectiveGrant == .clientCredentials && profile.clientSecretInKeyring != true && !clientSecretStdin {
+            throw ValidationError("--grant client-credentials needs the app client's secret: add --client-secret-stdin")
+        }
         // The secret goes to the keyring before the config says it is there,
         // so the config never points at a secret that was not stored.
         if clientSecretStdin {
@@ -163,6 +192,7 @@ struct Configure: ParsableCommand {
         // absent) leaves items that are never used; say so and go on.
         let rebound = existing.map {
             $0.userPoolID != profile.userPoolID || $0.clientID != profile.clientID || $0.endpointURL != profile.endpointURL
+                || $0.domain != profile.domain || $0.effectiveGrant != profile.effectiveGrant
         } ?? false
         var tokensDeleted = 0
         if rebound {

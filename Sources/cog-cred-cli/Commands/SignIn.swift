@@ -18,6 +18,11 @@ struct SignIn: ParsableCommand {
             MFA method with --mfa-type; setting up an authenticator app shows an otpauth:// \
             URI (and a QR code when qrencode is installed) and then takes the first code. \
             Without a terminal and without the flag, sign-in exits 77 naming the flag.
+
+            A machine profile (configure --grant client-credentials) has no user and no \
+            password: sign-in gets its first access token from the domain's token endpoint \
+            with the app client's id and secret, as every later call does when the token \
+            is about to expire.
             """)
 
     @OptionGroup var profileOptions: ProfileOptions
@@ -50,6 +55,12 @@ struct SignIn: ParsableCommand {
     func run() throws {
         let wiring = Wiring()
         let manager = try wiring.tokenManager(profileOptions)
+        if manager.profile.effectiveGrant == .clientCredentials {
+            let tokens = try manager.refresh()
+            let scopes = tokens.access.claims.scope.map { ", scopes \($0)" } ?? ""
+            let until = tokens.access.claims.exp.map { "; access token valid until \(rfc3339($0))" } ?? ""
+            return Output.note("Got an access token for app client \(manager.profile.clientID)\(scopes) (profile '\(manager.profileName)')\(until).")
+        }
         guard let user = username ?? manager.profile.username, !user.isEmpty else {
             throw ValidationError("no username: pass --username or set one with cog-cred configure --username")
         }

@@ -95,10 +95,16 @@ struct Status: ParsableCommand {
         }
         if let sub = s.sub { lines.append("sub:           \(sub.oneLine(limit: 200))") }
         lines.append("user pool:     \(profile.userPoolID) (app client \(profile.clientID))")
+        let machine = profile.effectiveGrant == .clientCredentials
+        if machine {
+            lines.append("grant:         client credentials (the app client itself, no user)")
+            let scopes = s.scope ?? profile.scopes?.joined(separator: " ") ?? "the app client's default"
+            lines.append("scopes:        \(scopes.oneLine(limit: 200))")
+        }
         if let authTime = s.authTime { lines.append("signed in at:  \(rfc3339(authTime))") }
         if s.signedIn || s.accessTokenExpiresAt != nil {
             lines.append("access token:  \(expiry(s.accessTokenExpiresAt))")
-            lines.append("id token:      \(expiry(s.idTokenExpiresAt))")
+            if !machine { lines.append("id token:      \(expiry(s.idTokenExpiresAt))") }
         }
         if s.boundElsewhere {
             lines.append("stored tokens: issued by another user pool or app client than this profile names")
@@ -129,6 +135,8 @@ struct StatusJSON: Encodable {
     var accessTokenExpiresAt: String?
     var idTokenExpiresAt: String?
     var accessTokenExpired: Bool?
+    var grant: String
+    var scopes: String?
     var verification: [String: [Check]]?
 
     struct Check: Encodable {
@@ -138,7 +146,7 @@ struct StatusJSON: Encodable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case profile, username, email, sub, verification
+        case profile, username, email, sub, verification, grant, scopes
         case signedIn = "signed_in"
         case cognitoUsername = "cognito_username"
         case emailVerified = "email_verified"
@@ -164,6 +172,8 @@ struct StatusJSON: Encodable {
         accessTokenExpiresAt = s.accessTokenExpiresAt.map(rfc3339)
         idTokenExpiresAt = s.idTokenExpiresAt.map(rfc3339)
         accessTokenExpired = s.accessTokenExpiresAt.map { $0 <= s.now }
+        grant = profile.effectiveGrant.rawValue
+        scopes = s.scope ?? profile.scopes?.joined(separator: " ")
         verification = checks.map { list in
             Dictionary(uniqueKeysWithValues: list.map { kind, results in
                 (kind, results.map { Check(check: $0.name, passed: $0.passed, detail: $0.detail) })

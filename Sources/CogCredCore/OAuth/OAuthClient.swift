@@ -1,0 +1,202 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// The user pool's OAuth 2.0 endpoints on its domain (managed login): the
+/// token endpoint's grants and token revocation. The real one is
+/// `OAuthHTTPClient`; tests use an in-memory fake.
+public protocol OAuthClient: Sendable {
+    /// `grant_type=client_credentials`: an access token for the app client
+    /// itself. `scopes` nil: the client's default (all its custom scopes).
+    func clientCredentials(scopes: [String]?) throws(CognitoError) -> AuthenticationResult
+    /// `grant_type=authorization_code`, with the PKCE verifier.
+    func exchangeCode(_ code: String, redirectURI: String, verifier: String) throws(CognitoError) -> AuthenticationResult
+    /// `grant_type=refresh_token`; a rotated refresh token comes back in the result.
+    func refresh(refreshToken: String) throws(CognitoError) -> AuthenticationResult
+    /// `/oauth2/revoke`: ends the refresh token and the tokens issued from it.
+    func revoke(refreshToken: String) throws(CognitoError)
+}
+
+/// OAuth 2.0 over HTTPS at `<domain>/oauth2/...`: form-encoded requests,
+/// JSON answers (RFC 6749). Errors keep the endpoint's `error` code and
+/// `error_description` as a `CognitoError.service`.
+public struct OAuthHTTPClient: OAuthClient {
+    public let domain: String
+    public let clientID: String
+    /// With a secret, the client authenticates with HTTP Basic, as Cognito
+    /// requires of a client that has one.
+    let clientSecret: String?
+    let timeouts: Timeouts
+    let deadline: Deadline
+    let caBundle: String?
+    let allowsCleartext: Bool
+    let transport: any HTTPTransport
+    let retryPolicy: RetryPolicy
+
+    public init(
+        domain: String, clientID: String, clientSecret: String?, timeouts: Timeouts, deadline: Deadline,
+        caBundle: String? = nil, allowsCleartext: Bool = false, transport: any HTTPTransport = CurlTransport(),
+        retryPolicy: RetryPolicy = RetryPolicy()
+    ) {
+        self.domain = domain.hasSuffix("/") ? String(domain.dropLast()) : domain
+        self.clientID = clientID
+        self.clientSecret = clientSecret
+        self.timeouts = timeouts
+        self.deadline = deadline
+        self.caBundle = caBundle
+        self.allowsCleartext = allowsCleartext
+        self.transport = transport
+        self.retryPolicy = retryPolicy
+    }
+
+    public func clientCredentials(scopes: [String]?) throws(CognitoError) -> AuthenticationResult {
+        var form = [("grant_type", "client_credentials")]
+        if let scopes, !scopes.isEmpty { form.append(("scope", scopes.joined(separator: " "))) }
+        return try tokens(form, repeatable: true)
+    }
+
+    public func exchangeCode(_ code: String, redirectURI: String, verifier: String) throws(CognitoError)
+        -> AuthenticationResult
+    {
+        // A code is good once: sent again after a lost answer it would be refused.
+        try tokens(
+            [("grant_type", "authorization_code"), ("code", code), ("redirect_uri", redirectURI), ("code_verifier", verifier)],
+            repeatable: false)
+    }
+
+    public func refresh(refreshToken: String) throws(CognitoError) -> AuthenticationResult {
+        try tokens([("grant_type", "refresh_token"), ("refresh_token", refreshToken)], repeatable: true)
+    }
+
+    public func revoke(refreshToken: String) throws(CognitoError) {
+        let response = try post("/oauth2/revoke", [("token", refreshToken)], repeatable: true)
+        guard response.status == 200 else { throw OAuthHTTPClient.error(response) }
+    }
+
+    // MARK: - Plumbing
+
+    func tokens(_ form: [(String, String)], repeatable: Bool) throws(CognitoError) -> AuthenticationResult {
+        let response = try post("/oauth2/token", form, repeatable: repeatable)
+        guard response.status == 200 else { throw OAuthHTTPClient.error(response) }
+        guard let body = try? JSONDecoder().decode(TokenResponse.self, from: response.body) else {
+            throw .badResponse(httpStatus: 200, detail: response.body.isEmpty ? "empty body" : "not the expected JSON")
+        }
+        guard let access = body.accessToken, !access.isEmpty else {
+            throw .badResponse(httpStatus: 200, detail: "no access token in the answer")
+        }
+        return AuthenticationResult(
+            accessToken: access, idToken: body.idToken, refreshToken: body.refreshToken, expiresIn: body.expiresIn)
+    }
+
+    /// One POST, retried like a Cognito action: refused connections always
+    /// (nothing was sent), 5xx and dropped answers only when `repeatable`.
+    func post(_ path: String, _ form: [(String, String)], repeatable: Bool) throws(CognitoError) -> HTTPResponse {
+        var fields = form
+        var headers = [("Content-Type", "application/x-www-form-urlencoded"), ("Accept", "application/json")]
+        if let clientSecret {
+            // RFC 6749 2.3.1: each part form-encoded, then Basic.
+            let pair = OAuthHTTPClient.formEncode(clientID) + ":" + OAuthHTTPClient.formEncode(clientSecret)
+            headers.append(("Authorization", "Basic " + Data(pair.utf8).base64EncodedString()))
+        } else {
+            fields.append(("client_id", clientID))
+        }
+        let body = Data(OAuthHTTPClient.formBody(fields).utf8)
+        var attempt = 0
+        while true {
+            let remaining = deadline.remaining
+            guard remaining > 0.05 else { throw .deadlineExceeded }
+            let request = HTTPRequest(
+                url: domain + path, headers: headers, body: body, connectTimeout: min(timeouts.connect, remaining),
+                totalTimeout: min(timeouts.request, remaining), caBundle: caBundle, allowsCleartext: allowsCleartext)
+            let failure: CognitoError
+            do {
+                let response = try transport.send(request)
+                if response.status < 500 { return response }
+                failure = OAuthHTTPClient.error(response)
+            } catch {
+                failure = .transport(error)
+            }
+            attempt += 1
+            let pause = retryPolicy.pause(afterAttempt: attempt)
+            guard attempt < retryPolicy.maxAttempts, OAuthHTTPClient.retries(failure, repeatable: repeatable),
+                deadline.remaining > pause + 0.1
+            else { throw failure }
+            retryPolicy.sleep(pause)
+        }
+    }
+
+    static func retries(_ error: CognitoError, repeatable: Bool) -> Bool {
+        switch error {
+        case .transport(let failure):
+            if failure.kind == .connectionFailed && failure.nothingSent { return true }
+            return failure.kind != .tls && repeatable
+        case .service(_, _, let status), .badResponse(let status, _):
+            return status >= 500 && repeatable
+        case .deadlineExceeded:
+            return false
+        }
+    }
+
+    /// The endpoint's `{"error": ..., "error_description": ...}`, or a
+    /// `badResponse` for anything else (an HTML page: not this pool's domain).
+    static func error(_ response: HTTPResponse) -> CognitoError {
+        if let body = try? JSONDecoder().decode(ErrorResponse.self, from: response.body), let code = body.error, !code.isEmpty {
+            return .service(code: code, message: body.errorDescription ?? "", httpStatus: response.status)
+        }
+        return .badResponse(httpStatus: response.status, detail: response.body.isEmpty ? "empty body" : "not an OAuth error")
+    }
+
+    /// application/x-www-form-urlencoded (the WHATWG form encoding: every
+    /// byte but ALPHA / DIGIT / `*-._` percent-encoded, space as `+`).
+    static func formBody(_ fields: [(String, String)]) -> String {
+        fields.map { formEncode($0.0) + "=" + formEncode($0.1) }.joined(separator: "&")
+    }
+
+    static func formEncode(_ text: String) -> String {
+        var out = ""
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                UInt8(ascii: "*"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"):
+                out.unicodeScalars.append(Unicode.Scalar(byte))
+            case UInt8(ascii: " "):
+                out.append("+")
+            default:
+                out += "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
+            }
+        }
+        return out
+    }
+
+    struct TokenResponse: Decodable {
+        var accessToken: String?
+        var idToken: String?
+        var refreshToken: String?
+        var expiresIn: Int64?
+
+        enum CodingKeys: String, CodingKey {
+            case accessToken = "access_token"
+            case idToken = "id_token"
+            case refreshToken = "refresh_token"
+            case expiresIn = "expires_in"
+        }
+    }
+
+    struct ErrorResponse: Decodable {
+        var error: String?
+        var errorDescription: String?
+
+        enum CodingKeys: String, CodingKey {
+            case error
+            case errorDescription = "error_description"
+        }
+    }
+}
+
+extension String {
+    fileprivate func leftPadded(to width: Int) -> String {
+        String(repeating: "0", count: max(0, width - count)) + self
+    }
+}
