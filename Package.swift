@@ -102,6 +102,7 @@ if Context.environment["COG_CRED_FUZZ"] != nil {
         ("fuzz-git-credential", "FuzzGitCredential"), ("fuzz-jwt", "FuzzJWT"),
         ("fuzz-cognito-response", "FuzzCognitoResponse"), ("fuzz-config", "FuzzConfig"),
         ("fuzz-kubernetes-exec-info", "FuzzKubernetesExecInfo"), ("fuzz-docker-credential", "FuzzDockerCredential"),
+        ("fuzz-oauth-callback", "FuzzOAuthCallback"), ("fuzz-token-response", "FuzzTokenResponse"),
     ] {
         package.targets.append(.executableTarget(name: target, dependencies: ["CogCredCore", "CFuzzer"], path: "Tests/Fuzz/\(target)"))
         package.products.append(.executable(name: product, targets: [target]))

@@ -12,7 +12,8 @@ import Foundation
 /// ones, so profile names come from the config file at that moment.
 enum Completions {
     static let formats = CompletionKind.list(TokenOutput.Format.allCases.map(\.rawValue))
-    static let authFlows = CompletionKind.list(["srp", "password"])
+    static let authFlows = CompletionKind.list(AuthFlow.allCases.map(\.rawValue))
+    static let grants = CompletionKind.list(["user", "client-credentials"])
     static let mfaTypes = CompletionKind.list(["totp", "sms"])
     static let gitActions = CompletionKind.list(["get", "store", "erase", "capability"])
     static let dockerActions = CompletionKind.list(["get", "store", "erase", "list", "version"])

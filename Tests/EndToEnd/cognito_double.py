@@ -14,7 +14,10 @@ period, and revocation of one sign-in's tokens (RevokeToken) or all of them.
 It hosts exactly one user pool with one app client. The Cognito endpoint is
 `POST /` (AWS JSON 1.1 protocol); test control lives under `/_double/`; the
 pool's JWKS is at `GET /<pool id>/.well-known/jwks.json`, so the `iss` claim
-(`<base_url><pool id>`) can be verified the same way as real Cognito's.
+(`<base_url><pool id>`) can be verified the same way as real Cognito's. The
+same server is also the pool's managed login domain (real Cognito:
+https://PREFIX.auth.REGION.amazoncognito.com): see "Managed login and OAuth
+2.0" below.
 
 Cognito actions: InitiateAuth (USER_PASSWORD_AUTH, USER_SRP_AUTH, REFRESH_TOKEN_AUTH),
 RespondToAuthChallenge (PASSWORD_VERIFIER, NEW_PASSWORD_REQUIRED, SOFTWARE_TOKEN_MFA,
@@ -31,6 +34,83 @@ answer, right or wrong, as with real Cognito, where a wrong MFA code means
 signing in again. As measured on real pools, the PASSWORD_VERIFIER challenge
 carries no Session (the SECRET_BLOCK is the state); config
 srp_challenge_session adds one.
+
+Managed login (hosted UI) and OAuth 2.0, at the base URL (DOMAIN):
+  GET  /oauth2/authorize?response_type=code&client_id&redirect_uri&scope&state
+       &nonce&code_challenge&code_challenge_method=S256[&identity_provider=NAME]
+       client_id must be the app client's and redirect_uri exactly one of
+       config callback_urls (port and trailing slash included), else a 400 HTML
+       error page (redirect_mismatch / invalid_client) and no redirect, as
+       Cognito never redirects to an unregistered URI; a parameter given twice
+       is that page too (invalid_request). Then, by redirect to redirect_uri
+       with error, error_description and state: response_type other than
+       "code" (unsupported_response_type; "token", the implicit grant, which
+       the double lacks, is unauthorized_client) or "code" missing from
+       oauth_flows (unauthorized_client); a scope not in allowed_scopes
+       (invalid_scope; no scope at all grants every allowed scope); PKCE
+       missing or not S256 with a 43-character base64url challenge
+       (invalid_request; the double requires PKCE, Cognito only allows it); an
+       identity_provider that is neither COGNITO nor in identity_providers
+       (invalid_request). A known identity_provider signs its federated user
+       in at once (302 with a code); otherwise (or identity_provider=COGNITO,
+       which leaves out the federated buttons) 200 and the sign-in page: a
+       form POSTing to /login with #username, #password (type password),
+       #signin, one button per identity provider (the first is #federated,
+       the others #federated-NAME; name=provider, value=NAME) and #cancel
+       (name=cancel, value=1), and the request kept server-side under a
+       hidden `login_session`, valid for config session_lifetime seconds.
+  POST /login  (form: login_session, username, password | provider=NAME | cancel=1)
+       the right password of a confirmed user (or an email alias, as in the
+       API) -> 302 redirect_uri?code=CODE&state=STATE; cancel -> 302 with
+       error=access_denied; provider -> the federated user
+       "<name lowercased>_jdoe", made on first use, with no password (the API
+       refuses it a password sign-in), an `identities` claim (providerType
+       SAML) and the group "<pool id>_<name>" in cognito:groups. A wrong
+       password, an unknown or unconfirmed user, or a user whose sign-in would
+       need a challenge (new password, MFA: not modelled here) -> 200, the
+       form again with #error. An unknown, used or expired login_session ->
+       400 HTML error page. The session is spent by the redirect.
+  POST /oauth2/token  (application/x-www-form-urlencoded; JSON answers, no-store)
+       Client authentication: with config client_secret set, HTTP Basic
+       (RFC 6749 2.3.1: id and secret form-encoded, then base64) is required,
+       and a client_secret in the body (client_secret_post, which real Cognito
+       also takes) is refused; without one, client_id in the body (or Basic
+       with an empty secret). Missing or wrong -> 401 invalid_client.
+       grant_type=authorization_code (code, redirect_uri, code_verifier): the
+         code is spent by its first redemption, right or wrong; it must be
+         unexpired (authorization_code_lifetime), issued to this client, with
+         the same redirect_uri and SHA-256(code_verifier) = code_challenge,
+         else 400 invalid_grant; "code" must still be in oauth_flows
+         (unauthorized_client). Answers access_token, id_token (only when
+         openid was granted, as Cognito), refresh_token, token_type Bearer,
+         expires_in. The ID token has nonce (if one was sent), at_hash and,
+         for a federated user, identities; the access token the granted
+         scope, client_id and username.
+       grant_type=refresh_token (refresh_token): the same records as the API
+         (rotation, grace, revocation, refresh_token_lifetime); answers
+         access_token, id_token (same rule), token_type, expires_in, and a new
+         refresh_token only when rotating. Unknown, revoked, expired or
+         rotated out -> 400 invalid_grant.
+       grant_type=client_credentials (scope optional): needs a client with a
+         secret (else 401 invalid_client) and "client_credentials" in
+         oauth_flows (else 400 unauthorized_client); each scope must be in
+         custom_scopes (else invalid_scope), none means all of them. Answers
+         access_token, token_type, expires_in; the token's sub is the client
+         id and it has no username.
+       Another grant_type -> unsupported_grant_type; a missing parameter, a
+       parameter given twice or a body that is not a form -> invalid_request.
+       Every error carries error_description. config fail_next applies here too.
+  POST /oauth2/revoke  (form: token, client_id; Basic as above)
+       a refresh token: it and its whole sign-in (refresh and access tokens)
+       are revoked; 200, empty body, also for a token the double never issued;
+       an access or ID token -> 400 unsupported_token_type; bad client -> 401
+       invalid_client. config fail_next applies here too.
+  GET  /logout?client_id&logout_uri
+       logout_uri in config logout_urls -> 302 to it; otherwise 400 HTML.
+  Stats keys: "oauth2/authorize", "login", "oauth2/token:<grant_type>" (just
+  "oauth2/token" without one), "oauth2/revoke", "logout"; each request is also
+  in stats "requests" with action = that path, its parameters (the query, or
+  the form less the password), "outcome" for the pages and "status".
 
 Admin API (JSON in and out; 400 for a bad request, 404 for an unknown user):
   POST /_double/reset                  all state and config back to defaults
@@ -56,6 +136,9 @@ Admin API (JSON in and out; 400 for a bad request, 404 for an unknown user):
                                         "requests": [...]}; a request refused for a
                                        reason Cognito keeps to itself (e.g. which part
                                        of an SRP proof was wrong) has it as "detail"
+  GET  /_double/last_authorize         {"params": {name: value}, "query": "raw query
+                                        string"} of the last GET /oauth2/authorize
+                                       since the reset; 404 if there was none
 Admin look-ups by username also accept a user's email attribute value.
 
 Run: python3 cognito_double.py --port 0 --host 127.0.0.1
@@ -72,6 +155,7 @@ import datetime
 import functools
 import hashlib
 import hmac
+import html
 import json
 import os
 import re
@@ -81,7 +165,7 @@ import threading
 import time
 import uuid
 from http.server import BaseHTTPRequestHandler
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, parse_qsl, quote, unquote_plus, urlencode, urlsplit
 
 from serving import QuietServer, read_body, run_until_signalled, serve_in_background
 from cryptography.exceptions import InvalidSignature
@@ -124,6 +208,15 @@ DEFAULT_CONFIG = {
     "get_tokens_from_refresh_token": True,  # False: answered like moto, which lacks it (HTTP 500, HTML)
     "revoke_token": True,        # False: RevokeToken answered like moto (HTTP 500, HTML)
     "srp_salt": None,            # set: the SALT text of users created or given a password from now on
+    "refresh_token_lifetime": 30 * 86400,  # seconds; fixed when a refresh token is issued (Cognito: 30 days)
+    # Managed login and OAuth 2.0 (the app client's hosted UI settings).
+    "callback_urls": [],         # redirect_uri values /oauth2/authorize accepts, compared exactly
+    "logout_urls": [],           # logout_uri values /logout accepts
+    "oauth_flows": ["code"],     # AllowedOAuthFlows: "code", "client_credentials" (no implicit grant here)
+    "allowed_scopes": ["openid", "email", "profile", "phone", "aws.cognito.signin.user.admin"],
+    "custom_scopes": [],         # resource server scopes ("orders/read") for client_credentials
+    "identity_providers": ["CorporateIdP"],  # federated (SAML) providers enabled for the client
+    "authorization_code_lifetime": 300,      # seconds an authorization code can be redeemed
 }
 
 # The characters Cognito's policy counts as symbols (its documented list).
@@ -144,6 +237,18 @@ USER_NOT_FOUND = "Username/client id combination not found."
 INCORRECT = "Incorrect username or password."
 INVALID_SESSION = "Invalid session for the user."
 MFA_MODES = (None, "totp", "sms", "both", "setup")
+# The scope of tokens from the API's sign-ins (InitiateAuth and its challenges).
+API_SCOPE = "aws.cognito.signin.user.admin"
+OAUTH_FLOWS = ("code", "client_credentials")
+# A scope token (RFC 6749 3.3): printable ASCII without space, quote or backslash.
+SCOPE_PATTERN = re.compile(r"[\x21\x23-\x5B\x5D-\x7E]+")
+FORM = "application/x-www-form-urlencoded"
+# RFC 7636: a code_verifier is 43-128 of these; an S256 challenge is 43 base64url characters.
+VERIFIER_PATTERN = re.compile(r"[A-Za-z0-9._~-]{43,128}")
+CHALLENGE_PATTERN = re.compile(r"[A-Za-z0-9_-]{43}")
+# Who a federated sign-in brings in: one stable person behind every provider.
+FEDERATED_USER_ID = "jdoe"
+FEDERATED_EMAIL = "jdoe@corporate.example"
 # What moto's server answers for an action it does not implement (Werkzeug's
 # page for an unhandled exception, then it hangs up): clients must treat it as
 # "no such action here" and fall back, exactly as they would against moto.
@@ -338,6 +443,51 @@ class RawReply(Exception):
         self.status, self.content_type, self.headers, self.body = status, content_type, headers, body
 
 
+class OAuthError(Exception):
+    """An error of the OAuth 2.0 endpoints: `{"error": error, "error_description": ...}`."""
+
+    def __init__(self, error: str, description: str, status: int = 400):
+        super().__init__(description)
+        self.error, self.description, self.status = error, description, status
+
+
+def invalid_client(description: str) -> OAuthError:
+    # RFC 6749 5.2: a client that failed to authenticate gets 401.
+    return OAuthError("invalid_client", description, status=401)
+
+
+def invalid_grant(description: str) -> OAuthError:
+    return OAuthError("invalid_grant", description)
+
+
+def parse_form(raw: bytes):
+    """(fields, names given more than once) of a form body or query; ValueError
+    if it is not UTF-8. A repeated field keeps its last value."""
+    pairs = parse_qsl(raw.decode("utf-8") if isinstance(raw, bytes) else raw, keep_blank_values=True)
+    names = [name for name, _ in pairs]
+    return dict(pairs), sorted({name for name in names if names.count(name) > 1})
+
+
+def with_query(uri: str, **params) -> str:
+    """`uri` with `params` (None left out) added to its query, percent-encoded
+    (a space as %20), so a redirect target's own query survives."""
+    query = urlencode([(k, v) for k, v in params.items() if v is not None], quote_via=quote)
+    if not query:
+        return uri
+    return uri + ("&" if urlsplit(uri).query else "" if uri.endswith("?") else "?") + query
+
+
+def space_separated(text) -> list:
+    """The scopes of a scope parameter (RFC 6749 3.3), each once, in order."""
+    return list(dict.fromkeys(x for x in (text or "").split(" ") if x))
+
+
+def html_page(title: str, body: str) -> bytes:
+    return (f'<!doctype html>\n<html lang="en"><head><meta charset="utf-8">'
+            f'<meta name="viewport" content="width=device-width, initial-scale=1">'
+            f"<title>{html.escape(title)}</title></head>\n<body>\n{body}\n</body></html>\n").encode()
+
+
 def moto_unimplemented() -> RawReply:
     return RawReply(500, "text/html; charset=utf-8", {"Connection": "close"}, MOTO_500_BODY)
 
@@ -413,11 +563,23 @@ class CognitoDouble:
             self.srp_blocks = {}      # SECRET_BLOCK -> Session of its PASSWORD_VERIFIER challenge
             self.calls = {}           # "Action[:AuthFlow|:ChallengeName]" -> count
             self.requests = []        # one record per Cognito request, in order
+            # Managed login: login_session -> {"request", "federated", "expires_at", "used"},
+            # where "request" is the checked authorize request (see _authorize).
+            self.login_sessions = {}
+            self.authorization_codes = {}  # code -> the request, user and times (see _signed_in)
+            self.last_authorize = None     # {"params", "query"} of the last GET /oauth2/authorize
             return {"ok": True}
 
     def configure(self, patch: dict) -> dict:
         def non_negative_int(v):
             return isinstance(v, int) and not isinstance(v, bool) and v >= 0
+
+        def string_list(v):
+            return isinstance(v, list) and all(isinstance(x, str) and x != "" for x in v)
+
+        def valid_urls(v):
+            # Absolute URIs (a custom scheme like myapp:// too) without a fragment, as Cognito demands.
+            return string_list(v) and all(urlsplit(x).scheme and "#" not in x for x in v)
 
         checks = {
             "pool_id": lambda v: isinstance(v, str) and v != "",
@@ -441,6 +603,17 @@ class CognitoDouble:
             "get_tokens_from_refresh_token": lambda v: isinstance(v, bool),
             "revoke_token": lambda v: isinstance(v, bool),
             "srp_salt": lambda v: v is None or (isinstance(v, str) and re.fullmatch(r"-?[0-9a-fA-F]+", v) is not None),
+            "refresh_token_lifetime": non_negative_int,
+            "callback_urls": valid_urls,
+            "logout_urls": valid_urls,
+            "oauth_flows": lambda v: string_list(v) and set(v) <= set(OAUTH_FLOWS),
+            "allowed_scopes": lambda v: string_list(v) and all(SCOPE_PATTERN.fullmatch(x) for x in v),
+            # A resource server's scopes are always "identifier/name".
+            "custom_scopes": lambda v: string_list(v) and all(SCOPE_PATTERN.fullmatch(x) and "/" in x for x in v),
+            # COGNITO is the name of the pool's own sign-in, not a federated provider.
+            "identity_providers": lambda v: string_list(v) and "COGNITO" not in v
+                                            and all(re.fullmatch(r"[\w.-]+", x, re.ASCII) for x in v),
+            "authorization_code_lifetime": non_negative_int,
         }
         for key, value in patch.items():
             if key not in checks:
@@ -581,13 +754,9 @@ class CognitoDouble:
             record = {"action": action, "auth_flow": auth_flow, "headers": dict(headers)}
             self.requests.append(record)
 
-            fail = self.config["fail_next"]
-            if fail is not None:
-                fail["count"] -= 1
-                if fail["count"] <= 0:
-                    self.config["fail_next"] = None
-                record["status"] = fail["status"]
-                return fail["status"], fail["content_type"], fail["headers"], fail["body"].encode()
+            failed = self._fail_next(record)
+            if failed is not None:
+                return failed
 
             try:
                 media_type = headers.get("content-type", "").split(";")[0].strip().lower()
@@ -612,6 +781,18 @@ class CognitoDouble:
             record["status"] = status
             extra["x-amzn-RequestId"] = str(uuid.uuid4())
             return status, AMZ_JSON, extra, json.dumps(body).encode()
+
+    def _fail_next(self, record: dict):
+        """The canned answer config fail_next asks for, used up by one request
+        (recorded in `record`), or None to answer normally."""
+        fail = self.config["fail_next"]
+        if fail is None:
+            return None
+        fail["count"] -= 1
+        if fail["count"] <= 0:
+            self.config["fail_next"] = None
+        record["status"] = fail["status"]
+        return fail["status"], fail["content_type"], dict(fail["headers"]), fail["body"].encode()
 
     # ------------------------------------------------------ sign-in (InitiateAuth)
     def initiate_auth(self, req: dict) -> dict:
@@ -638,6 +819,8 @@ class CognitoDouble:
         username = self._find_user(params["USERNAME"])
         if username is None:
             raise CognitoError("UserNotFoundException", "User does not exist.")
+        if self.users[username]["password"] is None:
+            raise incorrect("a federated user signs in only through its identity provider")
         return username
 
     def _user_password_auth(self, params: dict) -> dict:
@@ -694,7 +877,8 @@ class CognitoDouble:
             self._rotate_out(record)
         # auth_time stays the original sign-in time: a refresh is not a new authentication.
         return self._authentication_result(record["username"], record["auth_time"], refresh=rotate,
-                                           family=record["family"])
+                                           family=record["family"], scope=record["scope"],
+                                           id_token=record["id_token"])
 
     # ------------------------------------------------------ sign-in challenges
     def _after_password(self, username: str) -> dict:
@@ -899,7 +1083,8 @@ class CognitoDouble:
         if rotate:
             self._rotate_out(record)
         result = self._authentication_result(record["username"], record["auth_time"], refresh=rotate,
-                                             family=record["family"])
+                                             family=record["family"], scope=record["scope"],
+                                             id_token=record["id_token"])
         return {"AuthenticationResult": result["AuthenticationResult"]}
 
     def revoke_token(self, req: dict) -> dict:
@@ -934,6 +1119,8 @@ class CognitoDouble:
         """Why a known refresh token no longer works, or None if it does."""
         if record["revoked"] or record["username"] not in self.users:
             return not_authorized("Refresh Token has been revoked")
+        if time.time() >= record["expires_at"]:
+            return not_authorized("Refresh Token has expired")
         rotated_at = record["rotated_at"]
         if rotated_at is not None and time.time() >= rotated_at + self.config["rotation_grace_seconds"]:
             if self.config["reuse_detection"]:
@@ -1077,6 +1264,422 @@ class CognitoDouble:
         self._set_password(user, proposed)
         return {}
 
+    # ------------------------------------------------------ managed login and OAuth 2.0
+    # The pool's domain: the browser's pages (authorize, login, logout) and the
+    # app's token and revocation endpoints. Each request is counted and
+    # recorded first, like the API's (see the module docstring).
+    def _oauth_record(self, key: str, action: str, headers: dict, **fields) -> dict:
+        self.calls[key] = self.calls.get(key, 0) + 1
+        record = {"action": action, "auth_flow": None, "headers": dict(headers), **fields}
+        self.requests.append(record)
+        return record
+
+    def last_authorize_request(self) -> dict:
+        with self.lock:
+            if self.last_authorize is None:
+                raise LookupError("no GET /oauth2/authorize since the last reset")
+            return copy.deepcopy(self.last_authorize)
+
+    def oauth_authorize(self, headers: dict, raw_query: str):
+        """GET /oauth2/authorize. Returns (status, content_type, headers, body)."""
+        with self.lock:
+            params, repeated = parse_form(raw_query)
+            record = self._oauth_record("oauth2/authorize", "oauth2/authorize", headers, params=dict(params))
+            self.last_authorize = {"params": dict(params), "query": raw_query}
+            answer, record["outcome"] = self._authorize(params, repeated)
+            record["status"] = answer[0]
+            return answer
+
+    def _authorize(self, params: dict, repeated: list):
+        """(answer, outcome) for an authorize request, in the order of RFC 6749
+        4.1.2.1: without a known client and a registered redirect_uri an error
+        page; after that every error goes back to the app by redirect."""
+        cfg = self.config
+        if repeated:
+            return self._error_page("invalid_request", f"{repeated[0]} is given more than once"), "error_page"
+        client_id, redirect_uri = params.get("client_id"), params.get("redirect_uri")
+        if client_id != cfg["client_id"]:
+            return self._error_page("invalid_client", f"Client {client_id} does not exist"), "error_page"
+        if redirect_uri not in cfg["callback_urls"]:
+            # Cognito's page says redirect_mismatch for any URI not registered exactly as sent.
+            return self._error_page("redirect_mismatch",
+                                    f"{redirect_uri} is not a callback URL of client {client_id}"), "error_page"
+        state = params.get("state")  # echoed exactly, when given
+
+        def refuse(error, description):
+            return (self._redirect(redirect_uri, error=error, error_description=description, state=state),
+                    f"redirect:{error}")
+
+        response_type = params.get("response_type")
+        if response_type == "token":
+            return refuse("unauthorized_client", "The client is not allowed the implicit grant")
+        if response_type != "code":
+            return refuse("unsupported_response_type", f"response_type {response_type} is not supported")
+        if "code" not in cfg["oauth_flows"]:
+            return refuse("unauthorized_client", "The client is not allowed the authorization code grant")
+        scopes = space_separated(params.get("scope"))
+        unknown = [x for x in scopes if x not in cfg["allowed_scopes"]]
+        if unknown:
+            return refuse("invalid_scope", f"{unknown[0]} is not an allowed scope of the client")
+        challenge, method = params.get("code_challenge"), params.get("code_challenge_method")
+        if not challenge:
+            return refuse("invalid_request", "code_challenge is required (PKCE)")
+        if method != "S256":
+            return refuse("invalid_request", "code_challenge_method must be S256")
+        if not CHALLENGE_PATTERN.fullmatch(challenge):
+            return refuse("invalid_request", "code_challenge must be 43 base64url characters (S256)")
+        request = {"client_id": client_id, "redirect_uri": redirect_uri, "state": state,
+                   "nonce": params.get("nonce"), "code_challenge": challenge,
+                   # No scope asks for every scope the client is allowed, as in Cognito.
+                   "scopes": scopes or list(cfg["allowed_scopes"])}
+        provider = params.get("identity_provider")
+        if provider is not None and provider != "COGNITO":
+            if provider not in cfg["identity_providers"]:
+                return refuse("invalid_request", f"Identity provider {provider} is not enabled for the client")
+            # Straight to the provider, which (here) signs its user in at once.
+            return self._signed_in(request, self._federated_user(provider)), "federated"
+        session = secrets.token_urlsafe(32)
+        self.login_sessions[session] = {"request": request, "used": False, "federated": provider is None,
+                                        "expires_at": time.time() + cfg["session_lifetime"]}
+        return self._login_page(session), "login_page"
+
+    def oauth_login(self, headers: dict, raw_body: bytes):
+        """POST /login, the sign-in page's form."""
+        with self.lock:
+            try:
+                form = parse_form(raw_body)[0]
+            except ValueError:
+                form = {}
+            # Everything but the password, which no record keeps.
+            record = self._oauth_record("login", "login", headers,
+                                        params={k: v for k, v in form.items() if k != "password"})
+            answer, record["outcome"] = self._login(form)
+            record["status"] = answer[0]
+            return answer
+
+    def _login(self, form: dict):
+        session_id = form.get("login_session", "")
+        session = self.login_sessions.get(session_id)
+        if session is None or session["used"]:
+            return self._error_page("invalid_request", "This sign-in page is no longer valid: "
+                                                       "start again from the application"), "error_page"
+        if time.time() >= session["expires_at"]:
+            return self._error_page("invalid_request", "The sign-in session has expired: "
+                                                       "start again from the application"), "error_page"
+        request = session["request"]
+        if form.get("cancel"):
+            session["used"] = True
+            return self._redirect(request["redirect_uri"], error="access_denied",
+                                  error_description="The user cancelled the sign-in",
+                                  state=request["state"]), "cancel"
+        provider = form.get("provider")
+        if provider:
+            session["used"] = True
+            if provider not in self.config["identity_providers"]:
+                return self._redirect(request["redirect_uri"], error="invalid_request",
+                                      error_description=f"Identity provider {provider} is not enabled for the client",
+                                      state=request["state"]), "redirect:invalid_request"
+            return self._signed_in(request, self._federated_user(provider)), "federated"
+        typed, password = form.get("username", ""), form.get("password", "")
+        username = self._find_user(typed) if typed else None
+        user = self.users.get(username)
+        if not typed or not password:
+            problem = "Enter your username and password."
+        elif user is None or user["password"] is None or \
+                not hmac.compare_digest(user["password"].encode(), password.encode()):
+            problem = INCORRECT  # the same for an unknown user, as a pool that hides existence says
+        elif not user["confirmed"]:
+            problem = "User is not confirmed."
+        elif user["force_change_password"] or user["mfa"] is not None:
+            # Cognito's pages would go on to a new password or an MFA code; the
+            # double's stop here rather than pretend.
+            problem = "This user needs a new password or an MFA code, which the double's sign-in page does not do."
+        else:
+            session["used"] = True
+            return self._signed_in(request, username), "code"
+        return self._login_page(session_id, error=problem, username=typed), "wrong"
+
+    def _signed_in(self, request: dict, username: str):
+        """The redirect that ends a sign-in: a new authorization code and the state."""
+        code = str(uuid.uuid4())  # Cognito's codes are UUIDs too
+        self.authorization_codes[code] = {
+            **request, "username": username, "sub": self.users[username]["sub"], "used": False,
+            "auth_time": int(time.time()) + self.config["issued_at_offset"],
+            "expires_at": time.time() + self.config["authorization_code_lifetime"]}
+        return self._redirect(request["redirect_uri"], code=code, state=request["state"])
+
+    def _federated_user(self, provider: str) -> str:
+        """The user a federated sign-in through `provider` brings in, made on
+        its first sign-in as Cognito does: named "<provider>_<its user id>"
+        (lower case, as in a case-insensitive pool), with no password."""
+        username = f"{provider.lower()}_{FEDERATED_USER_ID}"
+        user = self.users.get(username)
+        if user is None or user["identities"] is None:
+            user = self._new_user(password=None, confirmed=True, sub=str(uuid.uuid4()),
+                                  attributes={"email": FEDERATED_EMAIL}, email_verified=False)
+            user["identities"] = [{
+                "userId": FEDERATED_USER_ID, "providerName": provider, "providerType": "SAML",
+                "issuer": f"urn:example:saml:{provider.lower()}", "primary": "true",
+                "dateCreated": str(int(time.time() * 1000))}]
+            self.users[username] = user
+        return username
+
+    def oauth_logout(self, headers: dict, raw_query: str):
+        """GET /logout: back to a registered sign-out URL. Tokens are not
+        revoked (Cognito's /logout only ends its own browser session)."""
+        with self.lock:
+            params = parse_form(raw_query)[0]
+            record = self._oauth_record("logout", "logout", headers, params=dict(params))
+            client_id, logout_uri = params.get("client_id"), params.get("logout_uri")
+            if client_id != self.config["client_id"]:
+                answer = self._error_page("invalid_client", f"Client {client_id} does not exist")
+            elif logout_uri not in self.config["logout_urls"]:
+                answer = self._error_page("invalid_request",
+                                          f"{logout_uri} is not a sign-out URL of client {client_id}")
+            else:
+                answer = self._redirect(logout_uri)
+            record["outcome"] = "redirect" if answer[0] == 302 else "error_page"
+            record["status"] = answer[0]
+            return answer
+
+    def oauth_token(self, headers: dict, raw_body: bytes):
+        """POST /oauth2/token."""
+        with self.lock:
+            form, problem = self._oauth_form(headers, raw_body)
+            grant_type = form.get("grant_type") or None
+            record = self._oauth_record("oauth2/token" + (f":{grant_type}" if grant_type else ""), "oauth2/token",
+                                        headers, grant_type=grant_type, params=dict(form))
+            failed = self._fail_next(record)
+            if failed is not None:
+                return failed
+            grants = {"authorization_code": self._grant_authorization_code,
+                      "refresh_token": self._grant_refresh_token,
+                      "client_credentials": self._grant_client_credentials}
+            try:
+                if problem is not None:
+                    raise problem
+                if grant_type is None:
+                    raise OAuthError("invalid_request", "grant_type is required")
+                self._oauth_client(headers, form)
+                if grant_type not in grants:
+                    raise OAuthError("unsupported_grant_type", f"grant_type {grant_type} is not supported")
+                status, body = 200, grants[grant_type](form)
+            except OAuthError as err:
+                status, body = err.status, {"error": err.error, "error_description": err.description}
+            record["status"] = status
+            # RFC 6749 5.1: answers with tokens must not be cached.
+            return status, "application/json", {"Cache-Control": "no-store", "Pragma": "no-cache"}, \
+                json.dumps(body).encode()
+
+    def oauth_revoke(self, headers: dict, raw_body: bytes):
+        """POST /oauth2/revoke (RFC 7009): ends a refresh token's whole sign-in."""
+        with self.lock:
+            form, problem = self._oauth_form(headers, raw_body)
+            record = self._oauth_record("oauth2/revoke", "oauth2/revoke", headers, params=dict(form))
+            failed = self._fail_next(record)
+            if failed is not None:
+                return failed
+            try:
+                if problem is not None:
+                    raise problem
+                self._oauth_client(headers, form)
+                token = self._oauth_required(form, "token")[0]
+                known = self.refresh_tokens.get(token)
+                if known is None:
+                    if self._is_jwt(token):  # an access or ID token: only refresh tokens can be revoked
+                        raise OAuthError("unsupported_token_type", "Only refresh tokens can be revoked")
+                    # RFC 7009 2.2: an unknown token is no error.
+                elif known["client_id"] != self.config["client_id"]:
+                    raise OAuthError("unsupported_token_type", "The token was issued to another client")
+                else:
+                    self._revoke_family(known["family"])
+            except OAuthError as err:
+                record["status"] = err.status
+                return err.status, "application/json", {}, \
+                    json.dumps({"error": err.error, "error_description": err.description}).encode()
+            record["status"] = 200
+            return 200, None, {}, b""
+
+    # The grants of the token endpoint: each takes the checked form, the client
+    # already authenticated, and answers the JSON body or raises OAuthError.
+    def _grant_authorization_code(self, form: dict) -> dict:
+        code, redirect_uri, verifier = self._oauth_required(form, "code", "redirect_uri", "code_verifier")
+        if "code" not in self.config["oauth_flows"]:
+            raise OAuthError("unauthorized_client", "The client is not allowed the authorization code grant")
+        grant = self.authorization_codes.get(code)
+        if grant is None:
+            raise invalid_grant("Invalid authorization code")
+        if grant["used"]:
+            raise invalid_grant("The authorization code has already been used")
+        grant["used"] = True  # spent by its first redemption, right or wrong
+        if grant["client_id"] != self.config["client_id"]:
+            raise invalid_grant("The authorization code was issued to another client")
+        if time.time() >= grant["expires_at"]:
+            raise invalid_grant("The authorization code has expired")
+        if redirect_uri != grant["redirect_uri"]:
+            raise invalid_grant("redirect_uri is not the one of the authorization request")
+        if not VERIFIER_PATTERN.fullmatch(verifier):
+            raise invalid_grant("code_verifier must be 43 to 128 characters of A-Z a-z 0-9 - . _ ~")
+        if not hmac.compare_digest(b64url(hashlib.sha256(verifier.encode("ascii")).digest()), grant["code_challenge"]):
+            raise invalid_grant("code_verifier does not match the code_challenge")
+        user = self.users.get(grant["username"])
+        if user is None or user["sub"] != grant["sub"]:  # deleted or replaced since the sign-in
+            raise invalid_grant("The user no longer exists")
+        with_id_token = "openid" in grant["scopes"]  # Cognito issues ID tokens only for openid
+        result = self._authentication_result(grant["username"], grant["auth_time"], refresh=True,
+                                             scope=" ".join(grant["scopes"]), id_token=with_id_token,
+                                             nonce=grant["nonce"], oauth=True)
+        return self._token_answer(result["AuthenticationResult"], with_id_token)
+
+    def _grant_refresh_token(self, form: dict) -> dict:
+        token = self._oauth_required(form, "refresh_token")[0]
+        record = self.refresh_tokens.get(token)
+        if record is None or record["client_id"] != self.config["client_id"]:
+            raise invalid_grant("Invalid Refresh Token")
+        problem = self._refresh_problem(record)  # the API's own bookkeeping: revoked, expired, rotated out
+        if problem is not None:
+            raise invalid_grant(problem.message)
+        rotate = self.config["rotate_refresh_tokens"]
+        if rotate:
+            self._rotate_out(record)
+        result = self._authentication_result(record["username"], record["auth_time"], refresh=rotate,
+                                             family=record["family"], scope=record["scope"],
+                                             id_token=record["id_token"], oauth=True)
+        return self._token_answer(result["AuthenticationResult"], record["id_token"])
+
+    def _grant_client_credentials(self, form: dict) -> dict:
+        cfg = self.config
+        if cfg["client_secret"] is None:
+            raise invalid_client("The client_credentials grant needs an app client with a secret")
+        if "client_credentials" not in cfg["oauth_flows"]:
+            raise OAuthError("unauthorized_client", "The client is not allowed the client_credentials grant")
+        requested = space_separated(form.get("scope"))
+        unknown = [x for x in requested if x not in cfg["custom_scopes"]]
+        if unknown:
+            raise OAuthError("invalid_scope", f"{unknown[0]} is not a custom scope of the client")
+        scopes = requested or list(cfg["custom_scopes"])  # none asked for: all of them, as Cognito
+        if not scopes:
+            raise OAuthError("invalid_scope", "The client has no custom scopes")
+        iat = int(time.time()) + cfg["issued_at_offset"]
+        # A machine's token: the client is its subject, there is no user.
+        access = {"sub": cfg["client_id"], "token_use": "access", "scope": " ".join(scopes), "auth_time": iat,
+                  "iss": self._issuer(), "exp": iat + cfg["token_lifetime"], "iat": iat,
+                  "jti": str(uuid.uuid4()), "client_id": cfg["client_id"]}
+        return {"access_token": self._sign(access), "token_type": "Bearer", "expires_in": cfg["token_lifetime"]}
+
+    @staticmethod
+    def _token_answer(result: dict, with_id_token: bool) -> dict:
+        answer = {"access_token": result["AccessToken"]}
+        if with_id_token:
+            answer["id_token"] = result["IdToken"]
+        if "RefreshToken" in result:
+            answer["refresh_token"] = result["RefreshToken"]
+        answer.update(token_type="Bearer", expires_in=result["ExpiresIn"])
+        return answer
+
+    @staticmethod
+    def _oauth_form(headers: dict, raw_body: bytes):
+        """(fields, an OAuthError to answer or None) of a token or revocation request."""
+        media_type = headers.get("content-type", "").split(";")[0].strip().lower()
+        if media_type != FORM:
+            return {}, OAuthError("invalid_request", f"Content-Type must be {FORM}")
+        try:
+            form, repeated = parse_form(raw_body)
+        except ValueError:
+            return {}, OAuthError("invalid_request", "The body is not UTF-8")
+        if repeated:  # RFC 6749 3.2: parameters must not be included more than once
+            return form, OAuthError("invalid_request", f"{repeated[0]} is given more than once")
+        return form, None
+
+    @staticmethod
+    def _oauth_required(form: dict, *names) -> list:
+        for name in names:
+            if not form.get(name):
+                raise OAuthError("invalid_request", f"{name} is required")
+        return [form[name] for name in names]
+
+    def _oauth_client(self, headers: dict, form: dict) -> None:
+        """Client authentication at the token and revocation endpoints: HTTP
+        Basic (client_secret_basic) when the client has a secret, which this
+        double requires; client_id in the body when it has none."""
+        client_id, secret = self.config["client_id"], self.config["client_secret"]
+        if "client_secret" in form:
+            raise invalid_client("A client_secret in the body is not accepted here: send it by HTTP Basic")
+        body_id = form.get("client_id") or None
+        basic = self._basic_credentials(headers.get("authorization"))
+        if basic is not None:
+            given_id, given_secret = basic
+            if given_id != client_id:
+                raise invalid_client(f"Client {given_id} does not exist")
+            if body_id is not None and body_id != given_id:
+                raise invalid_client("client_id in the body is not the client of the Authorization header")
+            if secret is None:
+                if given_secret:
+                    raise invalid_client(f"Client {client_id} has no secret, but one was sent")
+            elif not hmac.compare_digest(given_secret.encode(), secret.encode()):
+                raise invalid_client(f"Unable to verify the secret of client {client_id}")
+            return
+        if secret is not None:
+            raise invalid_client(f"Client {client_id} has a secret: authenticate with HTTP Basic")
+        if body_id is None:
+            raise invalid_client("client_id is required")
+        if body_id != client_id:
+            raise invalid_client(f"Client {body_id} does not exist")
+
+    @staticmethod
+    def _basic_credentials(value):
+        """(client id, secret) of an Authorization: Basic header, or None
+        without one. RFC 6749 2.3.1: both are form-encoded before base64."""
+        if value is None:
+            return None
+        scheme, _, encoded = value.strip().partition(" ")
+        if scheme.lower() != "basic":
+            raise invalid_client("The Authorization header must be HTTP Basic")
+        try:
+            decoded = base64.b64decode(encoded.strip(), validate=True).decode("utf-8")
+        except (binascii.Error, ValueError):
+            raise invalid_client("The Basic credentials are not base64 of UTF-8 text") from None
+        if ":" not in decoded:
+            raise invalid_client("The Basic credentials have no ':'")
+        given_id, _, given_secret = decoded.partition(":")
+        return unquote_plus(given_id), unquote_plus(given_secret)
+
+    # The pages.
+    @staticmethod
+    def _redirect(uri: str, **params):
+        return 302, None, {"Location": with_query(uri, **params), "Cache-Control": "no-store"}, b""
+
+    @staticmethod
+    def _error_page(error: str, message: str):
+        body = (f"<h1>An error was encountered with the requested page.</h1>\n"
+                f'<p id="error" data-error="{html.escape(error)}">{html.escape(error)}: {html.escape(message)}</p>')
+        return 400, "text/html; charset=utf-8", {"Cache-Control": "no-store"}, html_page("Error", body)
+
+    def _login_page(self, session_id: str, error=None, username: str = ""):
+        """The sign-in form. The request it answers stays on the server, named
+        by the hidden login_session."""
+        session, e = self.login_sessions[session_id], html.escape
+        providers = self.config["identity_providers"] if session["federated"] else []
+        buttons = "".join(
+            f'<p><button type="submit" id="{"federated" if i == 0 else "federated-" + e(name)}" name="provider" '
+            f'value="{e(name)}">Sign in with {e(name)}</button></p>\n' for i, name in enumerate(providers))
+        alert = f'<p id="error" role="alert">{e(error)}</p>\n' if error else ""
+        body = (f"<main>\n<h1>Sign in</h1>\n<p>to <span id=\"client\">{e(session['request']['client_id'])}</span></p>\n"
+                f"{alert}"
+                '<form id="login" method="post" action="/login">\n'
+                f'<input type="hidden" name="login_session" value="{e(session_id)}">\n'
+                '<p><label for="username">Username</label>\n'
+                f'<input id="username" name="username" type="text" autocomplete="username" value="{e(username)}" '
+                "autofocus></p>\n"
+                '<p><label for="password">Password</label>\n'
+                '<input id="password" name="password" type="password" autocomplete="current-password"></p>\n'
+                # First in the form, so Enter in a field signs in.
+                '<p><button type="submit" id="signin" name="signin" value="1">Sign in</button></p>\n'
+                f"{buttons}"
+                '<p><button type="submit" id="cancel" name="cancel" value="1">Cancel</button></p>\n'
+                "</form>\n</main>")
+        return 200, "text/html; charset=utf-8", {"Cache-Control": "no-store"}, html_page("Sign in", body)
+
     # ------------------------------------------------------ checks shared by actions
     @staticmethod
     def _require(req: dict, *names) -> list:
@@ -1191,6 +1794,7 @@ class CognitoDouble:
             "mfa": None,                       # one of MFA_MODES
             "totp_secret": None,               # base32, for SOFTWARE_TOKEN_MFA
             "sms_code": None,                  # the last SMS_MFA code "sent"
+            "identities": None,                # a federated user's `identities` claim (managed login)
         }
 
     def _set_password(self, user: dict, password: str) -> None:
@@ -1242,22 +1846,37 @@ class CognitoDouble:
                                         "AttributeName": "email"}}
 
     # --------------------------------------------------------------- tokens
-    def _authentication_result(self, username: str, auth_time, refresh: bool, family=None) -> dict:
-        """Tokens; a new sign-in (family None) starts a new token family."""
+    def _authentication_result(self, username: str, auth_time, refresh: bool, family=None,
+                               scope: str = API_SCOPE, id_token: bool = True, nonce=None,
+                               oauth: bool = False) -> dict:
+        """Tokens; a new sign-in (family None) starts a new token family.
+        `scope` is what the access token grants (the API's sign-ins: API_SCOPE;
+        managed login: what the authorize request was granted) and `id_token`
+        whether the token endpoint hands out ID tokens for it (managed login:
+        only with openid); a refresh token keeps both for its refreshes.
+        `oauth`: for the token endpoint, whose ID tokens carry at_hash (and
+        `nonce` when the authorize request had one)."""
         cfg, user = self.config, self.users[username]
         family = family or str(uuid.uuid4())
         iat = int(time.time()) + cfg["issued_at_offset"]
         auth_time = iat if auth_time is None else auth_time
         exp = iat + cfg["token_lifetime"]
-        iss = f"{self.base_url}{cfg['pool_id']}"
+        iss = self._issuer()
         access = {"sub": user["sub"], "iss": iss, "client_id": cfg["client_id"],
-                  "token_use": "access", "scope": "aws.cognito.signin.user.admin",
+                  "token_use": "access", "scope": scope,
                   "auth_time": auth_time, "iat": iat, "exp": exp,
                   "jti": str(uuid.uuid4()), "username": username}
         self.access_tokens[access["jti"]] = {"username": username, "family": family}
         id_claims = {"sub": user["sub"], "aud": cfg["client_id"], "iss": iss,
                      "token_use": "id", "cognito:username": username,
                      "auth_time": auth_time, "iat": iat, "exp": exp, "jti": str(uuid.uuid4())}
+        if user["identities"] is not None:
+            # A federated user: Cognito puts it in the group "<pool id>_<provider>".
+            groups = [f"{cfg['pool_id']}_{identity['providerName']}" for identity in user["identities"]]
+            access["cognito:groups"] = id_claims["cognito:groups"] = groups
+            id_claims["identities"] = copy.deepcopy(user["identities"])
+        if nonce is not None:
+            id_claims["nonce"] = nonce
         # Attributes go into the ID token as Cognito does; they cannot clash
         # with the claims above (sign-up and the schema keep such names out).
         for name, value in user["attributes"].items():
@@ -1265,15 +1884,25 @@ class CognitoDouble:
         if "email" in user["attributes"]:
             # Real pools only carry email_verified alongside an email attribute.
             id_claims["email_verified"] = user["email_verified"]
-        result = {"AccessToken": self._sign(access), "IdToken": self._sign(id_claims),
+        access_token = self._sign(access)
+        if oauth:
+            # OIDC's at_hash: the left half of SHA-256 over the access token, base64url.
+            id_claims["at_hash"] = b64url(hashlib.sha256(access_token.encode("ascii")).digest()[:16])
+        result = {"AccessToken": access_token, "IdToken": self._sign(id_claims),
                   "ExpiresIn": cfg["token_lifetime"], "TokenType": "Bearer"}
         if refresh:
             token = f"{uuid.uuid4()}.{secrets.token_hex(32)}"
             self.refresh_tokens[token] = {"username": username, "client_id": cfg["client_id"],
                                           "auth_time": auth_time, "revoked": False,
-                                          "family": family, "rotated_at": None}
+                                          "family": family, "rotated_at": None,
+                                          "scope": scope, "id_token": id_token,
+                                          # Lifetimes apply to tokens issued after a change, as in Cognito.
+                                          "expires_at": time.time() + cfg["refresh_token_lifetime"]}
             result["RefreshToken"] = token
         return {"AuthenticationResult": result, "ChallengeParameters": {}}
+
+    def _issuer(self) -> str:
+        return f"{self.base_url}{self.config['pool_id']}"
 
     def _sign(self, claims: dict) -> str:
         header = {"alg": "RS256", "kid": KID, "typ": "JWT"}
@@ -1300,8 +1929,7 @@ class CognitoDouble:
                                           padding.PKCS1v15(), hashes.SHA256())
         except InvalidSignature:
             raise invalid from None
-        iss = f"{self.base_url}{self.config['pool_id']}"
-        if not isinstance(claims, dict) or claims.get("token_use") != "access" or claims.get("iss") != iss:
+        if not isinstance(claims, dict) or claims.get("token_use") != "access" or claims.get("iss") != self._issuer():
             raise invalid  # an ID token, or one from another pool
         exp = claims.get("exp")
         if not isinstance(exp, int) or time.time() >= exp:
@@ -1321,9 +1949,15 @@ class Handler(BaseHTTPRequestHandler):
 
     def do_POST(self):
         double, body = self.server.double, read_body(self)
+        headers = {k.lower(): v for k, v in self.headers.items()}
         if self.path == "/":
-            headers = {k.lower(): v for k, v in self.headers.items()}
             self._send(*double.handle(headers, body))
+            return
+        # The managed login domain's POSTs: the sign-in form, the app's token and revocation calls.
+        oauth = {"/login": double.oauth_login, "/oauth2/token": double.oauth_token,
+                 "/oauth2/revoke": double.oauth_revoke}
+        if urlsplit(self.path).path in oauth:
+            self._send(*oauth[urlsplit(self.path).path](headers, body))
             return
         admin = {"/_double/reset": lambda _: double.reset(),
                  "/_double/config": double.configure,
@@ -1349,8 +1983,14 @@ class Handler(BaseHTTPRequestHandler):
             self._admin(lambda: double.user_info(query.get("username")))
         elif url.path == "/_double/codes":
             self._admin(lambda: double.codes(query.get("username")))
+        elif url.path == "/_double/last_authorize":
+            self._admin(double.last_authorize_request)
         elif url.path == jwks_path:
             self._json(200, double.jwks())
+        elif url.path in ("/oauth2/authorize", "/logout"):
+            headers = {k.lower(): v for k, v in self.headers.items()}
+            page = double.oauth_authorize if url.path == "/oauth2/authorize" else double.oauth_logout
+            self._send(*page(headers, url.query))
         else:
             self._json(404, {"error": f"no route GET {self.path}"})
 
@@ -1372,9 +2012,10 @@ class Handler(BaseHTTPRequestHandler):
     def _json(self, status: int, obj) -> None:
         self._send(status, "application/json", {}, json.dumps(obj).encode())
 
-    def _send(self, status: int, content_type: str, headers: dict, body: bytes) -> None:
+    def _send(self, status: int, content_type, headers: dict, body: bytes) -> None:
         self.send_response(status)
-        self.send_header("Content-Type", content_type)
+        if content_type is not None:  # None: an empty body of no type (a redirect, a revocation)
+            self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(len(body)))
         for name, value in headers.items():
             self.send_header(name, str(value))

@@ -11,6 +11,7 @@ the session and emptied of cog-cred items before every test.
 """
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -340,3 +341,28 @@ def signed_in(cog, pool):
     cog.remember_secret(pool.password)
     cog.ok("sign-in", "--password-stdin", input=pool.password + "\n")
     return pool
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """A real headless browser: Debian's chromium through chromedriver, driven by selenium."""
+    chromium, chromedriver = shutil.which("chromium"), shutil.which("chromedriver")
+    if chromium is None or chromedriver is None:
+        pytest.skip("Debian's chromium and chromium-driver are not installed (scripts/install-deps installs them)")
+    # Imported only here, so the rest of the file runs without it; when the
+    # browser is there, selenium must be too (scripts/install-deps puts it in the venv).
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = chromium
+    # --no-sandbox: Chromium's sandbox refuses to run as root (CI here is root);
+    # --no-proxy-server: loopback only, whatever the environment says.
+    for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                     "--no-proxy-server", "--no-first-run", "--window-size=800,600"):
+        options.add_argument(argument)
+    # Naming the driver keeps Selenium Manager out: it never downloads a driver or a browser.
+    driver = webdriver.Chrome(service=Service(chromedriver), options=options)
+    driver.set_page_load_timeout(30)
+    yield driver
+    driver.quit()

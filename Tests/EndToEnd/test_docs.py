@@ -3,7 +3,7 @@
 Fenced shell blocks (```sh, ```bash, ```shell) carry a mark after the
 language, and a block without one fails `test_every_shell_block_is_marked`:
 
-  ```sh runnable [double] [configured | signed-in]
+  ```sh runnable [double | machine | browser] [configured | signed-in]
       Run here, each block in a fresh environment, against moto (or, with
       `double`, the project's Cognito test double, for what moto lacks:
       RevokeToken, ResendConfirmationCode, a code the test knows).
@@ -23,6 +23,12 @@ for Cognito and a local HTTPS server standing in for "your API"):
   --endpoint-url. The docs' placeholder pool ids (us-east-1_Abc123,
   eu-west-1_Abc123) and client id (1example23456789) are replaced by the
   emulator's; the user alice@example.com exists with the password $PW.
+  `--domain my-app` (a domain prefix) becomes the emulator's URL, which also
+  serves the OAuth 2.0 domain; `machine`: the double's app client has the
+  secret $CLIENT_SECRET and may use the client-credentials grant for the
+  scopes orders/read and orders/write; `browser`: $BROWSER is a stand-in
+  for a person at a browser, who signs in as alice on the managed login's
+  page and lets the browser return to http://localhost:8400/callback.
 - $PW, $NEW, $OLD, $CLIENT_SECRET, $COGNITO_PASSWORD, $KEYRING_PASSWORD, $CODE.
 - https://api.example.com: curl goes (through $CURL_HOME/.curlrc:
   connect-to and cacert) to a local HTTPS server that answers 200 only to a
@@ -43,6 +49,7 @@ import os
 import re
 import shlex
 import signal
+import sys
 import ssl
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
@@ -58,6 +65,7 @@ DOCS = [REPO / "README.md", *sorted((REPO / "docs").rglob("*.md"))]
 SHELLS = {"sh", "bash", "shell"}
 PLACEHOLDER_POOLS = ("us-east-1_Abc123", "eu-west-1_Abc123")
 PLACEHOLDER_CLIENT = "1example23456789"
+PLACEHOLDER_DOMAIN = "my-app"
 USER = "alice@example.com"
 SECRETS = {
     "PW": "Correct-Horse-Battery-9",
@@ -131,7 +139,7 @@ def test_every_shell_block_is_marked():
     allowed = {"runnable", "ci"}
     unmarked = [block_id(b) for b in SHELL_BLOCKS if not b[2] or b[2][0] not in allowed]
     assert not unmarked, f"shell blocks without `runnable` or `ci`: {unmarked}"
-    options = {"double", "configured", "signed-in"}
+    options = {"double", "machine", "browser", "configured", "signed-in"}
     for block in RUNNABLE:
         assert set(block[2][1:]) <= options, f"{block_id(block)}: unknown options {block[2][1:]}"
 
@@ -227,10 +235,15 @@ def test_runnable_block(block, binary, bus, moto, double_server, api, tmp_path):
     bus.secret_tool("clear", "service", "cog-cred")
 
     # The emulator standing in for Cognito.
-    if "double" in options:
+    if set(options) & {"double", "machine", "browser"}:
         emulator = Double(double_server.url)
         emulator.reset()
         emulator.configure(fixed_code="123456")  # what "the email" says in the examples
+        if "browser" in options:  # cog-cred's default redirect URI, registered
+            emulator.configure(callback_urls=["http://localhost:8400/callback"])
+        if "machine" in options:  # an app client with a secret, allowed the client-credentials grant
+            emulator.configure(client_secret=SECRETS["CLIENT_SECRET"], oauth_flows=["code", "client_credentials"],
+                               custom_scopes=["orders/read", "orders/write"])
         if "sign-up" not in text:  # an example that signs alice up does it itself
             emulator.add_user(USER, SECRETS["PW"])
         pool_id, client_id, url = "us-east-1_double", "doubleclient", double_server.url
@@ -271,6 +284,8 @@ def test_runnable_block(block, binary, bus, moto, double_server, api, tmp_path):
         "TERM": "dumb",
         **SECRETS,
     }
+    if "browser" in options:
+        env["BROWSER"] = f"{sys.executable} {REPO / 'Tests' / 'EndToEnd' / 'browser_stand_in.py'} %s"
 
     cog = CogCred(binary, env, home)
     if "configured" in options or "signed-in" in options:
@@ -284,6 +299,8 @@ def test_runnable_block(block, binary, bus, moto, double_server, api, tmp_path):
     for placeholder in PLACEHOLDER_POOLS:
         script = script.replace(placeholder, pool_id)
     script = script.replace(PLACEHOLDER_CLIENT, client_id)
+    # The docs' placeholder domain prefix is the emulator's OAuth domain.
+    script = script.replace(f"--domain {PLACEHOLDER_DOMAIN}", f"--domain {url}")
     script_file = tmp_path / "example.sh"
     script_file.write_text("set -euo pipefail\nshopt -s inherit_errexit\n" + script)
 
@@ -305,7 +322,8 @@ def test_runnable_block(block, binary, bus, moto, double_server, api, tmp_path):
     assert child.exitstatus == 0, f"{block_id(block)} exited {child.exitstatus}:\n{output}"
     for secret in ("PW", "NEW", "CLIENT_SECRET", "KEYRING_PASSWORD"):
         assert SECRETS[secret] not in output, f"{block_id(block)}: ${secret} was printed"
-    if re.search(r"^cog-cred sign-in\s*(#|$)", text, re.M):  # the interactive example really asked
+    if re.search(r"^cog-cred sign-in\s*(#|$)", text, re.M) and not set(options) & {"machine", "browser"}:
+        # The interactive example really asked (a machine and a browser sign-in ask nothing here).
         assert prompts > 0, f"{block_id(block)}: no password prompt"
     if "api.example.com" in text:
         assert api.accepted > 0 and not api.rejected, f"the API saw {api.accepted} good, {api.rejected} bad requests"

@@ -762,6 +762,12 @@ def summary(figures):
     return "\n".join(lines)
 
 
+def interrupted(signum, frame):
+    """A SIGTERM (CI's timeout, kill) stops the parts as Ctrl-C does, so no
+    daemon outlives the run."""
+    raise KeyboardInterrupt
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--duration", type=float, default=3600, help="seconds to run (default 3600)")
@@ -794,6 +800,7 @@ def main(argv=None):
     if not os.access(args.binary, os.X_OK):
         parser.error(f"no cog-cred binary at {args.binary} (scripts/build, or --binary / COG_CRED_BIN)")
 
+    signal.signal(signal.SIGTERM, interrupted)
     soak = Soak(args)
     try:
         soak.run()

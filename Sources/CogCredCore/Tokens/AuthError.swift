@@ -21,12 +21,19 @@ public enum AuthError: CogCredFailure, Equatable {
     case freshTokenExpired(SecretKind)
     /// An ID token was asked of a machine profile (client credentials), which has none.
     case noIDToken(profile: String)
+    /// The ID token of a browser sign-in does not carry the request's nonce.
+    case nonceMismatch
+    /// The browser's answer carries another sign-in's `state`.
+    case stateMismatch
+    /// No answer from the browser within the time allowed.
+    case browserTimedOut(seconds: Int)
 
     public var category: FailureCategory {
         switch self {
         case .notSignedIn, .unsupportedChallenge, .challengeNeedsInput, .requiredAttributes, .verificationFailed:
             return .notAuthenticated
         case .noIDToken: return .usage
+        case .nonceMismatch, .stateMismatch, .browserTimedOut: return .notAuthenticated
         case .remoteSignOutFailed: return .temporary
         case .malformedToken, .freshTokenExpired: return .temporary
         case .cognito(let error, let operation): return AuthError.category(of: error, operation)
@@ -53,6 +60,12 @@ public enum AuthError: CogCredFailure, Equatable {
             return "the \(kind.displayName) Cognito just issued has already expired: check that this machine's clock is right"
         case .noIDToken(let profile):
             return "profile '\(profile)' is a machine (client credentials): it has an access token and no ID token"
+        case .nonceMismatch:
+            return "the ID token does not carry this sign-in's nonce (it was issued for another request); nothing was stored: sign in again"
+        case .stateMismatch:
+            return "the browser's answer belongs to another sign-in (its state does not match); nothing was stored: sign in again"
+        case .browserTimedOut(let seconds):
+            return "no answer from the browser within \(seconds) s; nothing was stored: sign in again (--timeout SECONDS allows longer)"
         case .cognito(let error, let operation):
             return AuthError.describe(error, operation)
         }
@@ -170,7 +183,6 @@ public enum AuthOperation: Sendable, Equatable {
     case changePassword(profile: String)
     case fetchKeys
     case clientCredentials
-    case revoke
 
     var verb: String {
         switch self {
@@ -184,7 +196,6 @@ public enum AuthOperation: Sendable, Equatable {
         case .changePassword: return "changing the password"
         case .fetchKeys: return "fetching the pool's signing keys"
         case .clientCredentials: return "getting an access token with the client credentials"
-        case .revoke: return "revoking the refresh token"
         }
     }
 }

@@ -126,6 +126,15 @@ public struct TokenManager: Sendable {
             throw StoredSessionError.boundElsewhere(profile: profileName, unbound: unbound)
         default: throw AuthError.notSignedIn(profile: profileName)
         }
+        if profile.effectiveAuthFlow == .browser {
+            // Signed in at the managed login: renewed at its token endpoint.
+            let oauth = try makeOAuth()
+            do {
+                return try save(try oauth.refresh(refreshToken: refreshToken), requireRefreshToken: false)
+            } catch let error as CognitoError {
+                throw AuthError.cognito(error, operation: .refresh(profile: profileName))
+            }
+        }
         let cognito = try makeCognito()
         do {
             return try save(try refreshOnce(cognito, refreshToken), requireRefreshToken: false)
@@ -223,12 +232,20 @@ public struct TokenManager: Sendable {
         // them to this profile's client would fail, or reach the wrong pool.
         if scope != .local, let refreshToken = try store.read(.refresh, profile: profileName, binding: profile.binding) {
             do {
-                let cognito = try makeCognito()
-                if scope == .global {
-                    let access = try usable(.access, RefreshPolicy()) ?? refreshHoldingLock().access
-                    try cognito.globalSignOut(accessToken: access.value)
+                if profile.effectiveAuthFlow == .browser {
+                    // The managed login's tokens are revoked where they were
+                    // issued (its access tokens may lack the scope
+                    // GlobalSignOut needs); `--global` also ends its browser
+                    // session through `logoutURL`, which the caller opens.
+                    try makeOAuth().revoke(refreshToken: refreshToken)
                 } else {
-                    try cognito.revokeToken(refreshToken: refreshToken)
+                    let cognito = try makeCognito()
+                    if scope == .global {
+                        let access = try usable(.access, RefreshPolicy()) ?? refreshHoldingLock().access
+                        try cognito.globalSignOut(accessToken: access.value)
+                    } else {
+                        try cognito.revokeToken(refreshToken: refreshToken)
+                    }
                 }
             } catch {
                 // NotAuthorized means the session is already dead at Cognito:

@@ -35,6 +35,16 @@ public struct Profile: Sendable, Equatable {
     public var domain: String?
     /// OAuth scopes to ask for, such as `openid email profile` or `orders/read`.
     public var scopes: [String]?
+    /// Where the managed login sends the browser back: a loopback address
+    /// (RFC 8252) registered as a callback URL of the app client, port
+    /// included. Default `http://localhost:8400/callback`.
+    public var redirectURI: String?
+    /// Sends `identity_provider=` so the managed login goes straight to
+    /// that provider (Google, a SAML or OIDC provider's name in the pool).
+    public var identityProvider: String?
+    /// A sign-out URL of the app client: `sign-out --global` ends the
+    /// managed-login session through `<domain>/logout` and lands there.
+    public var logoutURI: String?
     /// "client-credentials": the profile is a machine (an app client with a
     /// secret) that gets access tokens with the client-credentials grant;
     /// nil: a user signs in.
@@ -59,6 +69,9 @@ public struct Profile: Sendable, Equatable {
         static let domain = "domain"
         static let scopes = "scopes"
         static let grant = "grant"
+        static let redirectURI = "redirect-uri"
+        static let identityProvider = "identity-provider"
+        static let logoutURI = "logout-uri"
     }
 
     /// Reads a profile from its object in config.json. Unknown members are
@@ -81,6 +94,9 @@ public struct Profile: Sendable, Equatable {
         domain = try json.optionalString(Key.domain)
         scopes = try json.optionalStrings(Key.scopes)
         grant = try json.optionalString(Key.grant)
+        redirectURI = try json.optionalString(Key.redirectURI)
+        identityProvider = try json.optionalString(Key.identityProvider)
+        logoutURI = try json.optionalString(Key.logoutURI)
     }
 
     /// The profile's object in config.json; unset settings are left out.
@@ -101,6 +117,9 @@ public struct Profile: Sendable, Equatable {
         members[Key.domain] = domain.map { .string($0) }
         members[Key.scopes] = scopes.map { .array($0.map { .string($0) }) }
         members[Key.grant] = grant.map { .string($0) }
+        members[Key.redirectURI] = redirectURI.map { .string($0) }
+        members[Key.identityProvider] = identityProvider.map { .string($0) }
+        members[Key.logoutURI] = logoutURI.map { .string($0) }
         return .object(members)
     }
 
@@ -129,6 +148,11 @@ public struct Profile: Sendable, Equatable {
     public var effectiveAuthFlow: AuthFlow {
         authFlow.flatMap(AuthFlow.init(rawValue:)) ?? .srp
     }
+
+    public static let defaultRedirectURI = "http://localhost:8400/callback"
+    public static let defaultBrowserScopes = ["openid", "email", "profile"]
+
+    public var effectiveRedirectURI: String { redirectURI ?? Profile.defaultRedirectURI }
 
     /// How the profile gets its tokens.
     public var effectiveGrant: Grant {
@@ -169,7 +193,14 @@ public struct Profile: Sendable, Equatable {
             throw .invalidValue("ca-bundle", "must be an absolute path to a PEM file")
         }
         if let authFlow, AuthFlow(rawValue: authFlow) == nil {
-            throw .invalidValue("auth-flow", "must be srp or password")
+            throw .invalidValue("auth-flow", "must be srp, password or browser")
+        }
+        if let redirectURI, let problem = ProfileValidation.redirectURIProblem(redirectURI) {
+            throw .invalidValue("redirect-uri", problem)
+        }
+        if let logoutURI, let problem = ProfileValidation.endpointProblem(logoutURI) { throw .invalidValue("logout-uri", problem) }
+        if let identityProvider, identityProvider.isEmpty || identityProvider.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) {
+            throw .invalidValue("identity-provider", "must be the provider's name in the user pool")
         }
         if let domain, let problem = ProfileValidation.endpointProblem(domain) { throw .invalidValue("domain", problem) }
         for scope in scopes ?? [] where ProfileValidation.scopeProblem(scope) != nil {
@@ -196,6 +227,9 @@ public struct Profile: Sendable, Equatable {
 public enum AuthFlow: String, Sendable, CaseIterable {
     case srp
     case password
+    /// The managed login in a browser (authorization code with PKCE): for
+    /// pools behind Google, Entra, Okta or SAML, whose users have no password.
+    case browser
 }
 
 /// How a profile gets its tokens.
@@ -297,6 +331,22 @@ public enum ProfileValidation {
             return text.hasSuffix("/") ? String(text.dropLast()) : text
         }
         return "https://\(text).auth.\(region).amazoncognito.com"
+    }
+
+    /// A loopback redirect URI with a port (RFC 8252 7.3): what browser
+    /// sign-in can listen at.
+    public static func redirectURIProblem(_ uri: String) -> String? {
+        let lower = uri.lowercased()
+        guard lower.hasPrefix("http://localhost:") || lower.hasPrefix("http://127.0.0.1:") else {
+            return "must be http://localhost:PORT/PATH (or http://127.0.0.1:PORT/PATH), as registered in the app client"
+        }
+        let rest = lower.dropFirst(17)  // both prefixes are 17 characters
+        let port = rest.prefix { $0 != "/" }
+        guard let number = UInt16(port), number > 0 else { return "needs a port, such as http://localhost:8400/callback" }
+        if uri.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F || $0 == UInt8(ascii: "#") }) {
+            return "must not contain spaces, control characters or a fragment"
+        }
+        return nil
     }
 
     /// A Cognito domain prefix: lowercase letters, digits and hyphens.

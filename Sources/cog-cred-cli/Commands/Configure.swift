@@ -44,13 +44,26 @@ struct Configure: ParsableCommand {
             valueName: "domain"))
     var domain: String?
 
-    @Option(help: ArgumentHelp("OAuth scopes to ask for, space-separated, such as \"orders/read\".", valueName: "scopes"))
+    @Option(help: ArgumentHelp("OAuth scopes to ask for, space-separated (default for browser sign-in: \"openid email profile\").", valueName: "scopes"))
     var scopes: String?
 
     @Option(
         help: ArgumentHelp(
+            "Where the managed login sends the browser back: http://localhost:PORT/PATH, registered in the app client (default http://localhost:8400/callback).",
+            valueName: "url"))
+    var redirectUri: String?
+
+    @Option(help: ArgumentHelp("Go straight to this identity provider of the pool (Google, a SAML or OIDC provider's name).", valueName: "name"))
+    var identityProvider: String?
+
+    @Option(help: ArgumentHelp("A sign-out URL of the app client: sign-out --global then ends the managed-login session too.", valueName: "url"))
+    var logoutUri: String?
+
+    @Option(
+        help: ArgumentHelp(
             "client-credentials: a machine (the app client and its secret) gets access tokens from the domain's token endpoint; user: a person signs in (default).",
-            valueName: "grant"))
+            valueName: "grant"),
+        completion: Completions.grants)
     var grant: String?
 
     @Option(help: ArgumentHelp("Seconds to connect (default 5).", valueName: "seconds"))
@@ -63,7 +76,9 @@ struct Configure: ParsableCommand {
     var commandTimeout: Double?
 
     @Option(
-        help: ArgumentHelp("How sign-in proves the password: srp (default; never sent) or password.", valueName: "flow"),
+        help: ArgumentHelp(
+            "How sign-in works: srp (default; the password is never sent), password, or browser (the pool's managed login, with --domain).",
+            valueName: "flow"),
         completion: Completions.authFlows)
     var authFlow: String?
 
@@ -92,8 +107,9 @@ struct Configure: ParsableCommand {
 
     /// Any setting given on this command line.
     var changesSettings: Bool {
-        let values: [Any?] = [userPoolId, clientId, region, endpointUrl, allowInsecureHttp, username, domain, scopes, grant,
-                              connectTimeout, requestTimeout, commandTimeout, authFlow, caBundle]
+        let values: [Any?] = [userPoolId, clientId, region, endpointUrl, allowInsecureHttp, username, domain, scopes, redirectUri,
+                              identityProvider, logoutUri, grant, connectTimeout, requestTimeout, commandTimeout, authFlow,
+                              caBundle]
         return values.contains { $0 != nil } || !gitURLs.isEmpty || !dockerRegistries.isEmpty || clientSecretStdin
             || removeClientSecret
     }
@@ -144,6 +160,9 @@ struct Configure: ParsableCommand {
             profile.scopes = list.isEmpty ? nil : list
         }
         if let grant { profile.grant = grant.isEmpty || grant == Grant.userSignIn.rawValue ? nil : grant }
+        if let redirectUri { profile.redirectURI = redirectUri.isEmpty ? nil : redirectUri }
+        if let identityProvider { profile.identityProvider = identityProvider.isEmpty ? nil : identityProvider }
+        if let logoutUri { profile.logoutURI = logoutUri.isEmpty ? nil : logoutUri }
         if let connectTimeout { profile.connectTimeout = connectTimeout }
         if let requestTimeout { profile.requestTimeout = requestTimeout }
         if let commandTimeout { profile.commandTimeout = commandTimeout }
@@ -172,6 +191,9 @@ struct Configure: ParsableCommand {
         if let problem = Endpoint.profileProblem(profile) { throw ValidationError(problem) }
         if profile.effectiveGrant == .clientCredentials && profile.clientSecretInKeyring != true && !clientSecretStdin {
             throw ValidationError("--grant client-credentials needs the app client's secret: add --client-secret-stdin")
+        }
+        if profile.effectiveAuthFlow == .browser && profile.domain == nil {
+            throw ValidationError("--auth-flow browser needs the pool's domain: add --domain PREFIX_OR_URL")
         }
         // The secret goes to the keyring before the config says it is there,
         // so the config never points at a secret that was not stored.

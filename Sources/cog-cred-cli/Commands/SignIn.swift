@@ -19,6 +19,16 @@ struct SignIn: ParsableCommand {
             URI (and a QR code when qrencode is installed) and then takes the first code. \
             Without a terminal and without the flag, sign-in exits 77 naming the flag.
 
+            --browser (or configure --auth-flow browser) signs in through the pool's managed \
+            login instead, as a person would on the web (Google, Entra, Okta or SAML behind \
+            the pool): the authorization code flow with PKCE. cog-cred listens on the \
+            profile's redirect URI (http://localhost:8400/callback unless configure \
+            --redirect-uri says otherwise), opens $BROWSER or xdg-open at the pool's \
+            /oauth2/authorize and prints the address on stderr too; the browser comes back \
+            with a code, which is exchanged for the three tokens. --no-browser prints the \
+            address only: open it on any machine and paste back the address the browser ended \
+            on (or just its code). --timeout bounds the wait (300 s); Ctrl-C stores nothing.
+
             A machine profile (configure --grant client-credentials) has no user and no \
             password: sign-in gets its first access token from the domain's token endpoint \
             with the app client's id and secret, as every later call does when the token \
@@ -44,12 +54,23 @@ struct SignIn: ParsableCommand {
         completion: Completions.mfaTypes)
     var mfaType: String?
 
-    @Option(help: ArgumentHelp("srp or password (default: the profile's, else srp).", valueName: "flow"), completion: Completions.authFlows)
+    @Option(help: ArgumentHelp("srp, password or browser (default: the profile's, else srp).", valueName: "flow"), completion: Completions.authFlows)
     var authFlow: String?
+
+    @Flag(help: "Sign in through the pool's managed login in a browser, this once.")
+    var browser = false
+
+    @Flag(help: "Browser sign-in without starting a browser here: print the address, then paste back where the browser ended.")
+    var noBrowser = false
+
+    @Option(help: ArgumentHelp("Seconds to wait for the browser (default 300).", valueName: "seconds"))
+    var timeout: Int = 300
 
     func validate() throws {
         if let mfaType, !["totp", "sms"].contains(mfaType) { throw ValidationError("--mfa-type must be totp or sms") }
-        if let authFlow, AuthFlow(rawValue: authFlow) == nil { throw ValidationError("--auth-flow must be srp or password") }
+        if let authFlow, AuthFlow(rawValue: authFlow) == nil { throw ValidationError("--auth-flow must be srp, password or browser") }
+        if !(1...3600).contains(timeout) { throw ValidationError("--timeout takes 1 to 3600 seconds") }
+        if browser && noBrowser { throw ValidationError("--browser and --no-browser cannot be used together") }
     }
 
     func run() throws {
@@ -61,6 +82,13 @@ struct SignIn: ParsableCommand {
             let until = tokens.access.claims.exp.map { "; access token valid until \(rfc3339($0))" } ?? ""
             return Output.note("Got an access token for app client \(manager.profile.clientID)\(scopes) (profile '\(manager.profileName)')\(until).")
         }
+        let flow = authFlow.flatMap(AuthFlow.init(rawValue:)) ?? manager.profile.effectiveAuthFlow
+        if browser || noBrowser || flow == .browser {
+            let tokens = try signInWithBrowser(manager, environment: wiring.environment)
+            let who = tokens.id?.claims.cognitoUsername ?? tokens.access.claims.subjectName ?? "the user"
+            let until = tokens.access.claims.exp.map { "; access token valid until \(rfc3339($0))" } ?? ""
+            return Output.note("Signed in as \(who) (profile '\(manager.profileName)')\(until).")
+        }
         guard let user = username ?? manager.profile.username, !user.isEmpty else {
             throw ValidationError("no username: pass --username or set one with cog-cred configure --username")
         }
@@ -71,10 +99,66 @@ struct SignIn: ParsableCommand {
         let answers = ChallengePrompts(
             newPasswordFromStdin: newPasswordStdin, mfaCode: mfaCode,
             mfaType: mfaType.map { $0 == "sms" ? MFAKind.sms : MFAKind.totp })
-        let flow = authFlow.flatMap(AuthFlow.init(rawValue:)) ?? manager.profile.effectiveAuthFlow
         let tokens = try manager.signIn(username: user, password: password, flow: flow, answers: answers)
         let who = tokens.access.claims.subjectName ?? user
         let until = tokens.access.claims.exp.map { "; access token valid until \(rfc3339($0))" } ?? ""
         Output.note("Signed in as \(who) (profile '\(manager.profileName)')\(until).")
+    }
+
+    /// The authorization-code flow: listen, open the browser, wait for its
+    /// answer (or, with --no-browser, for the pasted address), exchange.
+    func signInWithBrowser(_ manager: TokenManager, environment: [String: String]) throws -> TokenManager.RefreshedTokens {
+        let request = try manager.authorizationRequest()
+        if noBrowser {
+            guard PasswordInput.hasTerminal else {
+                throw ValidationError("--no-browser asks for the address the browser ended on, and there is no terminal to ask on")
+            }
+            Output.note("Open this address in a browser, on any machine, and sign in:\n\n  \(request.url)\n")
+            let answer = try PasswordInput.ask("Then paste the address the browser ended on (or just the code): ")
+            let callback: AuthorizationRequest.Callback
+            do {
+                callback = try request.pasted(answer)
+            } catch .stateMismatch {
+                throw AuthError.stateMismatch
+            } catch {
+                throw ValidationError("that is neither the address the browser ended on nor a code")
+            }
+            return try manager.signIn(callback, of: request)
+        }
+        // Listening first: the browser may come back at once.
+        let listener = try LoopbackListener(redirectURI: request.redirectURI)
+        let opened = Browser.open(request.url, environment: environment)
+        Output.note(
+            opened
+                ? "Opening the browser to sign in; if it does not come up, open this address:\n\n  \(request.url)\n"
+                : "Open this address in a browser to sign in:\n\n  \(request.url)\n")
+        let started = Deadline(secondsFromNow: Double(timeout))
+        while true {
+            guard let incoming = try listener.next(waitingAtMost: started.remaining) else {
+                throw AuthError.browserTimedOut(seconds: timeout)
+            }
+            guard incoming.path == listener.path else {
+                incoming.respond(status: 404, title: "Not found", message: "This is cog-cred waiting for the sign-in's answer.")
+                continue
+            }
+            let callback: AuthorizationRequest.Callback
+            do {
+                callback = try request.callback(query: incoming.query)
+            } catch .notACallback {
+                incoming.respond(status: 400, title: "Not a sign-in answer", message: "This address expects the managed login's answer.")
+                continue
+            } catch {
+                incoming.respond(status: 400, title: "Sign-in refused", message: "This answer belongs to another sign-in. Nothing was stored.")
+                throw AuthError.stateMismatch
+            }
+            if case .refused(let error, let description) = callback {
+                incoming.respond(
+                    status: 200, title: "Sign-in not completed",
+                    message: "The sign-in ended with \(error)\(description.isEmpty ? "" : ": \(description)"). You can close this window.")
+            } else {
+                incoming.respond(status: 200, title: "Signed in", message: "cog-cred has your sign-in. You can close this window.")
+            }
+            return try manager.signIn(callback, of: request)
+        }
     }
 }

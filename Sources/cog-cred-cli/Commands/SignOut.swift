@@ -10,6 +10,11 @@ struct SignOut: ParsableCommand {
             and ID tokens issued from it. --global signs the user out everywhere \
             (GlobalSignOut); --local only deletes the local items. If Cognito cannot be \
             reached the local items are deleted anyway and sign-out exits 75.
+
+            A profile that signs in through the browser (configure --auth-flow browser) is \
+            revoked at the managed login's /oauth2/revoke; with --global, and a logout URI \
+            configured (configure --logout-uri), sign-out also prints (and, with a browser, \
+            opens) the managed login's /logout address, which ends its browser session.
             """)
 
     @OptionGroup var profileOptions: ProfileOptions
@@ -40,12 +45,28 @@ struct SignOut: ParsableCommand {
                 profileName: name, profile: Profile(userPoolID: "", clientID: ""), store: wiring.tokenStore,
                 cognito: { throw CognitoError.deadlineExceeded })
         }
-        let removed = try manager.signOut(scope)
+        let removed: Int
+        do {
+            removed = try manager.signOut(scope)
+        } catch {
+            if scope == .global { endManagedLoginSession(manager, wiring) }
+            throw error
+        }
+        if scope == .global { endManagedLoginSession(manager, wiring) }
         if removed == 0 {
             Output.note("Profile '\(name)' was not signed in; nothing to delete.")
         } else {
             let remote = scope == .global ? "signed out everywhere; " : scope == .revoke ? "session revoked; " : ""
             Output.note("Signed out of profile '\(name)': \(remote)deleted \(removed) item(s) from the Secret Service.")
         }
+    }
+
+    /// The managed login keeps its own session in the browser (a cookie):
+    /// revoking the tokens does not end it, `<domain>/logout` does.
+    func endManagedLoginSession(_ manager: TokenManager, _ wiring: Wiring) {
+        guard manager.profile.effectiveAuthFlow == .browser, let url = manager.logoutURL() else { return }
+        let seen = ["DISPLAY", "WAYLAND_DISPLAY", "BROWSER"].contains { !(wiring.environment[$0] ?? "").isEmpty }
+        let opened = seen && Browser.open(url, environment: wiring.environment)
+        Output.note("\(opened ? "Opened" : "To end the managed login's session in the browser too, open"): \(url)")
     }
 }

@@ -1,0 +1,37 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Opens an address in the user's browser, as gh, kubelogin and git's
+/// helpers do: `$BROWSER` when set (a `:`-separated list of commands, each
+/// tried in turn; `%s` stands for the address, else it is appended), else
+/// `xdg-open`. The browser is not waited for, and its output goes to
+/// /dev/null: stdout carries only data, and a browser's chatter is not for
+/// the person at the terminal.
+public enum Browser {
+    /// True when a browser command was started.
+    @discardableResult
+    public static func open(_ url: String, environment: [String: String]) -> Bool {
+        let commands = (environment["BROWSER"] ?? "").split(separator: ":").map(String.init).filter { !$0.isEmpty }
+        if commands.isEmpty { return spawn(["xdg-open", url]) }
+        for command in commands {
+            // The address travels as $1, never pasted into the shell's text.
+            let script = command.contains("%s") ? command.replacing("%s", with: "\"$1\"") : command + " \"$1\""
+            if spawn(["/bin/sh", "-c", script, "sh", url]) { return true }
+        }
+        return false
+    }
+
+    static func spawn(_ arguments: [String]) -> Bool {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        var pid: pid_t = 0
+        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+        defer { for pointer in argv { free(pointer) } }
+        return posix_spawnp(&pid, arguments[0], &actions, nil, &argv, environ) == 0
+    }
+}

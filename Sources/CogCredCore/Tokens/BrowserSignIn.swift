@@ -1,0 +1,48 @@
+extension TokenManager {
+    /// The authorization-code request for this profile's managed login:
+    /// fresh state, nonce and PKCE verifier each time.
+    public func authorizationRequest(identityProvider: String? = nil) throws -> AuthorizationRequest {
+        let domain = try Endpoint.domain(profile)
+        return AuthorizationRequest(
+            domain: domain.url, clientID: profile.clientID, redirectURI: profile.effectiveRedirectURI,
+            scopes: profile.scopes ?? Profile.defaultBrowserScopes, identityProvider: identityProvider ?? profile.identityProvider)
+    }
+
+    /// `<domain>/logout?client_id=...&logout_uri=...`: the address that ends
+    /// the managed login's own session (its cookie in the browser), when
+    /// the profile names a logout URI; nil otherwise.
+    public func logoutURL() -> String? {
+        guard let logoutURI = profile.logoutURI, let domain = try? Endpoint.domain(profile) else { return nil }
+        return domain.url + "/logout?client_id=" + AuthorizationRequest.queryEncode(profile.clientID) + "&logout_uri="
+            + AuthorizationRequest.queryEncode(logoutURI)
+    }
+
+    /// Ends a browser sign-in: the code is exchanged at the token endpoint
+    /// with the PKCE verifier, the ID token must carry the request's nonce,
+    /// and the three tokens are stored exactly as a password sign-in stores
+    /// them. A refusal from the managed login (the user cancelled) stores
+    /// nothing.
+    public func signIn(_ callback: AuthorizationRequest.Callback, of request: AuthorizationRequest) throws -> RefreshedTokens {
+        let code: String
+        switch callback {
+        case .refused(let error, let description):
+            throw AuthError.cognito(.service(code: error, message: description, httpStatus: 0), operation: .signIn)
+        case .code(let value):
+            code = value
+        }
+        let oauth = try makeOAuth()
+        let result: AuthenticationResult
+        do {
+            result = try oauth.exchangeCode(code, redirectURI: request.redirectURI, verifier: request.verifier)
+        } catch {
+            throw AuthError.cognito(error, operation: .signIn)
+        }
+        // An ID token from another request (replayed into this one) names
+        // another nonce; without `openid` there is no ID token to check.
+        if let idToken = result.idToken {
+            guard let token = IssuedToken(idToken) else { throw AuthError.malformedToken(.id) }
+            guard token.claims.nonce == request.nonce else { throw AuthError.nonceMismatch }
+        }
+        return try lock.withLock(profile: profileName) { try save(result, requireRefreshToken: true) }
+    }
+}

@@ -1,0 +1,129 @@
+import Foundation
+import Glibc
+import Synchronization
+import Testing
+@testable import CogCredCore
+@testable import CogCredRead
+
+@Suite struct AuthorizationRequestTests {
+    let request = AuthorizationRequest(
+        domain: "https://my-app.auth.us-east-1.amazoncognito.com/", clientID: "client123",
+        redirectURI: "http://localhost:8400/callback", scopes: ["openid", "email", "orders/read"], identityProvider: "Corporate IdP",
+        state: "st4te", nonce: "n0nce", verifier: "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk")
+
+    @Test func theAddressCarriesEveryParameterEncoded() throws {
+        // RFC 7636 appendix B's example verifier and challenge.
+        #expect(request.challenge == "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM")
+        let url = try #require(URLComponents(string: request.url))
+        #expect(url.scheme == "https" && url.host == "my-app.auth.us-east-1.amazoncognito.com" && url.path == "/oauth2/authorize")
+        let items = Dictionary(uniqueKeysWithValues: (url.queryItems ?? []).map { ($0.name, $0.value ?? "") })
+        #expect(items == [
+            "response_type": "code", "client_id": "client123", "redirect_uri": "http://localhost:8400/callback",
+            "scope": "openid email orders/read", "state": "st4te", "nonce": "n0nce",
+            "code_challenge": "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM", "code_challenge_method": "S256",
+            "identity_provider": "Corporate IdP",
+        ])
+        #expect(!request.url.contains(request.verifier))
+    }
+
+    @Test func freshSecretsEachTime() {
+        let a = AuthorizationRequest(domain: "https://d", clientID: "c", redirectURI: "http://localhost:1/", scopes: [], identityProvider: nil)
+        let b = AuthorizationRequest(domain: "https://d", clientID: "c", redirectURI: "http://localhost:1/", scopes: [], identityProvider: nil)
+        #expect(a.state != b.state && a.nonce != b.nonce && a.verifier != b.verifier)
+        #expect(a.verifier.count == 43 && a.verifier.allSatisfy { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" })
+    }
+
+    @Test func aCallbackCountsOnlyWithThisRequestsState() throws {
+        #expect(try request.callback(query: "code=abc%2Bdef&state=st4te") == .code("abc+def"))
+        #expect(try request.callback(query: "error=access_denied&error_description=User+cancelled&state=st4te")
+            == .refused(error: "access_denied", description: "User cancelled"))
+        #expect(throws: AuthorizationRequest.CallbackError.stateMismatch) { try request.callback(query: "code=abc&state=other") }
+        #expect(throws: AuthorizationRequest.CallbackError.stateMismatch) { try request.callback(query: "code=abc") }
+        #expect(throws: AuthorizationRequest.CallbackError.notACallback) { try request.callback(query: "") }
+        #expect(throws: AuthorizationRequest.CallbackError.notACallback) { try request.callback(query: "state=st4te") }
+    }
+
+    @Test func aPastedAddressIsCheckedAndABareCodeTaken() throws {
+        #expect(try request.pasted(" http://localhost:8400/callback?code=xyz&state=st4te#frag \n") == .code("xyz"))
+        #expect(throws: AuthorizationRequest.CallbackError.stateMismatch) {
+            try request.pasted("http://localhost:8400/callback?code=xyz&state=evil")
+        }
+        #expect(try request.pasted("0f1e2d3c-aaaa") == .code("0f1e2d3c-aaaa"))
+        #expect(throws: AuthorizationRequest.CallbackError.notACallback) { try request.pasted("two words") }
+        #expect(throws: AuthorizationRequest.CallbackError.notACallback) { try request.pasted("") }
+    }
+
+    @Test func percentDecodingIsStrict() {
+        #expect(AuthorizationRequest.percentDecode("a%20b+c%2") == "a b c%2")
+        #expect(AuthorizationRequest.percentDecode("%+f%zz") == "% f%zz")  // no hex after %: kept as it is
+        #expect(AuthorizationRequest.percentDecode("%C3%A9") == "é")
+    }
+}
+
+@Suite struct LoopbackListenerTests {
+    func freePort() -> UInt16 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
+                bind(fd, pointer, length) == 0 && getsockname(fd, pointer, &length) == 0
+            }
+        }
+        return UInt16(bigEndian: address.sin_port)
+    }
+
+    /// Sends `text` to the port and returns the whole answer.
+    func exchange(_ port: UInt16, _ text: String) -> String {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else { return "" }
+        writeAll(fd, text)
+        var answer: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let n = read(fd, &buffer, buffer.count)
+            if n <= 0 { break }
+            answer += buffer[0..<n]
+        }
+        return String(decoding: answer, as: UTF8.self)
+    }
+
+    @Test func takesTheBrowsersRequestAndAnswersWithAnEscapedPage() throws {
+        let port = freePort()
+        let listener = try LoopbackListener(redirectURI: "http://localhost:\(port)/callback")
+        #expect(listener.path == "/callback")
+        let answer = Mutex<String>("")
+        let client = Thread {
+            answer.withLock { $0 = exchange(port, "GET /callback?code=c&state=s HTTP/1.1\r\nHost: localhost\r\n\r\n") }
+        }
+        client.start()
+        let request = try #require(try listener.next(waitingAtMost: 10))
+        #expect(request.path == "/callback" && request.query == "code=c&state=s")
+        request.respond(status: 200, title: "Signed in", message: "<script>alert(1)</script>")
+        while answer.withLock({ $0.isEmpty }) { usleep(1000) }
+        let page = answer.withLock { $0 }
+        #expect(page.hasPrefix("HTTP/1.1 200 OK\r\n") && page.contains("Cache-Control: no-store"))
+        #expect(page.contains("&lt;script&gt;alert(1)&lt;/script&gt;") && !page.contains("<script>"))
+    }
+
+    @Test func aTakenPortIsNamedAndNothingIsAWait() throws {
+        let port = freePort()
+        let first = try LoopbackListener(redirectURI: "http://127.0.0.1:\(port)/cb")
+        #expect(throws: LoopbackError.portTaken(port)) { try LoopbackListener(redirectURI: "http://localhost:\(port)/cb") }
+        #expect(LoopbackError.portTaken(port).message.contains("port \(port)"))
+        #expect(try first.next(waitingAtMost: 0.05) == nil)
+        #expect(throws: LoopbackError.self) { try LoopbackListener(redirectURI: "https://localhost:\(port)/cb") }
+        #expect(throws: LoopbackError.self) { try LoopbackListener(redirectURI: "http://example.com:\(port)/cb") }
+    }
+}

@@ -1,0 +1,40 @@
+#!/usr/bin/env python3
+"""A person at a browser, for the docs' browser sign-in examples ($BROWSER).
+
+Given the managed login's address, it does what the person would: opens the
+sign-in page of the project's Cognito double, signs in as the docs' user
+(alice@example.com, $PW), and follows the redirect back to cog-cred's
+loopback listener. The real browser path (chromium through selenium) is
+test_managed_login.py's; this stands in for it where a docs example runs.
+"""
+import os
+import re
+import sys
+import urllib.error
+import urllib.parse
+import urllib.request
+
+
+class NoRedirects(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *args, **kwargs):
+        return None
+
+
+def main(address):
+    opener = urllib.request.build_opener(NoRedirects)
+    page = opener.open(address, timeout=10).read().decode()
+    session = re.search(r'name="login_session" value="([^"]+)"', page).group(1)
+    form = urllib.parse.urlencode({"login_session": session, "username": "alice@example.com",
+                                   "password": os.environ["PW"]}).encode()
+    try:
+        opener.open(urllib.request.Request(urllib.parse.urljoin(address, "/login"), data=form, method="POST"),
+                    timeout=10)
+        raise SystemExit("the sign-in page did not redirect")
+    except urllib.error.HTTPError as redirect:
+        back = redirect.headers["Location"]
+    # The browser follows the redirect to cog-cred's listener.
+    urllib.request.urlopen(back, timeout=10).read()
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])

@@ -1,0 +1,342 @@
+"""Sign-in through the managed login in a real browser, the paste flow
+without one, and machine credentials: the built binary against the project's
+Cognito double, which serves the pool's OAuth 2.0 domain (authorize, login
+page, token, revoke, logout) at its own URL.
+
+The browser is Debian's chromium, headless, driven by selenium (the
+`browser` fixture). cog-cred starts it through $BROWSER: here a script that
+hands the address to the test, which opens it in the selenium session, so
+the real browser follows the managed login's redirect to cog-cred's
+loopback listener exactly as a desktop browser would.
+"""
+import base64
+import json
+import re
+import signal
+import socket
+import subprocess
+import urllib.error
+import urllib.parse
+import urllib.request
+
+import pytest
+
+from conftest import free_port, wait_until
+from test_core import stored
+
+USER = "mia@example.com"
+PASSWORD = "Browser-Password-7"
+CLIENT_SECRET = "machine-secret-0123456789abcdef"
+
+
+def claims(jwt):
+    payload = jwt.split(".")[1]
+    return json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))
+
+
+def items(bus):
+    return {kind for kind in ("access", "id", "refresh") if stored(bus, kind)}
+
+
+class BrowserSignIn:
+    """`cog-cred sign-in` running, its $BROWSER handing the address over."""
+
+    def __init__(self, cog, tmp_path, *args, env=None):
+        self.handoff = tmp_path / "browser-handoff"
+        script = tmp_path / "browser.sh"
+        script.write_text('#!/bin/sh\nprintf "%s\\n" "$1" >> "$HANDOFF"\n')
+        script.chmod(0o755)
+        full_env = {**cog.env, "BROWSER": str(script), "HANDOFF": str(self.handoff), **(env or {})}
+        self.proc = subprocess.Popen([cog.binary, "sign-in", *args], env=full_env, stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, text=True, start_new_session=True)
+
+    def address(self):
+        """The address cog-cred asked the browser to open (once it has)."""
+        wait_until(lambda: self.handoff.exists() and self.handoff.read_text().strip(), "the browser hand-off",
+                   attempts=1500)
+        return self.handoff.read_text().split("\n")[0]
+
+    def finish(self, timeout=30):
+        out, err = self.proc.communicate(timeout=timeout)
+        return self.proc.returncode, out, err
+
+
+@pytest.fixture
+def domain(cog, double):
+    """A profile that signs in at the double's managed login, on a port of its own."""
+    callback = f"http://localhost:{free_port()}/callback"
+    double.configure(callback_urls=[callback], logout_urls=["http://localhost:9/signed-out"])
+    double.add_user(USER, PASSWORD)
+    cog.ok("configure", "--user-pool-id", "us-east-1_double", "--client-id", "doubleclient",
+           "--endpoint-url", double.url, "--domain", double.url, "--auth-flow", "browser",
+           "--redirect-uri", callback, "--logout-uri", "http://localhost:9/signed-out")
+    cog.remember_secret(PASSWORD)
+    double.callback = callback
+    return double
+
+
+def in_browser(browser, address, click=None, username=USER, password=PASSWORD):
+    """Opens the address, and on the sign-in page clicks `click` (or signs
+    in with the password); returns the page the browser ends on."""
+    from selenium.webdriver.common.by import By
+
+    browser.delete_all_cookies()
+    browser.get(address)
+    if click is None:
+        browser.find_element(By.ID, "username").send_keys(username)
+        browser.find_element(By.ID, "password").send_keys(password)
+        click = "signin"
+    if click:
+        browser.find_element(By.ID, click).click()
+    return browser.find_element(By.TAG_NAME, "h1").text
+
+
+def test_a_real_browser_signs_in_and_the_session_works(cog, bus, domain, browser, tmp_path):
+    run = BrowserSignIn(cog, tmp_path)
+    address = run.address()
+    landed = in_browser(browser, address)
+    code, out, err = run.finish()
+    assert code == 0, err
+    assert landed == "Signed in"  # cog-cred's own page, on its loopback listener
+    assert out == "" and f"Signed in as {USER}" in err and address in err  # the address is shown too
+    # What was asked: the authorization code flow with PKCE, state and nonce.
+    sent = domain.admin("last_authorize")["params"]
+    assert sent["response_type"] == "code" and sent["code_challenge_method"] == "S256"
+    assert sent["scope"] == "openid email profile" and sent["redirect_uri"] == domain.callback
+    assert len(sent["state"]) >= 22 and len(sent["nonce"]) >= 22 and len(sent["code_challenge"]) == 43
+    assert items(bus) == {"access", "id", "refresh"}
+    assert claims(stored(bus, "id"))["nonce"] == sent["nonce"]
+    assert cog.ok("token").stdout.strip() == stored(bus, "access")
+    status = cog.ok("status").stdout
+    assert "signed in:     yes" in status and USER in status
+    # Refreshed and revoked where they were issued: the domain's endpoints.
+    cog.ok("refresh")
+    assert domain.calls("oauth2/token:refresh_token") == 1
+    assert domain.calls("InitiateAuth:REFRESH_TOKEN_AUTH") == 0 and domain.calls("GetTokensFromRefreshToken") == 0
+    refresh_token = stored(bus, "refresh")
+    signed_out = cog.run("sign-out", "--global")
+    assert signed_out.returncode == 0, signed_out.stderr
+    assert domain.calls("oauth2/revoke") == 1 and items(bus) == set()
+    # --global also names the managed login's own sign-out address.
+    logout = re.search(r"open: (\S+)", signed_out.stderr).group(1)
+    assert logout.startswith(domain.url + "logout?client_id=doubleclient&logout_uri=")
+    with pytest.raises(urllib.error.HTTPError) as redirected:
+        urllib.request.build_opener(NoRedirects).open(logout, timeout=10)
+    assert redirected.value.code == 302 and redirected.value.headers["Location"] == "http://localhost:9/signed-out"
+    # The revoked refresh token is dead at the domain.
+    assert domain_token(domain, grant_type="refresh_token", refresh_token=refresh_token)[0] == 400
+
+
+class NoRedirects(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *args, **kwargs):
+        return None
+
+
+def domain_token(domain, **form):
+    request = urllib.request.Request(domain.url + "oauth2/token", data=urllib.parse.urlencode(
+        {**form, "client_id": "doubleclient"}).encode(), method="POST")
+    try:
+        with urllib.request.urlopen(request, timeout=10) as answer:
+            return answer.status, json.loads(answer.read())
+    except urllib.error.HTTPError as error:
+        return error.code, json.loads(error.read() or b"{}")
+
+
+def test_a_federated_user_signs_in_without_a_password(cog, bus, domain, browser, tmp_path):
+    run = BrowserSignIn(cog, tmp_path)
+    assert in_browser(browser, run.address(), click="federated") == "Signed in"
+    code, _, err = run.finish()
+    assert code == 0, err
+    identity = claims(stored(bus, "id"))
+    assert identity["identities"][0]["providerName"] == "CorporateIdP"
+    assert cog.ok("token").stdout.startswith("eyJ")
+
+
+def test_identity_provider_goes_straight_to_the_provider(cog, bus, domain, browser, tmp_path):
+    cog.ok("configure", "--identity-provider", "CorporateIdP")
+    run = BrowserSignIn(cog, tmp_path)
+    assert in_browser(browser, run.address(), click="") == "Signed in"  # no sign-in page in between
+    assert run.finish()[0] == 0
+    assert domain.admin("last_authorize")["params"]["identity_provider"] == "CorporateIdP"
+    assert items(bus) == {"access", "id", "refresh"}
+
+
+def test_sign_in_browser_once_on_a_password_profile(cog, bus, domain, browser, tmp_path):
+    cog.ok("configure", "--auth-flow", "srp")
+    run = BrowserSignIn(cog, tmp_path, "--browser")
+    assert in_browser(browser, run.address()) == "Signed in"
+    assert run.finish()[0] == 0
+    assert items(bus) == {"access", "id", "refresh"}
+
+
+def test_the_user_cancelling_stores_nothing(cog, bus, domain, browser, tmp_path):
+    run = BrowserSignIn(cog, tmp_path)
+    assert in_browser(browser, run.address(), click="cancel") == "Sign-in not completed"
+    code, out, err = run.finish()
+    assert code == 77 and out == ""
+    assert "the sign-in was cancelled or refused in the browser" in err and "access_denied" in err
+    assert items(bus) == set()
+
+
+def test_an_answer_with_another_state_is_refused(cog, bus, domain, tmp_path):
+    run = BrowserSignIn(cog, tmp_path)
+    run.address()
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(domain.callback + "?code=planted&state=not-this-one", timeout=10)
+    assert refused.value.code == 400
+    code, _, err = run.finish()
+    assert code == 77 and "belongs to another sign-in" in err
+    assert items(bus) == set() and domain.calls("oauth2/token:authorization_code") == 0
+
+
+def test_other_requests_to_the_listener_do_not_end_the_wait(cog, bus, domain, browser, tmp_path):
+    run = BrowserSignIn(cog, tmp_path)
+    address = run.address()
+    for path in ("/favicon.ico", "/callback"):  # a browser's extra request; a callback without an answer
+        with pytest.raises(urllib.error.HTTPError) as other:
+            urllib.request.urlopen(domain.callback.replace("/callback", path), timeout=10)
+        assert other.value.code in (400, 404)
+    assert in_browser(browser, address) == "Signed in"
+    assert run.finish()[0] == 0
+
+
+def test_a_taken_port_is_named(cog, bus, domain, tmp_path):
+    port = int(domain.callback.split(":")[2].split("/")[0])
+    with socket.socket() as squatter:
+        squatter.bind(("127.0.0.1", port))
+        squatter.listen()
+        result = cog.run("sign-in")
+    assert result.returncode == 75
+    assert f"port {port} of the redirect URI is taken" in result.stderr and "--redirect-uri" in result.stderr
+
+
+def test_no_answer_within_the_timeout(cog, bus, domain, tmp_path):
+    run = BrowserSignIn(cog, tmp_path, "--timeout", "1")
+    run.address()  # nobody opens it
+    code, _, err = run.finish()
+    assert code == 77 and "no answer from the browser within 1 s" in err
+    assert items(bus) == set()
+
+
+def test_ctrl_c_while_waiting_stores_nothing(cog, bus, domain, tmp_path):
+    run = BrowserSignIn(cog, tmp_path)
+    run.address()
+    run.proc.send_signal(signal.SIGINT)
+    code, out, _ = run.finish()
+    assert code != 0 and out == ""
+    assert items(bus) == set() and domain.calls("oauth2/token:authorization_code") == 0
+    # The port is free again for the next attempt.
+    port = int(domain.callback.split(":")[2].split("/")[0])
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", port))
+
+
+def test_no_browser_pastes_the_address_back(cog, bus, domain):
+    pexpect = pytest.importorskip("pexpect")
+    child = pexpect.spawn(cog.binary, ["sign-in", "--no-browser"], env=cog.env, encoding="utf-8", timeout=30)
+    child.expect(r"(http://\S+/oauth2/authorize\?\S+)")
+    address = child.match.group(1)
+    child.expect("paste the address")
+    # Signed in "on another machine": the managed login's pages with urllib.
+    landed = sign_in_without_a_browser(address)
+    child.sendline(landed)
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0, child.before
+    assert items(bus) == {"access", "id", "refresh"}
+    # Without a terminal there is nobody to paste: a usage error.
+    headless = subprocess.run([cog.binary, "sign-in", "--no-browser"], env=cog.env, capture_output=True, text=True,
+                              start_new_session=True, timeout=30)
+    assert headless.returncode == 64 and "no terminal" in headless.stderr
+
+
+def sign_in_without_a_browser(address):
+    """The sign-in page's form, filled and posted; the address it redirects to."""
+    opener = urllib.request.build_opener(NoRedirects)
+    page = opener.open(address, timeout=10).read().decode()
+    session = re.search(r'name="login_session" value="([^"]+)"', page).group(1)
+    form = urllib.parse.urlencode({"login_session": session, "username": USER, "password": PASSWORD}).encode()
+    login = urllib.parse.urljoin(address, "/login")
+    with pytest.raises(urllib.error.HTTPError) as redirected:
+        opener.open(urllib.request.Request(login, data=form, method="POST"), timeout=10)
+    assert redirected.value.code == 302
+    return redirected.value.headers["Location"]
+
+
+def test_refresh_errors_from_the_domain_keep_their_code(cog, bus, domain, browser, tmp_path):
+    run = BrowserSignIn(cog, tmp_path)
+    in_browser(browser, run.address())
+    assert run.finish()[0] == 0
+    before = {kind: stored(bus, kind) for kind in ("access", "id", "refresh")}
+    domain.configure(fail_next={"status": 503, "body": "", "content_type": "text/plain", "count": 10})
+    assert cog.run("refresh").returncode == 75
+    domain.configure(fail_next=None)
+    domain_revoke(domain, before["refresh"])
+    rejected = cog.run("refresh")
+    assert rejected.returncode == 77 and "invalid_grant" in rejected.stderr and "sign in again" in rejected.stderr
+    assert {kind: stored(bus, kind) for kind in ("access", "id", "refresh")} == before
+
+
+def domain_revoke(domain, token):
+    request = urllib.request.Request(domain.url + "oauth2/revoke", data=urllib.parse.urlencode(
+        {"token": token, "client_id": "doubleclient"}).encode(), method="POST")
+    urllib.request.urlopen(request, timeout=10).read()
+
+
+# --- machine credentials --------------------------------------------------------------------------
+
+@pytest.fixture
+def machine(cog, double):
+    double.configure(client_secret=CLIENT_SECRET, oauth_flows=["code", "client_credentials"],
+                     custom_scopes=["orders/read", "orders/write"])
+    cog.remember_secret(CLIENT_SECRET)
+    cog.ok("configure", "--user-pool-id", "us-east-1_double", "--client-id", "doubleclient",
+           "--endpoint-url", double.url, "--domain", double.url, "--grant", "client-credentials",
+           "--scopes", "orders/read", "--client-secret-stdin", input=CLIENT_SECRET + "\n")
+    return double
+
+
+def test_client_credentials_hand_out_a_machine_token_everywhere(cog, bus, machine):
+    signed = cog.run("sign-in")
+    assert signed.returncode == 0 and "app client doubleclient, scopes orders/read" in signed.stderr
+    assert machine.calls("oauth2/token:client_credentials") == 1
+    assert items(bus) == {"access"}
+    token = cog.ok("token").stdout.strip()
+    assert token == stored(bus, "access")
+    assert claims(token)["scope"] == "orders/read" and claims(token)["sub"] == "doubleclient"
+    assert cog.ok("get-header").stdout == f"Authorization: Bearer {token}\n"
+    # exec and the env format without an ID token (and without fetching one each time).
+    shown = cog.ok("exec", "--", "sh", "-c", 'printf %s "$COG_CRED_ACCESS_TOKEN:${COG_CRED_ID_TOKEN-unset}"').stdout
+    assert shown == f"{token}:unset"
+    assert "unset COG_CRED_ID_TOKEN" in cog.ok("token", "--format", "env").stdout
+    assert machine.calls("oauth2/token:client_credentials") == 1
+    no_id = cog.run("token", "--id-token")
+    assert no_id.returncode == 64 and "no ID token" in no_id.stderr
+    status = cog.ok("status").stdout
+    assert "grant:         client credentials" in status and "scopes:        orders/read" in status
+    assert json.loads(cog.ok("status", "--json").stdout)["grant"] == "client-credentials"
+    # Near expiry: fetched again with the client's credentials (no refresh token exists).
+    again = cog.ok("token", "--min-ttl", "86400").stdout.strip()
+    assert machine.calls("oauth2/token:client_credentials") == 2 and again == stored(bus, "access")
+
+
+def test_client_credentials_with_a_wrong_secret_or_scope(cog, bus, machine):
+    wrong = "not-the-secret-000"
+    cog.remember_secret(wrong)
+    cog.ok("configure", "--client-secret-stdin", input=wrong + "\n")
+    refused = cog.run("sign-in")
+    assert refused.returncode == 78 and "the app client or its secret was refused" in refused.stderr
+    assert "invalid_client" in refused.stderr and items(bus) == set()
+    cog.ok("configure", "--client-secret-stdin", "--scopes", "orders/delete", input=CLIENT_SECRET + "\n")
+    scope = cog.run("sign-in")
+    assert scope.returncode == 78 and "a scope was refused" in scope.stderr
+
+
+def test_a_machine_profile_needs_a_domain_and_a_secret(cog):
+    no_domain = cog.run("configure", "--user-pool-id", "us-east-1_double", "--client-id", "doubleclient",
+                        "--grant", "client-credentials")
+    assert no_domain.returncode == 64 and "--domain" in no_domain.stderr
+    no_secret = cog.run("configure", "--user-pool-id", "us-east-1_double", "--client-id", "doubleclient",
+                        "--grant", "client-credentials", "--domain", "my-app")
+    assert no_secret.returncode == 64 and "--client-secret-stdin" in no_secret.stderr
+    assert not cog.config_file.exists()
