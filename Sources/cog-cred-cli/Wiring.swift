@@ -114,8 +114,20 @@ struct Wiring {
                 domain: domain.url, clientID: profile.clientID, clientSecret: try clientSecret(), timeouts: profile.timeouts,
                 deadline: deadline, caBundle: caBundle, allowsCleartext: domain.allowsCleartext)
         }
+        let identity: @Sendable () throws -> any CognitoIdentityClient = {
+            guard let poolID = profile.identityPoolID else { throw ConfigError.missingIdentityPool(profile: name) }
+            let region = String(poolID.prefix { $0 != ":" })
+            let identityEndpoint = try Endpoint.service(
+                "cognito-identity", variable: "AWS_ENDPOINT_URL_COGNITO_IDENTITY", region: region, profile: profile,
+                environment: environment)
+            let sts = try Endpoint.service("sts", variable: "AWS_ENDPOINT_URL_STS", region: region, profile: profile, environment: environment)
+            Wiring.noteGlobalEndpoint(identityEndpoint)
+            return CognitoIdentityHTTPClient(
+                identityEndpoint: identityEndpoint.url, stsEndpoint: sts.url, timeouts: profile.timeouts, deadline: deadline,
+                caBundle: caBundle, identityCleartext: identityEndpoint.allowsCleartext, stsCleartext: sts.allowsCleartext)
+        }
         return TokenManager(
-            profileName: name, profile: profile, store: store, cognito: cognito, oauth: oauth,
+            profileName: name, profile: profile, store: store, cognito: cognito, oauth: oauth, identity: identity,
             refreshMemory: FileRefreshMemory(directory: paths.stateDirectory),
             lock: FileRefreshLock(
                 directory: FileRefreshLock.directory(environment: environment),

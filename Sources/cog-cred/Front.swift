@@ -26,6 +26,16 @@ struct Front {
         switch request {
         case .dockerList:
             finish(DockerCredential.list(config) + "\n")
+        case .awsCredentials(let profile, let minTTL):
+            // Called before every AWS CLI command: stored credentials with
+            // enough life left are answered here; anything else (none, too
+            // old, another identity pool, a locked keyring) goes to cog-cred-cli.
+            guard let name = self.profile(profile), let settings = config.profiles[name], let pool = settings.identityPoolID,
+                case .found(let text)? = try? store.read([.awsCredentials], profile: name, binding: settings.binding)[.awsCredentials],
+                let credentials = AWSCredentials(stored: text), credentials.identityPoolID == pool,
+                credentials.isFresh(now: SystemClock().now(), margin: minTTL ?? AWSCredentials.defaultMinTTL)
+            else { handover.run() }
+            finish(credentials.credentialProcess + "\n")
         case .token(let token):
             guard let name = profile(token.profile) else { handover.run() }
             var shape = token.shape

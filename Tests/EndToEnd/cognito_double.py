@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""A small, honest test double of the Amazon Cognito user pool JSON API.
+"""A small, honest test double of the Amazon Cognito user pool JSON API
+(and of an identity pool with STS's AssumeRoleWithWebIdentity beside it).
 
 The end-to-end tests use it for behaviour the moto emulator does not give us:
 tokens that expire on demand, exact call counting, refresh-token revocation and
@@ -11,7 +12,9 @@ only pretends to do: SRP proofs that are really verified, MFA codes that must
 be right, single-use challenge sessions, refresh-token rotation with a grace
 period, and revocation of one sign-in's tokens (RevokeToken) or all of them.
 
-It hosts exactly one user pool with one app client. The Cognito endpoint is
+It hosts exactly one user pool with one app client, and one identity pool
+that trusts it (moto's identity pool checks no login and always hands out the
+same credentials). The Cognito endpoint is
 `POST /` (AWS JSON 1.1 protocol); test control lives under `/_double/`; the
 pool's JWKS is at `GET /<pool id>/.well-known/jwks.json`, so the `iss` claim
 (`<base_url><pool id>`) can be verified the same way as real Cognito's. The
@@ -112,6 +115,87 @@ Managed login (hosted UI) and OAuth 2.0, at the base URL (DOMAIN):
   in stats "requests" with action = that path, its parameters (the query, or
   the form less the password), "outcome" for the pages and "status".
 
+Identity pools (service cognito-identity) and STS, at the same `POST /`:
+  The double also hosts one identity pool, config identity_pool_id, whose one
+  provider is the user pool (Logins key config identity_provider, by default
+  "cognito-idp.<region of pool_id>.amazonaws.com/<pool_id>"; its app clients
+  config identity_client_ids, by default [client_id]), with no unauthenticated
+  identities and the roles config identity_role_arns (the first is the
+  default). Requests are AWS JSON 1.1 with `X-Amz-Target:
+  AWSCognitoIdentityService.<Action>`, unsigned (an Authorization header ->
+  400 UnrecognizedClientException); errors as the user pool's (400, __type
+  and message, x-amzn-ErrorType).
+  A Logins map is checked as Cognito does: exactly the provider's key (another
+  key -> NotAuthorizedException "Invalid login token. Issuer doesn't match
+  providerName"), and its value an ID token the double signed ("Invalid login
+  token. Not a valid OpenId Connect identity token." / "... Couldn't verify
+  signed token."), with the double's iss ("... Issuer doesn't match
+  providerName"), unexpired ("Invalid login token. Token expired: NOW >= EXP"),
+  an aud (an access token has none: "... Missing a required claim: aud"),
+  token_use id, and aud in identity_client_ids ("... Incorrect token audience.").
+  GetId {IdentityPoolId, Logins} -> {"IdentityId": "<region>:<uuid>"}, one
+       identity per user (sub) for good (until a reset). Another pool id ->
+       ResourceNotFoundException "IdentityPool '<id>' not found."; no Logins ->
+       NotAuthorizedException "Unauthenticated access is not supported for
+       this identity pool."
+  GetCredentialsForIdentity {IdentityId, Logins, CustomRoleArn?} ->
+       {"IdentityId", "Credentials": {"AccessKeyId": "ASIA" + 16, "SecretKey"
+       (40), "SessionToken", "Expiration": epoch seconds written as Cognito
+       does, a JSON number like 1.515115602E9}}, fresh on every call, living
+       identity_credentials_lifetime seconds. An IdentityId that is not of
+       this pool -> ResourceNotFoundException "Identity '<id>' not found."
+       (malformed -> InvalidParameterException); no Logins ->
+       NotAuthorizedException "Access to Identity '<id>' is forbidden.";
+       another user's login -> NotAuthorizedException "Logins don't match.
+       Please include at least one valid login for this identity or identity
+       pool."; a CustomRoleArn not in identity_role_arns, or config
+       identity_pool_misconfigured -> InvalidIdentityPoolConfigurationException
+       "Invalid identity pool configuration. Check assigned IAM roles for this
+       pool."
+  GetOpenIdToken {IdentityId, Logins} -> {"IdentityId", "Token"}: the basic
+       (classic) flow's first step, an RS256 JWT signed with the double's key:
+       iss https://cognito-identity.amazonaws.com, aud the identity pool id,
+       sub the IdentityId, amr ["authenticated", provider,
+       "<provider>:CognitoSignIn:<user's sub>"], iat now + issued_at_offset,
+       exp iat + identity_open_id_token_lifetime. The same checks as
+       GetCredentialsForIdentity; config identity_allow_classic_flow false ->
+       InvalidParameterException "Basic (classic) flow is not enabled, please
+       use enhanced flow." (as Cognito with AllowClassicFlow off).
+  STS AssumeRoleWithWebIdentity: a POST / with no X-Amz-Target and an
+       application/x-www-form-urlencoded body: Action=AssumeRoleWithWebIdentity,
+       Version=2011-06-15, RoleArn, RoleSessionName, WebIdentityToken,
+       DurationSeconds? (900-43200, and at most the role's 3600). Unsigned (an
+       Authorization header -> 403 InvalidClientTokenId). The token must be
+       GetOpenIdToken's: not a JWT -> 400 InvalidIdentityToken, a bad signature
+       -> 400 InvalidIdentityToken, another iss (a user pool ID token) -> 400
+       InvalidIdentityToken "No OpenIDConnect provider found in your account
+       for ISS", expired -> 400 ExpiredTokenException; then the roles' trust
+       policy: RoleArn in identity_role_arns, aud = identity_pool_id, amr has
+       "authenticated", and not identity_pool_misconfigured, else 403
+       AccessDenied "Not authorized to perform sts:AssumeRoleWithWebIdentity".
+       Missing or bad parameters -> 400 ValidationError; another Action or
+       Version -> 400 InvalidAction. Credentials live min(DurationSeconds or
+       3600, identity_credentials_lifetime) seconds. With `Accept:
+       application/json` (as real STS) the answer is JSON,
+       {"AssumeRoleWithWebIdentityResponse": {"AssumeRoleWithWebIdentityResult":
+       {"Audience", "AssumedRoleUser": {"Arn", "AssumedRoleId"}, "Credentials":
+       {"AccessKeyId", "SecretAccessKey", "SessionToken", "Expiration": epoch
+       seconds like 1.7E9}, "PackedPolicySize": null, "Provider",
+       "SourceIdentity": null, "SubjectFromWebIdentityToken"},
+       "ResponseMetadata": {"RequestId"}}} and errors {"Error": {"Code",
+       "Message", "Type"}, "RequestId"}; otherwise text/xml, the
+       AssumeRoleWithWebIdentityResponse document (Expiration ISO 8601,
+       2026-01-02T03:04:05Z) and <ErrorResponse><Error><Type>Sender</Type>
+       <Code/><Message/></Error><RequestId/></ErrorResponse>.
+  Every AccessKeyId issued is remembered with its identity and role (GET
+  /_double/aws_credentials). Stats keys: "GetId",
+  "GetCredentialsForIdentity", "GetOpenIdToken" (an unknown identity action:
+  its whole X-Amz-Target; an identity action sent with the user pool's
+  prefix is not counted under the bare name) and "sts:<Action>" (e.g.
+  "sts:AssumeRoleWithWebIdentity"); their records carry "service"
+  ("cognito-identity" or "sts"; STS's also the form as "params"). config
+  fail_next applies to all of them.
+
 Admin API (JSON in and out; 400 for a bad request, 404 for an unknown user):
   POST /_double/reset                  all state and config back to defaults
   POST /_double/config  {key: value}   patch config (DEFAULT_CONFIG lists the keys)
@@ -139,6 +223,12 @@ Admin API (JSON in and out; 400 for a bad request, 404 for an unknown user):
   GET  /_double/last_authorize         {"params": {name: value}, "query": "raw query
                                         string"} of the last GET /oauth2/authorize
                                        since the reset; 404 if there was none
+  GET  /_double/aws_credentials?access_key_id=X
+                                       {"identity_id", "role_arn", "expiration" (epoch
+                                        seconds), "action" ("GetCredentialsForIdentity"
+                                        or "sts:AssumeRoleWithWebIdentity"),
+                                        "secret_access_key", "session_token"} of AWS
+                                       credentials the double issued; 404 if it did not
 Admin look-ups by username also accept a user's email attribute value.
 
 Run: python3 cognito_double.py --port 0 --host 127.0.0.1
@@ -166,6 +256,7 @@ import time
 import uuid
 from http.server import BaseHTTPRequestHandler
 from urllib.parse import parse_qs, parse_qsl, quote, unquote_plus, urlencode, urlsplit
+from xml.sax.saxutils import escape as xml_escape
 
 from serving import QuietServer, read_body, run_until_signalled, serve_in_background
 from cryptography.exceptions import InvalidSignature
@@ -173,7 +264,20 @@ from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import padding, rsa
 
 TARGET_PREFIX = "AWSCognitoIdentityProviderService."
+# Identity pools (service cognito-identity): the same JSON 1.1 protocol, another target prefix.
+IDENTITY_TARGET_PREFIX = "AWSCognitoIdentityService."
 AMZ_JSON = "application/x-amz-json-1.1"
+# STS (AWS query protocol): a form POST with Action and Version, answered in XML,
+# or in JSON for a client that sends Accept: application/json.
+STS_VERSION = "2011-06-15"
+STS_XMLNS = "https://sts.amazonaws.com/doc/2011-06-15/"
+# The issuer of GetOpenIdToken's tokens, as real Cognito's.
+OPEN_ID_ISSUER = "https://cognito-identity.amazonaws.com"
+# Cognito's pattern for IdentityPoolId and IdentityId ("<region>:<uuid>").
+IDENTITY_ID_PATTERN = re.compile(r"[\w-]+:[0-9a-f-]+")
+ROLE_ARN_PATTERN = re.compile(r"arn:aws[\w-]*:iam::[0-9]{12}:role/[\w+=,.@/-]+")
+ROLE_SESSION_NAME_PATTERN = re.compile(r"[\w+=,.@-]{2,64}")
+ROLE_MAX_SESSION_DURATION = 3600  # an IAM role's MaxSessionDuration unless raised (not modelled)
 KID = "double-key"
 VERBOSE = os.environ.get("COGNITO_DOUBLE_VERBOSE") == "1"
 
@@ -217,6 +321,16 @@ DEFAULT_CONFIG = {
     "custom_scopes": [],         # resource server scopes ("orders/read") for client_credentials
     "identity_providers": ["CorporateIdP"],  # federated (SAML) providers enabled for the client
     "authorization_code_lifetime": 300,      # seconds an authorization code can be redeemed
+    # Identity pool (cognito-identity) and STS.
+    "identity_pool_id": "us-east-1:0a1b2c3d-0000-4000-8000-000000000001",
+    "identity_provider": None,   # None: "cognito-idp.<region of pool_id>.amazonaws.com/<pool_id>"
+    "identity_client_ids": None,  # the provider's app clients (ID token aud); None: [client_id]
+    "identity_role_arns": ["arn:aws:iam::123456789012:role/Cognito_Authenticated",
+                           "arn:aws:iam::123456789012:role/Cognito_Admin"],  # the first is the default role
+    "identity_credentials_lifetime": 3600,   # seconds AWS credentials live (STS: at most this)
+    "identity_open_id_token_lifetime": 600,  # seconds a GetOpenIdToken token lives (Cognito: 10 minutes)
+    "identity_pool_misconfigured": False,    # True: the roles do not trust the pool (every credential call fails)
+    "identity_allow_classic_flow": True,     # False: GetOpenIdToken refuses, as with AllowClassicFlow off
 }
 
 # The characters Cognito's policy counts as symbols (its documented list).
@@ -488,6 +602,50 @@ def html_page(title: str, body: str) -> bytes:
             f"<title>{html.escape(title)}</title></head>\n<body>\n{body}\n</body></html>\n").encode()
 
 
+def java_double(seconds: int) -> str:
+    """Epoch seconds as real Cognito Identity and STS write them in JSON:
+    Java's Double.toString, 1515115602 -> "1.515115602E9" (a JSON number)."""
+    if seconds < 10 ** 7:
+        return f"{seconds}.0"
+    digits = str(seconds)
+    return f"{digits[0]}.{digits[1:].rstrip('0') or '0'}E{len(digits) - 1}"
+
+
+def epoch(seconds: int) -> str:
+    """A placeholder aws_json() writes as java_double(seconds)."""
+    return f"\x00epoch:{int(seconds)}\x00"
+
+
+def aws_json(body) -> bytes:
+    """JSON as the AWS services write it: epoch() placeholders become numbers like 1.7E9."""
+    text = json.dumps(body)
+    return re.sub(r'"\\u0000epoch:([0-9]+)\\u0000"', lambda m: java_double(int(m.group(1))), text).encode()
+
+
+def random_upper_alnum(count: int) -> str:
+    return "".join(secrets.choice("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567") for _ in range(count))
+
+
+def iso_utc(seconds: int) -> str:
+    return datetime.datetime.fromtimestamp(seconds, datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+class StsError(Exception):
+    """An STS error: <ErrorResponse><Error><Type/><Code/><Message/></Error>... (or its JSON form)."""
+
+    def __init__(self, code: str, message: str, status: int = 400):
+        super().__init__(message)
+        self.code, self.message, self.status = code, message, status
+
+
+class JwtProblem(Exception):
+    """A JWT that is not one (kind "malformed") or whose signature fails (kind "signature")."""
+
+    def __init__(self, kind: str):
+        super().__init__(kind)
+        self.kind = kind
+
+
 def moto_unimplemented() -> RawReply:
     return RawReply(500, "text/html; charset=utf-8", {"Connection": "close"}, MOTO_500_BODY)
 
@@ -531,6 +689,12 @@ class CognitoDouble:
             "RevokeToken": self.revoke_token,
             "GlobalSignOut": self.global_sign_out,
         }
+        # Identity pool actions (X-Amz-Target AWSCognitoIdentityService.<Action>).
+        self.identity_actions = {
+            "GetId": self.get_id,
+            "GetCredentialsForIdentity": self.get_credentials_for_identity,
+            "GetOpenIdToken": self.get_open_id_token,
+        }
         self.auth_flows = {
             "USER_PASSWORD_AUTH": self._user_password_auth,
             "USER_SRP_AUTH": self._user_srp_auth,
@@ -568,6 +732,12 @@ class CognitoDouble:
             self.login_sessions = {}
             self.authorization_codes = {}  # code -> the request, user and times (see _signed_in)
             self.last_authorize = None     # {"params", "query"} of the last GET /oauth2/authorize
+            # Identity pool: (identity pool id, sub) -> IdentityId, so a user keeps one identity,
+            # and IdentityId -> {"pool", "sub", "username"}.
+            self.identity_by_sub = {}
+            self.identities = {}
+            # AccessKeyId -> what was issued with it (see _mint_aws_credentials).
+            self.aws_credentials = {}
             return {"ok": True}
 
     def configure(self, patch: dict) -> dict:
@@ -614,6 +784,16 @@ class CognitoDouble:
             "identity_providers": lambda v: string_list(v) and "COGNITO" not in v
                                             and all(re.fullmatch(r"[\w.-]+", x, re.ASCII) for x in v),
             "authorization_code_lifetime": non_negative_int,
+            "identity_pool_id": lambda v: isinstance(v, str) and len(v) <= 55
+                                          and IDENTITY_ID_PATTERN.fullmatch(v) is not None,
+            "identity_provider": lambda v: v is None or (isinstance(v, str) and v != ""),
+            "identity_client_ids": lambda v: v is None or (string_list(v) and v != []),
+            "identity_role_arns": lambda v: string_list(v) and v != []
+                                            and all(ROLE_ARN_PATTERN.fullmatch(x) for x in v),
+            "identity_credentials_lifetime": non_negative_int,
+            "identity_open_id_token_lifetime": non_negative_int,
+            "identity_pool_misconfigured": lambda v: isinstance(v, bool),
+            "identity_allow_classic_flow": lambda v: isinstance(v, bool),
         }
         for key, value in patch.items():
             if key not in checks:
@@ -716,6 +896,16 @@ class CognitoDouble:
         with self.lock:
             return {"calls": dict(self.calls), "requests": copy.deepcopy(self.requests)}
 
+    def aws_credentials_info(self, access_key_id) -> dict:
+        """What the double issued with an AccessKeyId (GET /_double/aws_credentials)."""
+        if not isinstance(access_key_id, str) or not access_key_id:
+            raise ValueError("access_key_id is required")
+        with self.lock:
+            issued = self.aws_credentials.get(access_key_id)
+            if issued is None:
+                raise LookupError(f"no AWS credentials with access key id {access_key_id!r}")
+            return dict(issued)
+
     def jwks(self) -> dict:
         public = self._key.public_key().public_numbers()
         return {"keys": [{"alg": "RS256", "e": int_b64url(public.e), "kid": KID,
@@ -737,12 +927,24 @@ class CognitoDouble:
         """Answer one `POST /`. Returns (status, content_type, extra_headers, body)."""
         with self.lock:
             target = headers.get("x-amz-target", "")
-            action = target[len(TARGET_PREFIX):] if target.startswith(TARGET_PREFIX) else None
+            media_type = headers.get("content-type", "").split(";")[0].strip().lower()
+            if not target and media_type == FORM:
+                return self._sts(headers, raw_body)  # STS, the AWS query protocol
+            identity = target.startswith(IDENTITY_TARGET_PREFIX)
+            if identity:
+                # Counted under the bare name only when it is an identity pool action.
+                name = target[len(IDENTITY_TARGET_PREFIX):]
+                handlers, action = self.identity_actions, (name if name in self.identity_actions else None)
+            else:
+                handlers = self.actions
+                action = target[len(TARGET_PREFIX):] if target.startswith(TARGET_PREFIX) else None
+                if action in self.identity_actions and action not in self.actions:
+                    action = None  # an identity pool action sent to the user pool: not counted as one
             try:
                 payload = json.loads(raw_body or b"{}")
             except ValueError:
                 payload = None
-            auth_flow = payload.get("AuthFlow") if isinstance(payload, dict) else None
+            auth_flow = payload.get("AuthFlow") if isinstance(payload, dict) and not identity else None
             # Which step of a sign-in an answer is counts as much as which flow.
             step = auth_flow
             if action == "RespondToAuthChallenge" and isinstance(payload, dict):
@@ -752,6 +954,8 @@ class CognitoDouble:
             key = (action or target or "(missing target)") + (f":{step}" if step else "")
             self.calls[key] = self.calls.get(key, 0) + 1
             record = {"action": action, "auth_flow": auth_flow, "headers": dict(headers)}
+            if identity:
+                record["service"] = "cognito-identity"
             self.requests.append(record)
 
             failed = self._fail_next(record)
@@ -759,16 +963,19 @@ class CognitoDouble:
                 return failed
 
             try:
-                media_type = headers.get("content-type", "").split(";")[0].strip().lower()
                 if media_type != AMZ_JSON:
                     raise CognitoError("SerializationException",
                                        f"Expected Content-Type {AMZ_JSON}, got {media_type or 'none'}")
-                if action not in self.actions:
+                if action not in handlers:
                     raise CognitoError("UnknownOperationException",
                                        f"Unknown operation {target or '(no X-Amz-Target)'}")
+                if identity and "authorization" in headers:
+                    # The identity pool actions are unsigned; a signature must be a valid one.
+                    raise CognitoError("UnrecognizedClientException",
+                                       "The security token included in the request is invalid.")
                 if not isinstance(payload, dict):
                     raise CognitoError("SerializationException", "Request body is not a JSON object")
-                status, body = 200, self.actions[action](payload)
+                status, body = 200, handlers[action](payload)
                 extra = {}
             except RawReply as raw:
                 record["status"] = raw.status
@@ -780,7 +987,7 @@ class CognitoDouble:
                     record["detail"] = err.detail
             record["status"] = status
             extra["x-amzn-RequestId"] = str(uuid.uuid4())
-            return status, AMZ_JSON, extra, json.dumps(body).encode()
+            return status, AMZ_JSON, extra, aws_json(body)
 
     def _fail_next(self, record: dict):
         """The canned answer config fail_next asks for, used up by one request
@@ -1263,6 +1470,291 @@ class CognitoDouble:
         self._check_password_policy(proposed)
         self._set_password(user, proposed)
         return {}
+
+    # ------------------------------------------------------ identity pools (cognito-identity) and STS
+    # One identity pool (config identity_pool_id) that trusts the user pool's
+    # ID tokens (provider identity_provider, app clients identity_client_ids)
+    # and allows no unauthenticated identities; its roles are identity_role_arns.
+    def _identity_provider(self) -> str:
+        provider = self.config["identity_provider"]
+        if provider is not None:
+            return provider
+        pool_id = self.config["pool_id"]
+        region = pool_id.split("_", 1)[0] if "_" in pool_id else "us-east-1"
+        return f"cognito-idp.{region}.amazonaws.com/{pool_id}"
+
+    def _identity_client_ids(self) -> list:
+        return self.config["identity_client_ids"] or [self.config["client_id"]]
+
+    def _jwt_claims(self, token) -> dict:
+        """The claims of a JWT signed with the double's key; JwtProblem otherwise."""
+        if not isinstance(token, str):
+            raise JwtProblem("malformed")
+        parts = token.split(".")
+        if len(parts) != 3:
+            raise JwtProblem("malformed")
+        try:
+            header, claims = (json.loads(b64url_decode(p)) for p in parts[:2])
+            signature = b64url_decode(parts[2])
+        except (ValueError, binascii.Error):
+            raise JwtProblem("malformed") from None
+        if not isinstance(header, dict) or not isinstance(claims, dict):
+            raise JwtProblem("malformed")
+        if header.get("alg") != "RS256" or header.get("kid") != KID:
+            raise JwtProblem("signature")  # not a key of ours
+        try:
+            self._key.public_key().verify(signature, f"{parts[0]}.{parts[1]}".encode(),
+                                          padding.PKCS1v15(), hashes.SHA256())
+        except InvalidSignature:
+            raise JwtProblem("signature") from None
+        return claims
+
+    def _check_logins(self, logins) -> dict:
+        """The verified claims of the ID token in a non-empty Logins map, with
+        Cognito's NotAuthorizedException for every way it can be wrong."""
+        if not isinstance(logins, dict) or not all(isinstance(k, str) and isinstance(v, str)
+                                                   for k, v in logins.items()):
+            raise CognitoError("SerializationException", "Logins must be a map of strings to strings")
+        provider = self._identity_provider()
+        mismatch = not_authorized("Invalid login token. Issuer doesn't match providerName")
+        if any(key != provider for key in logins):
+            raise mismatch  # a provider the pool does not have
+        try:
+            claims = self._jwt_claims(logins[provider])
+        except JwtProblem as problem:
+            if problem.kind == "signature":
+                raise not_authorized("Invalid login token. Couldn't verify signed token.") from None
+            raise not_authorized("Invalid login token. Not a valid OpenId Connect identity token.") from None
+        if claims.get("iss") != self._issuer():
+            raise mismatch
+        now, exp = int(time.time()), claims.get("exp")
+        if not isinstance(exp, int) or isinstance(exp, bool) or now >= exp:
+            raise not_authorized(f"Invalid login token. Token expired: {now} >= {exp}")
+        if "aud" not in claims:  # an access token
+            raise not_authorized("Invalid login token. Missing a required claim: aud")
+        if claims.get("token_use") != "id" or not isinstance(claims.get("sub"), str):
+            raise not_authorized("Invalid login token. Not a valid OpenId Connect identity token.")
+        if claims["aud"] not in self._identity_client_ids():
+            raise not_authorized("Invalid login token. Incorrect token audience.")
+        return claims
+
+    def _identity(self, req: dict) -> tuple:
+        """(IdentityId, its record) of a request naming an identity of this pool."""
+        identity_id = self._require(req, "IdentityId")[0]
+        if len(identity_id) > 55 or not IDENTITY_ID_PATTERN.fullmatch(identity_id):
+            raise invalid_parameter(f"1 validation error detected: Value '{identity_id}' at 'identityId' failed "
+                                    r"to satisfy constraint: Member must satisfy regular expression pattern: "
+                                    r"[\w-]+:[0-9a-f-]+")
+        record = self.identities.get(identity_id)
+        if record is None or record["pool"] != self.config["identity_pool_id"]:
+            raise CognitoError("ResourceNotFoundException", f"Identity '{identity_id}' not found.")
+        return identity_id, record
+
+    def _identity_logins(self, req: dict, identity_id: str, record: dict) -> dict:
+        """The checked Logins of a request about an existing identity: the ID
+        token must be valid and be its user's."""
+        logins = req.get("Logins")
+        if not logins:  # an authenticated identity without its login
+            raise not_authorized(f"Access to Identity '{identity_id}' is forbidden.")
+        claims = self._check_logins(logins)
+        if claims["sub"] != record["sub"]:
+            raise not_authorized("Logins don't match. Please include at least one valid login for this "
+                                 "identity or identity pool.")
+        return claims
+
+    def get_id(self, req: dict) -> dict:
+        pool_id = self._require(req, "IdentityPoolId")[0]
+        if pool_id != self.config["identity_pool_id"]:
+            raise CognitoError("ResourceNotFoundException", f"IdentityPool '{pool_id}' not found.")
+        logins = req.get("Logins")
+        if not logins:
+            raise not_authorized("Unauthenticated access is not supported for this identity pool.")
+        claims = self._check_logins(logins)
+        key = (pool_id, claims["sub"])
+        identity_id = self.identity_by_sub.get(key)
+        if identity_id is None:  # the user's first visit: a new identity, theirs for good
+            identity_id = f"{pool_id.split(':', 1)[0]}:{uuid.uuid4()}"
+            self.identity_by_sub[key] = identity_id
+            self.identities[identity_id] = {"pool": pool_id, "sub": claims["sub"],
+                                            "username": claims.get("cognito:username")}
+        return {"IdentityId": identity_id}
+
+    def get_credentials_for_identity(self, req: dict) -> dict:
+        identity_id, record = self._identity(req)
+        self._identity_logins(req, identity_id, record)
+        roles = self.config["identity_role_arns"]
+        role = req.get("CustomRoleArn")
+        if role is not None and not isinstance(role, str):
+            raise CognitoError("SerializationException", "CustomRoleArn must be a string")
+        misconfigured = CognitoError("InvalidIdentityPoolConfigurationException",
+                                     "Invalid identity pool configuration. Check assigned IAM roles for this pool.")
+        if self.config["identity_pool_misconfigured"] or (role is not None and role not in roles):
+            raise misconfigured
+        credentials = self._mint_aws_credentials(identity_id, role or roles[0], "GetCredentialsForIdentity",
+                                                 self.config["identity_credentials_lifetime"])
+        return {"IdentityId": identity_id, "Credentials": {
+            "AccessKeyId": credentials["AccessKeyId"], "SecretKey": credentials["SecretAccessKey"],
+            "SessionToken": credentials["SessionToken"], "Expiration": epoch(credentials["Expiration"])}}
+
+    def get_open_id_token(self, req: dict) -> dict:
+        identity_id, record = self._identity(req)
+        if not self.config["identity_allow_classic_flow"]:
+            raise invalid_parameter("Basic (classic) flow is not enabled, please use enhanced flow.")
+        claims = self._identity_logins(req, identity_id, record)
+        provider = self._identity_provider()
+        iat = int(time.time()) + self.config["issued_at_offset"]
+        token = self._sign({
+            "sub": identity_id, "aud": self.config["identity_pool_id"], "iss": OPEN_ID_ISSUER,
+            "amr": ["authenticated", provider, f"{provider}:CognitoSignIn:{claims['sub']}"],
+            "https://cognito-identity.amazonaws.com/identity-pool-arn":
+                f"arn:aws:cognito-identity:{self.config['identity_pool_id'].split(':', 1)[0]}:123456789012:"
+                f"identitypool/{self.config['identity_pool_id']}",
+            "iat": iat, "exp": iat + self.config["identity_open_id_token_lifetime"]})
+        return {"IdentityId": identity_id, "Token": token}
+
+    def _mint_aws_credentials(self, identity_id: str, role_arn: str, action: str, lifetime: int) -> dict:
+        """Fresh temporary credentials, remembered by AccessKeyId for GET /_double/aws_credentials."""
+        credentials = {
+            "AccessKeyId": "ASIA" + random_upper_alnum(16),
+            # 40 characters of base64's alphabet, "+" and "/" included, like real secret keys.
+            "SecretAccessKey": base64.b64encode(secrets.token_bytes(30)).decode("ascii"),
+            # Real session tokens are opaque base64 some hundreds of characters long.
+            "SessionToken": "IQoJb3JpZ2luX2VjE" + base64.b64encode(secrets.token_bytes(600)).decode("ascii"),
+            "Expiration": int(time.time()) + lifetime,
+        }
+        self.aws_credentials[credentials["AccessKeyId"]] = {
+            "identity_id": identity_id, "role_arn": role_arn, "expiration": credentials["Expiration"],
+            "action": action, "secret_access_key": credentials["SecretAccessKey"],
+            "session_token": credentials["SessionToken"]}
+        return credentials
+
+    # STS: POST / with a form and no X-Amz-Target.
+    @staticmethod
+    def _accepts_json(headers: dict) -> bool:
+        ranges = (part.split(";")[0].strip().lower() for part in headers.get("accept", "").split(","))
+        return "application/json" in ranges
+
+    def _sts(self, headers: dict, raw_body: bytes):
+        """One STS request (the AWS query protocol). Returns (status, content_type, headers, body)."""
+        try:
+            form, repeated = parse_form(raw_body)
+            problem = StsError("ValidationError", f"{repeated[0]} is given more than once") if repeated else None
+        except ValueError:
+            form, problem = {}, StsError("ValidationError", "The request body is not a UTF-8 form")
+        action = form.get("Action") or None
+        key = f"sts:{action or '(no Action)'}"
+        self.calls[key] = self.calls.get(key, 0) + 1
+        record = {"action": key, "auth_flow": None, "headers": dict(headers), "service": "sts",
+                  "params": dict(form)}
+        self.requests.append(record)
+        failed = self._fail_next(record)
+        if failed is not None:
+            return failed
+        request_id = str(uuid.uuid4())
+        as_json = self._accepts_json(headers)
+        try:
+            if problem is not None:
+                raise problem
+            if "authorization" in headers:  # AssumeRoleWithWebIdentity is unsigned; a bad signature fails
+                raise StsError("InvalidClientTokenId", "The security token included in the request is invalid.", 403)
+            if action != "AssumeRoleWithWebIdentity" or form.get("Version") != STS_VERSION:
+                raise StsError("InvalidAction", f"Could not find operation {action} for version {form.get('Version')}")
+            result = self._assume_role_with_web_identity(form)
+        except StsError as err:
+            record["status"] = err.status
+            kind = "Sender" if err.status < 500 else "Receiver"
+            extra = {"x-amzn-RequestId": request_id}
+            if as_json:
+                return err.status, "application/json", extra, json.dumps(
+                    {"Error": {"Code": err.code, "Message": err.message, "Type": kind},
+                     "RequestId": request_id}).encode()
+            return err.status, "text/xml", extra, (
+                f'<ErrorResponse xmlns="{STS_XMLNS}">\n  <Error>\n    <Type>{kind}</Type>\n'
+                f"    <Code>{xml_escape(err.code)}</Code>\n    <Message>{xml_escape(err.message)}</Message>\n"
+                f"  </Error>\n  <RequestId>{request_id}</RequestId>\n</ErrorResponse>\n").encode()
+        record["status"] = 200
+        extra = {"x-amzn-RequestId": request_id}
+        if as_json:
+            result["Credentials"]["Expiration"] = epoch(result["Credentials"]["Expiration"])
+            return 200, "application/json", extra, aws_json({"AssumeRoleWithWebIdentityResponse": {
+                "AssumeRoleWithWebIdentityResult": result, "ResponseMetadata": {"RequestId": request_id}}})
+        c, user = result["Credentials"], result["AssumedRoleUser"]
+        e = xml_escape
+        return 200, "text/xml", extra, (
+            f'<AssumeRoleWithWebIdentityResponse xmlns="{STS_XMLNS}">\n'
+            f"  <AssumeRoleWithWebIdentityResult>\n"
+            f"    <SubjectFromWebIdentityToken>{e(result['SubjectFromWebIdentityToken'])}</SubjectFromWebIdentityToken>\n"
+            f"    <Audience>{e(result['Audience'])}</Audience>\n"
+            f"    <AssumedRoleUser>\n      <Arn>{e(user['Arn'])}</Arn>\n"
+            f"      <AssumedRoleId>{e(user['AssumedRoleId'])}</AssumedRoleId>\n    </AssumedRoleUser>\n"
+            f"    <Credentials>\n      <SessionToken>{e(c['SessionToken'])}</SessionToken>\n"
+            f"      <SecretAccessKey>{e(c['SecretAccessKey'])}</SecretAccessKey>\n"
+            f"      <Expiration>{iso_utc(c['Expiration'])}</Expiration>\n"
+            f"      <AccessKeyId>{e(c['AccessKeyId'])}</AccessKeyId>\n    </Credentials>\n"
+            f"    <Provider>{e(result['Provider'])}</Provider>\n"
+            f"  </AssumeRoleWithWebIdentityResult>\n"
+            f"  <ResponseMetadata>\n    <RequestId>{request_id}</RequestId>\n  </ResponseMetadata>\n"
+            f"</AssumeRoleWithWebIdentityResponse>\n").encode()
+
+    def _assume_role_with_web_identity(self, form: dict) -> dict:
+        """The result of AssumeRoleWithWebIdentity (Expiration as epoch seconds), or StsError."""
+        for name in ("RoleArn", "RoleSessionName", "WebIdentityToken"):
+            if not form.get(name):
+                member = name[0].lower() + name[1:]
+                raise StsError("ValidationError", f"1 validation error detected: Value null at '{member}' "
+                                                  "failed to satisfy constraint: Member must not be null")
+        role, session, token = form["RoleArn"], form["RoleSessionName"], form["WebIdentityToken"]
+        if not ROLE_SESSION_NAME_PATTERN.fullmatch(session):
+            raise StsError("ValidationError", f"1 validation error detected: Value '{session}' at 'roleSessionName' "
+                                              r"failed to satisfy constraint: Member must satisfy regular expression "
+                                              r"pattern: [\w+=,.@-]*")
+        duration = ROLE_MAX_SESSION_DURATION
+        if "DurationSeconds" in form:
+            text = form["DurationSeconds"]
+            if not re.fullmatch(r"[0-9]{1,6}", text) or not 900 <= int(text) <= 43200:
+                raise StsError("ValidationError", f"1 validation error detected: Value '{text}' at 'durationSeconds' "
+                                                  "failed to satisfy constraint: Member must have value greater "
+                                                  "than or equal to 900 and less than or equal to 43200")
+            duration = int(text)
+            if duration > ROLE_MAX_SESSION_DURATION:
+                raise StsError("ValidationError",
+                               "The requested DurationSeconds exceeds the MaxSessionDuration set for this role.")
+        try:
+            claims = self._jwt_claims(token)
+        except JwtProblem as problem:
+            if problem.kind == "malformed":
+                raise StsError("InvalidIdentityToken", "The ID Token provided is not a valid JWT. "
+                                                       "(You may see this error if you sent an Access Token)") from None
+            raise StsError("InvalidIdentityToken", "The web identity token's signature could not be verified.") from None
+        iss = claims.get("iss")
+        if iss != OPEN_ID_ISSUER:  # e.g. a user pool ID token: only Cognito Identity's issuer is trusted
+            raise StsError("InvalidIdentityToken", f"No OpenIDConnect provider found in your account for {iss}")
+        now, exp = int(time.time()), claims.get("exp")
+        if not isinstance(exp, int) or isinstance(exp, bool) or now >= exp:
+            raise StsError("ExpiredTokenException", f"Token expired: current date/time {now} must be before "
+                                                    f"the expiration date/time{exp}")
+        amr = claims.get("amr") if isinstance(claims.get("amr"), list) else []
+        # The roles' trust policy: this identity pool as aud, authenticated identities only.
+        denied = StsError("AccessDenied", "Not authorized to perform sts:AssumeRoleWithWebIdentity", 403)
+        if (role not in self.config["identity_role_arns"] or self.config["identity_pool_misconfigured"]
+                or claims.get("aud") != self.config["identity_pool_id"] or "authenticated" not in amr):
+            raise denied
+        lifetime = min(duration, self.config["identity_credentials_lifetime"])
+        credentials = self._mint_aws_credentials(claims.get("sub"), role, "sts:AssumeRoleWithWebIdentity", lifetime)
+        role_name = role.rsplit("/", 1)[-1]
+        account = role.split(":")[4]
+        # A role's id is stable: derived from its ARN.
+        role_id = "AROA" + base64.b32encode(hashlib.sha256(role.encode()).digest()).decode("ascii")[:17]
+        return {
+            "Audience": claims.get("aud"),
+            "AssumedRoleUser": {"Arn": f"arn:aws:sts::{account}:assumed-role/{role_name}/{session}",
+                                "AssumedRoleId": f"{role_id}:{session}"},
+            "Credentials": credentials,
+            "PackedPolicySize": None,
+            "Provider": OPEN_ID_ISSUER,
+            "SourceIdentity": None,
+            "SubjectFromWebIdentityToken": claims.get("sub"),
+        }
 
     # ------------------------------------------------------ managed login and OAuth 2.0
     # The pool's domain: the browser's pages (authorize, login, logout) and the
@@ -1985,6 +2477,8 @@ class Handler(BaseHTTPRequestHandler):
             self._admin(lambda: double.codes(query.get("username")))
         elif url.path == "/_double/last_authorize":
             self._admin(double.last_authorize_request)
+        elif url.path == "/_double/aws_credentials":
+            self._admin(lambda: double.aws_credentials_info(query.get("access_key_id")))
         elif url.path == jwks_path:
             self._json(200, double.jwks())
         elif url.path in ("/oauth2/authorize", "/logout"):

@@ -21,6 +21,9 @@ public struct CognitoHTTPClient: CognitoClient {
     let allowsCleartext: Bool
     let transport: any HTTPTransport
     let retryPolicy: RetryPolicy
+    /// The X-Amz-Target prefix: the user pool API's, or (for the identity
+    /// pool client built on this one) `AWSCognitoIdentityService`.
+    var targetPrefix = "AWSCognitoIdentityProviderService"
 
     public init(
         endpoint: String, clientID: String, clientSecret: String? = nil, timeouts: Timeouts, deadline: Deadline,
@@ -163,6 +166,7 @@ public struct CognitoHTTPClient: CognitoClient {
     /// session...) are retried only when Cognito surely did not act on them.
     static let idempotentActions: Set<String> = [
         "InitiateAuth", "GetTokensFromRefreshToken", "RevokeToken", "GlobalSignOut",
+        "GetId", "GetCredentialsForIdentity", "GetOpenIdToken",
     ]
 
     /// POSTs one action and decodes its answer or its error, retrying
@@ -221,7 +225,7 @@ public struct CognitoHTTPClient: CognitoClient {
             url: endpoint,
             headers: [
                 ("Content-Type", "application/x-amz-json-1.1"),
-                ("X-Amz-Target", "AWSCognitoIdentityProviderService.\(action)"),
+                ("X-Amz-Target", "\(targetPrefix).\(action)"),
             ],
             body: payload,
             connectTimeout: min(timeouts.connect, remaining),
@@ -234,6 +238,33 @@ public struct CognitoHTTPClient: CognitoClient {
             throw .transport(error)
         }
         return try CognitoHTTPClient.decode(response)
+    }
+
+    /// One POST of a ready body with its own headers (STS's query protocol),
+    /// retried like an idempotent action; the answer as it came.
+    func post(_ body: Data, headers: [(String, String)]) throws(CognitoError) -> HTTPResponse {
+        var attempt = 0
+        while true {
+            let remaining = deadline.remaining
+            guard remaining > 0.05 else { throw .deadlineExceeded }
+            let request = HTTPRequest(
+                url: endpoint, headers: headers, body: body, connectTimeout: min(timeouts.connect, remaining),
+                totalTimeout: min(timeouts.request, remaining), caBundle: caBundle, allowsCleartext: allowsCleartext)
+            let failure: CognitoError
+            do {
+                let response = try transport.send(request)
+                if response.status < 500 { return response }
+                failure = .badResponse(httpStatus: response.status, detail: "a server error")
+            } catch {
+                failure = .transport(error)
+            }
+            attempt += 1
+            let pause = retryPolicy.pause(afterAttempt: attempt)
+            guard attempt < retryPolicy.maxAttempts, OAuthHTTPClient.retries(failure, repeatable: true),
+                deadline.remaining > pause + 0.1
+            else { throw failure }
+            retryPolicy.sleep(pause)
+        }
     }
 
     /// An InitiateAuth or RespondToAuthChallenge answer: tokens, a challenge,

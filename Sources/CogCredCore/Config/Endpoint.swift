@@ -56,6 +56,21 @@ public enum Endpoint {
         return nil
     }
 
+    /// Another AWS service's endpoint (the identity pool's `cognito-identity`,
+    /// `sts`): its own variable, then AWS_ENDPOINT_URL, then the public
+    /// regional endpoint, under the same clear-text rule.
+    public static func service(
+        _ name: String, variable: String, region: String, profile: Profile, environment: [String: String]
+    ) throws(ConfigError) -> Resolved {
+        for candidate in [variable, "AWS_ENDPOINT_URL"] {
+            guard let url = environment[candidate], !url.isEmpty else { continue }
+            if let problem = ProfileValidation.endpointProblem(url) { throw .invalidValue(candidate, problem) }
+            if refusesCleartext(url, profile) { throw .invalidValue(candidate, cleartextProblem(url)) }
+            return Resolved(url: url, variable: candidate, allowsCleartext: isPlainHTTP(url))
+        }
+        return Resolved(url: "https://\(name).\(region).amazonaws.com/", variable: nil, allowsCleartext: false)
+    }
+
     /// The profile's OAuth 2.0 domain (token, revoke, authorize), held to
     /// the same clear-text rule as the endpoint.
     public static func domain(_ profile: Profile) throws(ConfigError) -> Resolved {

@@ -89,7 +89,9 @@ public enum AuthError: CogCredFailure, Equatable {
         case ("NotAuthorizedException", _), ("UserNotFoundException", _), ("UserNotConfirmedException", _),
             ("PasswordResetRequiredException", _):
             return .notAuthenticated
-        case ("ResourceNotFoundException", _): return .configuration
+        case ("ResourceNotFoundException", _), ("InvalidIdentityPoolConfigurationException", _), ("AccessDenied", _):
+            return .configuration
+        case ("InvalidIdentityToken", _), ("ExpiredTokenException", _): return .notAuthenticated
         case ("InvalidParameterException", _), ("UsernameExistsException", _), ("InvalidPasswordException", _),
             ("CodeMismatchException", _), ("ExpiredCodeException", _), ("AliasExistsException", _):
             return .dataError
@@ -116,6 +118,14 @@ public enum AuthError: CogCredFailure, Equatable {
         }
         let message: String
         switch (error.code ?? "", operation) {
+        case ("NotAuthorizedException", .awsCredentials):
+            message = "the identity pool does not accept this user pool's ID token: check that the identity pool's authentication providers name this user pool and app client"
+        case ("ResourceNotFoundException", .awsCredentials):
+            message = "the identity pool (or the identity in it) does not exist: check --identity-pool-id with cog-cred configure"
+        case ("InvalidIdentityPoolConfigurationException", _):
+            message = "the identity pool's IAM roles are not set up for it: the role's trust policy must allow cognito-identity.amazonaws.com for this pool"
+        case ("AccessDenied", _):
+            message = "STS refused to assume the role: check --role-arn and that its trust policy allows this identity pool"
         case ("NotAuthorizedException", .refresh(let profile)):
             message = "the session has expired or was revoked; sign in again: cog-cred sign-in\(profileFlag(profile))"
         case ("NotAuthorizedException", .confirmSignUp):
@@ -183,6 +193,7 @@ public enum AuthOperation: Sendable, Equatable {
     case changePassword(profile: String)
     case fetchKeys
     case clientCredentials
+    case awsCredentials
 
     var verb: String {
         switch self {
@@ -196,6 +207,7 @@ public enum AuthOperation: Sendable, Equatable {
         case .changePassword: return "changing the password"
         case .fetchKeys: return "fetching the pool's signing keys"
         case .clientCredentials: return "getting an access token with the client credentials"
+        case .awsCredentials: return "getting AWS credentials from the identity pool"
         }
     }
 }

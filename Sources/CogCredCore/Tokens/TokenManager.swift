@@ -14,6 +14,8 @@ public struct TokenManager: Sendable {
     /// The pool's OAuth 2.0 endpoints (client credentials, browser
     /// sign-in), made on first use like `makeCognito`.
     let makeOAuth: @Sendable () throws -> any OAuthClient
+    /// The identity pool and STS (`aws-credentials`), made on first use.
+    let makeIdentity: @Sendable () throws -> any CognitoIdentityClient
     let clock: any Clock
     let refreshMemory: any RefreshAPIMemory
     let lock: any RefreshLock
@@ -25,6 +27,7 @@ public struct TokenManager: Sendable {
         profileName: String, profile: Profile, store: any TokenStore,
         cognito: @escaping @Sendable () throws -> any CognitoClient,
         oauth: @escaping @Sendable () throws -> any OAuthClient = { throw ConfigError.missingDomain },
+        identity: @escaping @Sendable () throws -> any CognitoIdentityClient = { throw CognitoError.deadlineExceeded },
         clock: any Clock = SystemClock(),
         refreshMemory: any RefreshAPIMemory = InMemoryRefreshMemory(), lock: any RefreshLock = NoRefreshLock(),
         warn: @escaping @Sendable (String) -> Void = { _ in }
@@ -34,6 +37,7 @@ public struct TokenManager: Sendable {
         self.store = store
         self.makeCognito = cognito
         self.makeOAuth = oauth
+        self.makeIdentity = identity
         self.clock = clock
         self.refreshMemory = refreshMemory
         self.lock = lock
@@ -256,7 +260,8 @@ public struct TokenManager: Sendable {
             }
         }
         var removed = 0
-        for kind in [SecretKind.access, .id, .refresh] where try store.delete(kind, profile: profileName) {
+        // AWS credentials of the identity pool go with the session they came from.
+        for kind in [SecretKind.awsCredentials, .identityID, .access, .id, .refresh] where try store.delete(kind, profile: profileName) {
             removed += 1
         }
         switch remoteFailure {
@@ -325,10 +330,13 @@ public struct TokenManager: Sendable {
 
     /// What is stored, without any secret in it.
     public func status() throws(SecretServiceError) -> SessionStatus {
-        let found = try store.read([.refresh, .access, .id], profile: profileName, binding: profile.binding)
+        var kinds: [SecretKind] = [.refresh, .access, .id]
+        if profile.identityPoolID != nil { kinds += [.identityID, .awsCredentials] }
+        let found = try store.read(kinds, profile: profileName, binding: profile.binding)
         let refresh = found[.refresh]?.value
         let access = found[.access]?.value.flatMap(IssuedToken.init)?.claims
         let id = found[.id]?.value.flatMap(IssuedToken.init)?.claims
+        let aws = found[.awsCredentials]?.value.flatMap(AWSCredentials.init(stored:))
         return SessionStatus(
             profile: profileName,
             // A machine has no refresh token: its access token is its session.
@@ -343,6 +351,8 @@ public struct TokenManager: Sendable {
             sub: id?.sub ?? access?.sub,
             authTime: id?.authTime ?? access?.authTime,
             scope: access?.scope,
+            identityID: found[.identityID]?.value,
+            awsCredentialsExpireAt: aws?.identityPoolID == profile.identityPoolID ? aws?.expiration : nil,
             now: clock.now())
     }
 }
@@ -367,5 +377,9 @@ public struct SessionStatus: Sendable, Equatable {
     public var authTime: Int64?
     /// The access token's granted scopes (space-separated).
     public var scope: String?
+    /// The user's identity in the profile's identity pool, once asked for.
+    public var identityID: String?
+    /// When the stored AWS credentials expire.
+    public var awsCredentialsExpireAt: Int64?
     public var now: Int64
 }

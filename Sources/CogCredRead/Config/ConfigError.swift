@@ -19,6 +19,8 @@ public enum ConfigError: CogCredFailure, Equatable {
     case clientSecretMissing(profile: String)
     /// OAuth (client credentials, browser sign-in) needs the pool's domain.
     case missingDomain
+    /// `aws-credentials` needs an identity pool.
+    case missingIdentityPool(profile: String)
 
     public var category: FailureCategory {
         if case .missingSetting = self { return .usage }
@@ -41,6 +43,8 @@ public enum ConfigError: CogCredFailure, Equatable {
             return "refusing to use the config: \(reason)"
         case .clientSecretMissing(let profile):
             return "profile '\(profile)' uses an app client secret, but the Secret Service has none for it; store it with: cog-cred configure\(profileFlag(profile)) --client-secret-stdin"
+        case .missingIdentityPool(let profile):
+            return "profile '\(profile)' has no identity pool: cog-cred configure\(profileFlag(profile)) --identity-pool-id REGION:UUID"
         case .missingDomain:
             return "the profile has no OAuth domain: cog-cred configure --domain PREFIX_OR_URL (the user pool's domain, under App integration)"
         }

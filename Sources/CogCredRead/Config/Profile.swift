@@ -45,6 +45,16 @@ public struct Profile: Sendable, Equatable {
     /// A sign-out URL of the app client: `sign-out --global` ends the
     /// managed-login session through `<domain>/logout` and lands there.
     public var logoutURI: String?
+    /// A Cognito identity pool (`REGION:UUID`) that turns the profile's ID
+    /// token into temporary AWS credentials (`aws-credentials`).
+    public var identityPoolID: String?
+    /// The IAM role to ask the identity pool for (CustomRoleArn; with the
+    /// basic flow, the role to assume).
+    public var roleARN: String?
+    /// The identity pool's basic (classic) flow: GetOpenIdToken, then STS
+    /// AssumeRoleWithWebIdentity with `roleARN`, for pools that disable the
+    /// enhanced flow.
+    public var basicFlow: Bool?
     /// "client-credentials": the profile is a machine (an app client with a
     /// secret) that gets access tokens with the client-credentials grant;
     /// nil: a user signs in.
@@ -72,6 +82,9 @@ public struct Profile: Sendable, Equatable {
         static let redirectURI = "redirect-uri"
         static let identityProvider = "identity-provider"
         static let logoutURI = "logout-uri"
+        static let identityPoolID = "identity-pool-id"
+        static let roleARN = "role-arn"
+        static let basicFlow = "basic-flow"
     }
 
     /// Reads a profile from its object in config.json. Unknown members are
@@ -97,6 +110,9 @@ public struct Profile: Sendable, Equatable {
         redirectURI = try json.optionalString(Key.redirectURI)
         identityProvider = try json.optionalString(Key.identityProvider)
         logoutURI = try json.optionalString(Key.logoutURI)
+        identityPoolID = try json.optionalString(Key.identityPoolID)
+        roleARN = try json.optionalString(Key.roleARN)
+        basicFlow = try json.optionalBool(Key.basicFlow)
     }
 
     /// The profile's object in config.json; unset settings are left out.
@@ -120,6 +136,9 @@ public struct Profile: Sendable, Equatable {
         members[Key.redirectURI] = redirectURI.map { .string($0) }
         members[Key.identityProvider] = identityProvider.map { .string($0) }
         members[Key.logoutURI] = logoutURI.map { .string($0) }
+        members[Key.identityPoolID] = identityPoolID.map { .string($0) }
+        members[Key.roleARN] = roleARN.map { .string($0) }
+        members[Key.basicFlow] = basicFlow.map { .bool($0) }
         return .object(members)
     }
 
@@ -199,6 +218,15 @@ public struct Profile: Sendable, Equatable {
             throw .invalidValue("redirect-uri", problem)
         }
         if let logoutURI, let problem = ProfileValidation.endpointProblem(logoutURI) { throw .invalidValue("logout-uri", problem) }
+        if let identityPoolID, let problem = ProfileValidation.identityPoolIDProblem(identityPoolID) {
+            throw .invalidValue("identity-pool-id", problem)
+        }
+        if let roleARN, !(roleARN.hasPrefix("arn:aws") && roleARN.contains(":iam::") && roleARN.contains(":role/")) {
+            throw .invalidValue("role-arn", "expected an IAM role ARN such as arn:aws:iam::123456789012:role/name")
+        }
+        if basicFlow == true && roleARN == nil {
+            throw .invalidValue("basic-flow", "the basic flow assumes a role: give it with --role-arn")
+        }
         if let identityProvider, identityProvider.isEmpty || identityProvider.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) {
             throw .invalidValue("identity-provider", "must be the provider's name in the user pool")
         }
@@ -331,6 +359,17 @@ public enum ProfileValidation {
             return text.hasSuffix("/") ? String(text.dropLast()) : text
         }
         return "https://\(text).auth.\(region).amazoncognito.com"
+    }
+
+    /// `REGION:UUID`, such as `us-east-1:0a1b2c3d-0000-4000-8000-000000000001`.
+    public static func identityPoolIDProblem(_ id: String) -> String? {
+        let parts = id.split(separator: ":", omittingEmptySubsequences: false)
+        let uuid = parts.count == 2 ? parts[1] : ""
+        let uuidOK = uuid.utf8.count == 36 && uuid.utf8.allSatisfy { isAlnum($0) || $0 == UInt8(ascii: "-") }
+        guard parts.count == 2, regionProblem(String(parts[0])) == nil, uuidOK else {
+            return "expected REGION:UUID, such as us-east-1:0a1b2c3d-0000-4000-8000-000000000001"
+        }
+        return nil
     }
 
     /// A loopback redirect URI with a port (RFC 8252 7.3): what browser

@@ -13,6 +13,9 @@ public enum ReadRequest: Equatable, Sendable {
     case dockerGet
     /// `docker-credential list`.
     case dockerList
+    /// `aws-credentials [--profile P] [--min-ttl S]`: stored identity-pool
+    /// credentials with enough life left, for credential_process.
+    case awsCredentials(profile: String?, minTTL: Int64?)
 
     public struct TokenRequest: Equatable, Sendable {
         public enum Shape: Equatable, Sendable {
@@ -34,7 +37,9 @@ public enum ReadRequest: Equatable, Sendable {
         // Arrays, not sets: this runs first in every process, where each new
         // generic type costs its metadata's set-up.
         let helpers = ["git-credential-cog-cred", "docker-credential-cog-cred"]
-        let commands = ["token", "get-header", "kubectl-credential", "exec", "git-credential", "docker-credential"]
+        let commands = [
+            "token", "get-header", "kubectl-credential", "exec", "git-credential", "docker-credential", "aws-credentials",
+        ]
         guard let first = arguments.first else { return false }
         if helpers.contains(baseName(first)) { return true }
         guard arguments.count > 1 else { return false }
@@ -78,6 +83,11 @@ public enum ReadRequest: Equatable, Sendable {
                 let command = options.afterTerminator(), !command.isEmpty
             else { return nil }
             return options.isEmpty ? .exec(profile: profile, minTTL: minTTL, command: command) : nil
+        case "aws-credentials":
+            guard let profile = options.profile(), let minTTL = options.minTTL(max: 43_200), options.flag("--no-prompt") != nil,
+                options.isEmpty
+            else { return nil }
+            return .awsCredentials(profile: profile, minTTL: minTTL)
         case "git-credential":
             guard let profile = options.profile(), options.positional() == "get", options.isEmpty else { return nil }
             return .gitGet(profile: profile)
@@ -153,11 +163,11 @@ private struct Options {
         return .some(name)
     }
 
-    /// `--min-ttl SECONDS`, 0 to 86400 as cog-cred-cli accepts.
-    mutating func minTTL() -> Int64?? {
+    /// `--min-ttl SECONDS`, 0 to `max` as cog-cred-cli accepts.
+    mutating func minTTL(max: Int64 = 86_400) -> Int64?? {
         guard let text = value("--min-ttl") else { return nil }
         guard let text else { return .some(nil) }
-        guard let seconds = Int64(text), seconds >= 0, seconds <= 86_400 else { return nil }
+        guard let seconds = Int64(text), seconds >= 0, seconds <= max else { return nil }
         return .some(seconds)
     }
 

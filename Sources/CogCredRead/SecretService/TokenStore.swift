@@ -7,6 +7,10 @@ public enum SecretKind: String, Sendable, CaseIterable {
     /// The app client's secret, for clients that have one. Configuration
     /// rather than session: sign-out leaves it.
     case clientSecret = "client-secret"
+    /// The user's identity in the profile's Cognito identity pool.
+    case identityID = "identity-id"
+    /// Temporary AWS credentials from the identity pool (`AWSCredentials`, as JSON).
+    case awsCredentials = "aws-credentials"
 
     /// Words for labels and messages.
     public var displayName: String {
@@ -15,6 +19,8 @@ public enum SecretKind: String, Sendable, CaseIterable {
         case .id: return "ID token"
         case .refresh: return "refresh token"
         case .clientSecret: return "client secret"
+        case .identityID: return "identity id"
+        case .awsCredentials: return "AWS credentials"
         }
     }
 }

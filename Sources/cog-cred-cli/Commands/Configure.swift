@@ -61,6 +61,20 @@ struct Configure: ParsableCommand {
 
     @Option(
         help: ArgumentHelp(
+            "A Cognito identity pool (REGION:UUID) that gives the signed-in user temporary AWS credentials (aws-credentials, exec --aws).",
+            valueName: "id"))
+    var identityPoolId: String?
+
+    @Option(help: ArgumentHelp("The IAM role to ask the identity pool for (CustomRoleArn; with --basic-flow, the role to assume).", valueName: "arn"))
+    var roleArn: String?
+
+    @Flag(
+        inversion: .prefixedNo,
+        help: "The identity pool's basic flow (GetOpenIdToken, then STS AssumeRoleWithWebIdentity with --role-arn), for pools without the enhanced flow.")
+    var basicFlow: Bool?
+
+    @Option(
+        help: ArgumentHelp(
             "client-credentials: a machine (the app client and its secret) gets access tokens from the domain's token endpoint; user: a person signs in (default).",
             valueName: "grant"),
         completion: Completions.grants)
@@ -108,7 +122,7 @@ struct Configure: ParsableCommand {
     /// Any setting given on this command line.
     var changesSettings: Bool {
         let values: [Any?] = [userPoolId, clientId, region, endpointUrl, allowInsecureHttp, username, domain, scopes, redirectUri,
-                              identityProvider, logoutUri, grant, connectTimeout, requestTimeout, commandTimeout, authFlow,
+                              identityProvider, logoutUri, identityPoolId, roleArn, basicFlow, grant, connectTimeout, requestTimeout, commandTimeout, authFlow,
                               caBundle]
         return values.contains { $0 != nil } || !gitURLs.isEmpty || !dockerRegistries.isEmpty || clientSecretStdin
             || removeClientSecret
@@ -163,6 +177,9 @@ struct Configure: ParsableCommand {
         if let redirectUri { profile.redirectURI = redirectUri.isEmpty ? nil : redirectUri }
         if let identityProvider { profile.identityProvider = identityProvider.isEmpty ? nil : identityProvider }
         if let logoutUri { profile.logoutURI = logoutUri.isEmpty ? nil : logoutUri }
+        if let identityPoolId { profile.identityPoolID = identityPoolId.isEmpty ? nil : identityPoolId }
+        if let roleArn { profile.roleARN = roleArn.isEmpty ? nil : roleArn }
+        if let basicFlow { profile.basicFlow = basicFlow ? true : nil }
         if let connectTimeout { profile.connectTimeout = connectTimeout }
         if let requestTimeout { profile.requestTimeout = requestTimeout }
         if let commandTimeout { profile.commandTimeout = commandTimeout }
@@ -217,6 +234,14 @@ struct Configure: ParsableCommand {
                 || $0.domain != profile.domain || $0.effectiveGrant != profile.effectiveGrant
         } ?? false
         var tokensDeleted = 0
+        // Credentials of another identity pool, role or flow are not what the
+        // profile now asks for (and an identity of another pool means nothing).
+        if !rebound, let existing,
+            existing.identityPoolID != profile.identityPoolID || existing.roleARN != profile.roleARN
+                || existing.basicFlow != profile.basicFlow
+        {
+            for kind in [SecretKind.awsCredentials, .identityID] { _ = try? wiring.tokenStore.delete(kind, profile: name) }
+        }
         if rebound {
             do {
                 tokensDeleted = try wiring.tokenManager(named: name).signOut(.local)

@@ -168,6 +168,38 @@ struct KubectlCredential: ParsableCommand {
 }
 
 /// `cog-cred exec -- CMD ARGS...`: CMD runs with the tokens in its environment.
+struct AWSCredentialsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "aws-credentials",
+        abstract: "Print temporary AWS credentials from the profile's identity pool, for credential_process.",
+        discussion: """
+            Prints exactly the JSON object the AWS CLI and every AWS SDK read from a \
+            credential_process (Version 1, AccessKeyId, SecretAccessKey, SessionToken, \
+            Expiration), for the profile's signed-in user: the enhanced flow (GetId, \
+            GetCredentialsForIdentity, with --role-arn as CustomRoleArn), or with configure \
+            --basic-flow GetOpenIdToken and STS AssumeRoleWithWebIdentity. The credentials \
+            are kept in the Secret Service and used again while they have more than 5 minutes \
+            (--min-ttl) left. In ~/.aws/config: credential_process = cog-cred aws-credentials \
+            --profile NAME.
+            """)
+
+    @OptionGroup var profileOptions: ProfileOptions
+
+    @Option(
+        name: .customLong("min-ttl"),
+        help: ArgumentHelp("Fetch new credentials unless these have at least this many seconds left, 0 to 43200 (default 300).", valueName: "seconds"))
+    var minTTL: Int64 = AWSCredentials.defaultMinTTL
+
+    func validate() throws {
+        if !(0...43_200).contains(minTTL) { throw ValidationError("--min-ttl takes 0 to 43200 seconds") }
+    }
+
+    func run() throws {
+        let credentials = try Wiring().tokenManager(profileOptions).awsCredentials(margin: minTTL)
+        Output.data(credentials.credentialProcess)
+    }
+}
+
 struct Exec: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Run a command with fresh tokens in its environment.",
@@ -176,11 +208,15 @@ struct Exec: ParsableCommand {
             ("Bearer <access token>"), then replaces cog-cred with the command, so its exit \
             status and signals are the command's own. Tokens never go on a command line. \
             As in a shell, a command that is not found exits 127, one that cannot be run \
-            (not executable) 126.
+            (not executable) 126. --aws also sets AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY \
+            and AWS_SESSION_TOKEN from the profile's identity pool (see aws-credentials).
             """)
 
     @OptionGroup var profileOptions: ProfileOptions
     @OptionGroup var freshness: FreshnessOptions
+
+    @Flag(help: "Also set AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN from the identity pool.")
+    var aws = false
 
     @Argument(parsing: .postTerminator, help: "The command and its arguments, after --.")
     var command: [String] = []
@@ -190,9 +226,14 @@ struct Exec: ParsableCommand {
     }
 
     func run() throws {
-        let tokens = try Wiring().tokenManager(profileOptions).currentTokens(policy: freshness.policy)
+        let manager = try Wiring().tokenManager(profileOptions)
+        let tokens = try manager.currentTokens(policy: freshness.policy)
+        var variables = TokenOutput.execVariables(access: tokens.access, id: tokens.id)
+        if aws {
+            for (name, value) in try manager.awsCredentials().environment { variables[name] = value }
+        }
         SecretServiceStore.settle()
-        let failure = ProcessReplacement.exec(command, setting: TokenOutput.execVariables(access: tokens.access, id: tokens.id))
+        let failure = ProcessReplacement.exec(command, setting: variables)
         Output.error("cannot run \(command[0]): \(failure.reason)")
         throw ExitCode(failure.exitStatus)
     }

@@ -106,6 +106,11 @@ struct Status: ParsableCommand {
             lines.append("access token:  \(expiry(s.accessTokenExpiresAt))")
             if !machine { lines.append("id token:      \(expiry(s.idTokenExpiresAt))") }
         }
+        if let pool = profile.identityPoolID {
+            lines.append("identity pool: \(pool)")
+            lines.append("identity id:   \(s.identityID?.oneLine(limit: 100) ?? "not asked for yet")")
+            lines.append("AWS creds:     \(s.awsCredentialsExpireAt == nil ? "none stored" : expiry(s.awsCredentialsExpireAt))")
+        }
         if s.boundElsewhere {
             lines.append("stored tokens: issued by another user pool or app client than this profile names")
         }
@@ -137,6 +142,9 @@ struct StatusJSON: Encodable {
     var accessTokenExpired: Bool?
     var grant: String
     var scopes: String?
+    var identityPoolID: String?
+    var identityID: String?
+    var awsCredentialsExpireAt: String?
     var verification: [String: [Check]]?
 
     struct Check: Encodable {
@@ -147,6 +155,9 @@ struct StatusJSON: Encodable {
 
     enum CodingKeys: String, CodingKey {
         case profile, username, email, sub, verification, grant, scopes
+        case identityPoolID = "identity_pool_id"
+        case identityID = "identity_id"
+        case awsCredentialsExpireAt = "aws_credentials_expire_at"
         case signedIn = "signed_in"
         case cognitoUsername = "cognito_username"
         case emailVerified = "email_verified"
@@ -174,6 +185,9 @@ struct StatusJSON: Encodable {
         accessTokenExpired = s.accessTokenExpiresAt.map { $0 <= s.now }
         grant = profile.effectiveGrant.rawValue
         scopes = s.scope ?? profile.scopes?.joined(separator: " ")
+        identityPoolID = profile.identityPoolID
+        identityID = s.identityID
+        awsCredentialsExpireAt = s.awsCredentialsExpireAt.map(rfc3339)
         verification = checks.map { list in
             Dictionary(uniqueKeysWithValues: list.map { kind, results in
                 (kind, results.map { Check(check: $0.name, passed: $0.passed, detail: $0.detail) })

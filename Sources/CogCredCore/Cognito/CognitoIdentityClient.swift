@@ -1,0 +1,189 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// The Cognito identity pool actions `aws-credentials` uses, and STS's
+/// AssumeRoleWithWebIdentity for the basic flow. Unsigned: they are
+/// authorised by the user pool's ID token in `Logins`.
+public protocol CognitoIdentityClient: Sendable {
+    /// GetId: the user's identity in the pool.
+    func getID(poolID: String, logins: [String: String]) throws(CognitoError) -> String
+    /// GetCredentialsForIdentity (the enhanced flow).
+    func credentials(identityID: String, logins: [String: String], roleARN: String?) throws(CognitoError)
+        -> (accessKeyID: String, secretAccessKey: String, sessionToken: String, expiration: Int64)
+    /// GetOpenIdToken, then STS AssumeRoleWithWebIdentity (the basic flow).
+    func basicFlowCredentials(identityID: String, logins: [String: String], roleARN: String, sessionName: String)
+        throws(CognitoError) -> (accessKeyID: String, secretAccessKey: String, sessionToken: String, expiration: Int64)
+}
+
+/// JSON 1.1 with `X-Amz-Target: AWSCognitoIdentityService.<Action>` (the
+/// user pool client's machinery, another target), and STS's query protocol
+/// asked to answer in JSON (`Accept: application/json`).
+public struct CognitoIdentityHTTPClient: CognitoIdentityClient {
+    let identity: CognitoHTTPClient
+    let sts: CognitoHTTPClient
+
+    public init(
+        identityEndpoint: String, stsEndpoint: String, timeouts: Timeouts, deadline: Deadline, caBundle: String? = nil,
+        identityCleartext: Bool = false, stsCleartext: Bool = false, transport: any HTTPTransport = CurlTransport(),
+        retryPolicy: RetryPolicy = RetryPolicy()
+    ) {
+        var identity = CognitoHTTPClient(
+            endpoint: identityEndpoint, clientID: "", timeouts: timeouts, deadline: deadline, caBundle: caBundle,
+            allowsCleartext: identityCleartext, transport: transport, retryPolicy: retryPolicy)
+        identity.targetPrefix = "AWSCognitoIdentityService"
+        self.identity = identity
+        sts = CognitoHTTPClient(
+            endpoint: stsEndpoint, clientID: "", timeouts: timeouts, deadline: deadline, caBundle: caBundle,
+            allowsCleartext: stsCleartext, transport: transport, retryPolicy: retryPolicy)
+    }
+
+    public func getID(poolID: String, logins: [String: String]) throws(CognitoError) -> String {
+        let answer: GetIDResponse = try identity.call("GetId", GetIDRequest(identityPoolID: poolID, logins: logins))
+        guard let id = answer.identityID, !id.isEmpty else { throw .badResponse(httpStatus: 200, detail: "no IdentityId in the answer") }
+        return id
+    }
+
+    public func credentials(identityID: String, logins: [String: String], roleARN: String?) throws(CognitoError)
+        -> (accessKeyID: String, secretAccessKey: String, sessionToken: String, expiration: Int64)
+    {
+        let answer: CredentialsResponse = try identity.call(
+            "GetCredentialsForIdentity", CredentialsRequest(identityID: identityID, logins: logins, customRoleARN: roleARN))
+        guard let c = answer.credentials, let key = c.accessKeyID, let secret = c.secretKey, let session = c.sessionToken,
+            let expiration = c.expiration, !key.isEmpty, !secret.isEmpty, !session.isEmpty
+        else { throw .badResponse(httpStatus: 200, detail: "no complete Credentials in the answer") }
+        return (key, secret, session, Int64(expiration))
+    }
+
+    public func basicFlowCredentials(identityID: String, logins: [String: String], roleARN: String, sessionName: String)
+        throws(CognitoError) -> (accessKeyID: String, secretAccessKey: String, sessionToken: String, expiration: Int64)
+    {
+        let token: OpenIDTokenResponse = try identity.call("GetOpenIdToken", OpenIDTokenRequest(identityID: identityID, logins: logins))
+        guard let webIdentity = token.token, !webIdentity.isEmpty else {
+            throw .badResponse(httpStatus: 200, detail: "no Token in the answer")
+        }
+        let form = OAuthHTTPClient.formBody([
+            ("Action", "AssumeRoleWithWebIdentity"), ("Version", "2011-06-15"), ("RoleArn", roleARN),
+            ("RoleSessionName", sessionName), ("WebIdentityToken", webIdentity),
+        ])
+        let response = try sts.post(Data(form.utf8), headers: [
+            ("Content-Type", "application/x-www-form-urlencoded"), ("Accept", "application/json"),
+        ])
+        guard response.status == 200 else {
+            if let error = try? JSONDecoder().decode(STSErrorResponse.self, from: response.body), let code = error.error?.code {
+                throw .service(code: code, message: error.error?.message ?? "", httpStatus: response.status)
+            }
+            throw .badResponse(httpStatus: response.status, detail: response.body.isEmpty ? "empty body" : "not an STS error")
+        }
+        guard let answer = try? JSONDecoder().decode(STSResponse.self, from: response.body),
+            let c = answer.response?.result?.credentials, let key = c.accessKeyID, let secret = c.secretAccessKey,
+            let session = c.sessionToken, let expiration = c.expiration
+        else { throw .badResponse(httpStatus: 200, detail: "no complete Credentials in STS's answer") }
+        return (key, secret, session, Int64(expiration))
+    }
+
+    // MARK: - Wire shapes
+
+    struct GetIDRequest: Encodable {
+        var identityPoolID: String
+        var logins: [String: String]
+        enum CodingKeys: String, CodingKey {
+            case identityPoolID = "IdentityPoolId"
+            case logins = "Logins"
+        }
+    }
+
+    struct GetIDResponse: Decodable {
+        var identityID: String?
+        enum CodingKeys: String, CodingKey { case identityID = "IdentityId" }
+    }
+
+    struct CredentialsRequest: Encodable {
+        var identityID: String
+        var logins: [String: String]
+        var customRoleARN: String?
+        enum CodingKeys: String, CodingKey {
+            case identityID = "IdentityId"
+            case logins = "Logins"
+            case customRoleARN = "CustomRoleArn"
+        }
+    }
+
+    struct CredentialsResponse: Decodable {
+        var credentials: Credentials?
+        enum CodingKeys: String, CodingKey { case credentials = "Credentials" }
+
+        struct Credentials: Decodable {
+            var accessKeyID: String?
+            var secretKey: String?
+            var sessionToken: String?
+            /// Seconds since the epoch, as a JSON number (AWS JSON 1.1 timestamps).
+            var expiration: Double?
+            enum CodingKeys: String, CodingKey {
+                case accessKeyID = "AccessKeyId"
+                case secretKey = "SecretKey"
+                case sessionToken = "SessionToken"
+                case expiration = "Expiration"
+            }
+        }
+    }
+
+    struct OpenIDTokenRequest: Encodable {
+        var identityID: String
+        var logins: [String: String]
+        enum CodingKeys: String, CodingKey {
+            case identityID = "IdentityId"
+            case logins = "Logins"
+        }
+    }
+
+    struct OpenIDTokenResponse: Decodable {
+        var token: String?
+        enum CodingKeys: String, CodingKey { case token = "Token" }
+    }
+
+    /// `{"AssumeRoleWithWebIdentityResponse": {"AssumeRoleWithWebIdentityResult": {"Credentials": {...}}}}`.
+    struct STSResponse: Decodable {
+        var response: Response?
+        enum CodingKeys: String, CodingKey { case response = "AssumeRoleWithWebIdentityResponse" }
+
+        struct Response: Decodable {
+            var result: Result?
+            enum CodingKeys: String, CodingKey { case result = "AssumeRoleWithWebIdentityResult" }
+        }
+
+        struct Result: Decodable {
+            var credentials: Credentials?
+            enum CodingKeys: String, CodingKey { case credentials = "Credentials" }
+        }
+
+        struct Credentials: Decodable {
+            var accessKeyID: String?
+            var secretAccessKey: String?
+            var sessionToken: String?
+            var expiration: Double?
+            enum CodingKeys: String, CodingKey {
+                case accessKeyID = "AccessKeyId"
+                case secretAccessKey = "SecretAccessKey"
+                case sessionToken = "SessionToken"
+                case expiration = "Expiration"
+            }
+        }
+    }
+
+    struct STSErrorResponse: Decodable {
+        var error: STSError?
+        enum CodingKeys: String, CodingKey { case error = "Error" }
+
+        struct STSError: Decodable {
+            var code: String?
+            var message: String?
+            enum CodingKeys: String, CodingKey {
+                case code = "Code"
+                case message = "Message"
+            }
+        }
+    }
+}
