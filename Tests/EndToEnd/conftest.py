@@ -241,6 +241,18 @@ class Double:
         return self.stats()["calls"].get(key, 0)
 
 
+@pytest.fixture(scope="module")
+def server():
+    """The double started in this process, for one test module: the double's
+    self-checks, which call it directly."""
+    from cognito_double import start_double
+
+    srv, url = start_double()
+    yield url
+    srv.shutdown()
+    srv.server_close()
+
+
 @pytest.fixture
 def double(double_server):
     d = Double(double_server.url)

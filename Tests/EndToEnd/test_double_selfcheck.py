@@ -25,8 +25,7 @@ from pycognito import aws_srp
 from pycognito.aws_srp import AWSSRP
 
 from cognito_double import (DEFAULT_CONFIG, MOTO_500_BODY, SRP_K, SRP_N, TARGET_PREFIX, pad_hex,
-                            parse_cognito_timestamp, secret_hash, srp_session_key, srp_verifier,
-                            start_double)
+                            parse_cognito_timestamp, secret_hash, srp_session_key, srp_verifier)
 
 CLIENT = DEFAULT_CONFIG["client_id"]
 POOL_ID = DEFAULT_CONFIG["pool_id"]
@@ -117,14 +116,6 @@ class Pool:
 
 def other_code(code):
     return f"{(int(code) + 1) % 10 ** 6:06d}"
-
-
-@pytest.fixture(scope="module")
-def server():
-    srv, url = start_double()
-    yield url
-    srv.shutdown()
-    srv.server_close()
 
 
 @pytest.fixture

@@ -22,7 +22,7 @@ import pytest
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import padding, rsa
 
-from cognito_double import DEFAULT_CONFIG, IDENTITY_TARGET_PREFIX, TARGET_PREFIX, java_double, start_double
+from cognito_double import DEFAULT_CONFIG, IDENTITY_TARGET_PREFIX, TARGET_PREFIX, java_double
 
 CLIENT = DEFAULT_CONFIG["client_id"]
 POOL_ID = DEFAULT_CONFIG["pool_id"]
@@ -135,14 +135,6 @@ class Client:
     def open_id_token(self, username=ALICE):
         identity_id, logins = self.identity(username)
         return self.ok("GetOpenIdToken", IdentityId=identity_id, Logins=logins)["Token"]
-
-
-@pytest.fixture(scope="module")
-def server():
-    srv, url = start_double()
-    yield url
-    srv.shutdown()
-    srv.server_close()
 
 
 @pytest.fixture

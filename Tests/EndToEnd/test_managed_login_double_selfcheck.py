@@ -23,7 +23,7 @@ import pytest
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import padding, rsa
 
-from cognito_double import DEFAULT_CONFIG, TARGET_PREFIX, start_double
+from cognito_double import DEFAULT_CONFIG, TARGET_PREFIX
 from serving import QuietServer, serve_in_background
 
 CLIENT = DEFAULT_CONFIG["client_id"]
@@ -221,14 +221,6 @@ def error_of(answer):
     body = answer.json
     assert set(body) == {"error", "error_description"} and body["error_description"], body
     return answer.status, body["error"]
-
-
-@pytest.fixture(scope="module")
-def server():
-    srv, url = start_double()
-    yield url
-    srv.shutdown()
-    srv.server_close()
 
 
 @pytest.fixture

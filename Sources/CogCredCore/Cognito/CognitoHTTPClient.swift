@@ -243,28 +243,10 @@ public struct CognitoHTTPClient: CognitoClient {
     /// One POST of a ready body with its own headers (STS's query protocol),
     /// retried like an idempotent action; the answer as it came.
     func post(_ body: Data, headers: [(String, String)]) throws(CognitoError) -> HTTPResponse {
-        var attempt = 0
-        while true {
-            let remaining = deadline.remaining
-            guard remaining > 0.05 else { throw .deadlineExceeded }
-            let request = HTTPRequest(
-                url: endpoint, headers: headers, body: body, connectTimeout: min(timeouts.connect, remaining),
-                totalTimeout: min(timeouts.request, remaining), caBundle: caBundle, allowsCleartext: allowsCleartext)
-            let failure: CognitoError
-            do {
-                let response = try transport.send(request)
-                if response.status < 500 { return response }
-                failure = .badResponse(httpStatus: response.status, detail: "a server error")
-            } catch {
-                failure = .transport(error)
-            }
-            attempt += 1
-            let pause = retryPolicy.pause(afterAttempt: attempt)
-            guard attempt < retryPolicy.maxAttempts, OAuthHTTPClient.retries(failure, repeatable: true),
-                deadline.remaining > pause + 0.1
-            else { throw failure }
-            retryPolicy.sleep(pause)
-        }
+        try RetryingPost(
+            transport: transport, timeouts: timeouts, deadline: deadline, caBundle: caBundle, allowsCleartext: allowsCleartext,
+            retryPolicy: retryPolicy
+        ).send(endpoint, headers: headers, body: body, repeatable: true)
     }
 
     /// An InitiateAuth or RespondToAuthChallenge answer: tokens, a challenge,

@@ -77,6 +77,57 @@ public struct TransportError: Error, Sendable, Equatable {
     }
 }
 
+/// One POST with the retry rules every client here shares: a refused
+/// connection is always sent again (nothing reached the server), a 5xx or a
+/// lost answer only when the request may be repeated (`repeatable`), all
+/// within the command's deadline; nothing is printed per retry.
+struct RetryingPost {
+    let transport: any HTTPTransport
+    let timeouts: Timeouts
+    let deadline: Deadline
+    let caBundle: String?
+    let allowsCleartext: Bool
+    let retryPolicy: RetryPolicy
+
+    /// The first answer below 500, or the last failure.
+    func send(_ url: String, headers: [(String, String)], body: Data, repeatable: Bool) throws(CognitoError) -> HTTPResponse {
+        var attempt = 0
+        while true {
+            let remaining = deadline.remaining
+            guard remaining > 0.05 else { throw .deadlineExceeded }
+            let request = HTTPRequest(
+                url: url, headers: headers, body: body, connectTimeout: min(timeouts.connect, remaining),
+                totalTimeout: min(timeouts.request, remaining), caBundle: caBundle, allowsCleartext: allowsCleartext)
+            let failure: CognitoError
+            do {
+                let response = try transport.send(request)
+                if response.status < 500 { return response }
+                failure = .badResponse(httpStatus: response.status, detail: "a server error")
+            } catch {
+                failure = .transport(error)
+            }
+            attempt += 1
+            let pause = retryPolicy.pause(afterAttempt: attempt)
+            guard attempt < retryPolicy.maxAttempts, RetryingPost.retries(failure, repeatable: repeatable),
+                deadline.remaining > pause + 0.1
+            else { throw failure }
+            retryPolicy.sleep(pause)
+        }
+    }
+
+    static func retries(_ error: CognitoError, repeatable: Bool) -> Bool {
+        switch error {
+        case .transport(let failure):
+            if failure.kind == .connectionFailed && failure.nothingSent { return true }
+            return failure.kind != .tls && repeatable
+        case .service(_, _, let status), .badResponse(let status, _):
+            return status >= 500 && repeatable
+        case .deadlineExceeded:
+            return false
+        }
+    }
+}
+
 /// When and how often to try a request again.
 public struct RetryPolicy: Sendable {
     public var maxAttempts: Int

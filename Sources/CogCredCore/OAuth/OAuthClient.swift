@@ -90,8 +90,7 @@ public struct OAuthHTTPClient: OAuthClient {
             accessToken: access, idToken: body.idToken, refreshToken: body.refreshToken, expiresIn: body.expiresIn)
     }
 
-    /// One POST, retried like a Cognito action: refused connections always
-    /// (nothing was sent), 5xx and dropped answers only when `repeatable`.
+    /// One POST with the client's authentication, retried as RetryingPost says.
     func post(_ path: String, _ form: [(String, String)], repeatable: Bool) throws(CognitoError) -> HTTPResponse {
         var fields = form
         var headers = [("Content-Type", "application/x-www-form-urlencoded"), ("Accept", "application/json")]
@@ -103,40 +102,10 @@ public struct OAuthHTTPClient: OAuthClient {
             fields.append(("client_id", clientID))
         }
         let body = Data(OAuthHTTPClient.formBody(fields).utf8)
-        var attempt = 0
-        while true {
-            let remaining = deadline.remaining
-            guard remaining > 0.05 else { throw .deadlineExceeded }
-            let request = HTTPRequest(
-                url: domain + path, headers: headers, body: body, connectTimeout: min(timeouts.connect, remaining),
-                totalTimeout: min(timeouts.request, remaining), caBundle: caBundle, allowsCleartext: allowsCleartext)
-            let failure: CognitoError
-            do {
-                let response = try transport.send(request)
-                if response.status < 500 { return response }
-                failure = OAuthHTTPClient.error(response)
-            } catch {
-                failure = .transport(error)
-            }
-            attempt += 1
-            let pause = retryPolicy.pause(afterAttempt: attempt)
-            guard attempt < retryPolicy.maxAttempts, OAuthHTTPClient.retries(failure, repeatable: repeatable),
-                deadline.remaining > pause + 0.1
-            else { throw failure }
-            retryPolicy.sleep(pause)
-        }
-    }
-
-    static func retries(_ error: CognitoError, repeatable: Bool) -> Bool {
-        switch error {
-        case .transport(let failure):
-            if failure.kind == .connectionFailed && failure.nothingSent { return true }
-            return failure.kind != .tls && repeatable
-        case .service(_, _, let status), .badResponse(let status, _):
-            return status >= 500 && repeatable
-        case .deadlineExceeded:
-            return false
-        }
+        return try RetryingPost(
+            transport: transport, timeouts: timeouts, deadline: deadline, caBundle: caBundle, allowsCleartext: allowsCleartext,
+            retryPolicy: retryPolicy
+        ).send(domain + path, headers: headers, body: body, repeatable: repeatable)
     }
 
     /// The endpoint's `{"error": ..., "error_description": ...}`, or a
