@@ -23,18 +23,21 @@ func fuzz(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
         deadline: Deadline(secondsFromNow: 60), transport: Canned(status: status, body: body),
         retryPolicy: RetryPolicy(maxAttempts: 1, sleeper: { _ in }))
     let logins = ["cognito-idp.us-east-1.amazonaws.com/us-east-1_A": "a.b.c"]
-    for attempt in [
-        { () throws(CognitoError) in try client.credentials(identityID: "us-east-1:x", logins: logins, roleARN: nil) },
-        { () throws(CognitoError) in
-            try client.basicFlowCredentials(identityID: "us-east-1:x", logins: logins, roleARN: "arn:aws:iam::1:role/r", sessionName: "s")
-        },
-    ] {
-        do {
-            let got = try attempt()
-            precondition(status == 200 && !got.accessKeyID.isEmpty && !got.secretAccessKey.isEmpty, "credentials from a refusal")
-        } catch {
-            precondition(!AuthError.cognito(error, operation: .awsCredentials).message.isEmpty)
-        }
+    // Each answer either gives complete credentials (only with a 200) or an
+    // error that can be worded. (Called one by one: an array of typed-throws
+    // closures crashes Swift 6.3's SIL generation.)
+    do {
+        let got = try client.credentials(identityID: "us-east-1:x", logins: logins, roleARN: nil)
+        precondition(status == 200 && !got.accessKeyID.isEmpty && !got.secretAccessKey.isEmpty, "credentials from a refusal")
+    } catch {
+        precondition(!AuthError.cognito(error, operation: .awsCredentials).message.isEmpty)
+    }
+    do {
+        let got = try client.basicFlowCredentials(
+            identityID: "us-east-1:x", logins: logins, roleARN: "arn:aws:iam::1:role/r", sessionName: "s")
+        precondition(status == 200 && !got.accessKeyID.isEmpty && !got.secretAccessKey.isEmpty, "credentials from a refusal")
+    } catch {
+        precondition(!AuthError.cognito(error, operation: .awsCredentials).message.isEmpty)
     }
     _ = try? client.getID(poolID: "us-east-1:x", logins: logins)
     // The stored item: whatever reads as credentials writes back the same.
