@@ -63,6 +63,11 @@ final class FakeIdentity: CognitoIdentityClient {
         #expect(far.isFresh(now: .min, margin: 300))  // saturates instead of overflowing
     }
 
+    @Test func anExpirationNoClockCanReachIsRefusedNotTrapped() {
+        #expect(CognitoIdentityHTTPClient.epochSeconds(1.515115602E9) == 1_515_115_602)
+        for bad in [1.5e29, -1, .infinity, .nan] { #expect(CognitoIdentityHTTPClient.epochSeconds(bad) == nil) }
+    }
+
     @Test func theCommandLineIsReadStrictly() {
         #expect(ReadRequest.parse(["cog-cred", "aws-credentials", "-p", "work"]) == .awsCredentials(profile: "work", minTTL: nil))
         #expect(ReadRequest.parse(["cog-cred", "aws-credentials", "--min-ttl", "600"]) == .awsCredentials(profile: nil, minTTL: 600))

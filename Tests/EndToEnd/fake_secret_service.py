@@ -39,6 +39,14 @@ def service_interface(broken):
             @method()
             def ReadAlias(self, name: "s") -> "s":  # noqa: F821
                 return COLLECTION
+        elif broken in ("AliasFlickers", "NoDefault"):
+            # gnome-keyring 42 answers "/" for a moment while it replaces its
+            # alias table (AliasFlickers: every other call); a keyring without
+            # a default answers "/" always (NoDefault).
+            @method()
+            def ReadAlias(self, name: "s") -> "o":  # noqa: F821
+                self.alias_calls = getattr(self, "alias_calls", 0) + 1
+                return "/" if broken == "NoDefault" or self.alias_calls % 2 == 1 else COLLECTION
         else:
             @method()
             def ReadAlias(self, name: "s") -> "o":  # noqa: F821
@@ -95,7 +103,8 @@ async def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--address", required=True)
     parser.add_argument("--break", dest="broken", required=True,
-                        choices=["ReadAlias", "OpenSession", "SearchItems", "GetSecrets", "GetSecretsStruct", "Locked"])
+                        choices=["ReadAlias", "OpenSession", "SearchItems", "GetSecrets", "GetSecretsStruct", "Locked",
+                                 "AliasFlickers", "NoDefault"])
     args = parser.parse_args()
     bus = await MessageBus(bus_address=args.address).connect()
     bus.export("/org/freedesktop/secrets", service_interface(args.broken))

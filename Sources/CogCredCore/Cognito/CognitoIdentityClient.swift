@@ -52,9 +52,9 @@ public struct CognitoIdentityHTTPClient: CognitoIdentityClient {
         let answer: CredentialsResponse = try identity.call(
             "GetCredentialsForIdentity", CredentialsRequest(identityID: identityID, logins: logins, customRoleARN: roleARN))
         guard let c = answer.credentials, let key = c.accessKeyID, let secret = c.secretKey, let session = c.sessionToken,
-            let expiration = c.expiration, !key.isEmpty, !secret.isEmpty, !session.isEmpty
+            let expiration = c.expiration.flatMap(Self.epochSeconds), !key.isEmpty, !secret.isEmpty, !session.isEmpty
         else { throw .badResponse(httpStatus: 200, detail: "no complete Credentials in the answer") }
-        return (key, secret, session, Int64(expiration))
+        return (key, secret, session, expiration)
     }
 
     public func basicFlowCredentials(identityID: String, logins: [String: String], roleARN: String, sessionName: String)
@@ -79,9 +79,18 @@ public struct CognitoIdentityHTTPClient: CognitoIdentityClient {
         }
         guard let answer = try? JSONDecoder().decode(STSResponse.self, from: response.body),
             let c = answer.response?.result?.credentials, let key = c.accessKeyID, let secret = c.secretAccessKey,
-            let session = c.sessionToken, let expiration = c.expiration
+            let session = c.sessionToken, let expiration = c.expiration.flatMap(Self.epochSeconds), !key.isEmpty, !secret.isEmpty,
+            !session.isEmpty
         else { throw .badResponse(httpStatus: 200, detail: "no complete Credentials in STS's answer") }
-        return (key, secret, session, Int64(expiration))
+        return (key, secret, session, expiration)
+    }
+
+    /// An `Expiration` (seconds since the epoch, a JSON number such as
+    /// 1.515115602E9) as whole seconds; nil for one no clock can reach
+    /// (converting 1.5E29 would trap: found by fuzz-identity-response).
+    static func epochSeconds(_ value: Double) -> Int64? {
+        guard value.isFinite, value >= 0, value < 1e15 else { return nil }
+        return Int64(value)
     }
 
     // MARK: - Wire shapes

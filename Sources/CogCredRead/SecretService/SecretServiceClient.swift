@@ -1,5 +1,9 @@
 import Synchronization
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// How secrets travel between the Secret Service and this process: the
 /// spec's "plain" algorithm, or an encrypted session such as
 /// `dh-ietf1024-sha256-aes128-cbc-pkcs7` (implemented in CogCredCore with
@@ -111,7 +115,7 @@ final class SecretServiceClient: @unchecked Sendable {
         guard let pending = readAlias else { throw .noDefaultCollection }
         let operation = "find the default collection"
         let reply = try wait(pending, operation: operation)
-        let path = try read(reply, operation: operation) { r throws(BusCallFailure) in try r.objectPath() }
+        var path = try read(reply, operation: operation) { r throws(BusCallFailure) in try r.objectPath() }
         readAlias = nil
         // Only now OpenSession: gnome-keyring (42) records a client when its
         // first call is handled and opens its PKCS#11 session for it in
@@ -121,8 +125,27 @@ final class SecretServiceClient: @unchecked Sendable {
         // assertion 'client' failed`). An answered ReadAlias proves the
         // record exists. The searches that follow go out with it.
         try sendOpenSession()
+        if path == "/" { path = try readAliasAgain(operation: operation) }
         guard path != "/" else { throw .noDefaultCollection }
         aliasedCollection = path
+        return path
+    }
+
+    /// ReadAlias("default") once more, up to three times while it answers
+    /// "/". gnome-keyring (42) replaces its whole alias table whenever a new
+    /// client connects (its `update_default`), and a ReadAlias that lands in
+    /// between answers "/" for a moment: under a stream of new clients that
+    /// write (the soak's refreshes), about once in twenty thousand calls.
+    /// A keyring truly without a default answers "/" every time, and only
+    /// then is it "no default keyring". Asked only on that answer, so the
+    /// usual read pays nothing for it.
+    private func readAliasAgain(operation: String) throws(SecretServiceError) -> String {
+        var path = "/"
+        for attempt in 1...3 where path == "/" {
+            usleep(UInt32(2000 * attempt))
+            let alias = try call(Self.servicePath, Self.serviceInterface, "ReadAlias", operation: operation) { $0.string("default") }
+            path = try read(alias, operation: operation) { r throws(BusCallFailure) in try r.objectPath() }
+        }
         return path
     }
 
@@ -361,8 +384,7 @@ final class SecretServiceClient: @unchecked Sendable {
             }
         } catch .failed(_, let domain, _, _) where Self.missingObjectErrors.contains(domain) {
             guard again else { throw .noDefaultCollection }
-            let alias = try call(Self.servicePath, Self.serviceInterface, "ReadAlias", operation: operation) { $0.string("default") }
-            let path = try read(alias, operation: operation) { r throws(BusCallFailure) in try r.objectPath() }
+            let path = try readAliasAgain(operation: operation)
             guard path != "/" else { throw .noDefaultCollection }
             return try isLocked(path, again: false)
         }
