@@ -156,3 +156,43 @@ final class FakeOAuth: OAuthClient {
         #expect(try store.read(.access, profile: "default") == old)
     }
 }
+
+@Suite struct BrowserSignInTests {
+    let now: Int64 = 1_800_000_000
+    let request = AuthorizationRequest(
+        domain: "https://d", clientID: testProfile.clientID, redirectURI: "http://localhost:8400/callback", scopes: ["openid"],
+        identityProvider: nil, state: "s", nonce: "the-nonce", verifier: "v")
+
+    func tokens(nonce: String) -> AuthenticationResult {
+        let id = TestJWT.make([
+            "iat": now, "exp": now + 3600, "token_use": "id", "aud": testProfile.clientID, "nonce": nonce,
+            "iss": "https://cognito-idp.us-east-1.amazonaws.com/\(testProfile.userPoolID)", "cognito:username": "alice",
+        ])
+        return AuthenticationResult(accessToken: TestJWT.access(iat: now, lifetime: 3600), idToken: id, refreshToken: "r")
+    }
+
+    func manager(_ store: InMemoryTokenStore, _ oauth: FakeOAuth) -> TokenManager {
+        TokenManager(profileName: "default", profile: testProfile, store: store, cognito: { FakeCognito() }, oauth: { oauth }, clock: FakeClock(now))
+    }
+
+    @Test func theIDTokenMustCarryTheRequestsNonce() throws {
+        let store = InMemoryTokenStore()
+        let replayed = FakeOAuth([.success(tokens(nonce: "another-request"))])
+        #expect(throws: AuthError.nonceMismatch) { try manager(store, replayed).signIn(.code("c"), of: request) }
+        #expect(try store.read(.refresh, profile: "default") == nil && store.read(.access, profile: "default") == nil)
+        let genuine = FakeOAuth([.success(tokens(nonce: "the-nonce"))])
+        _ = try manager(store, genuine).signIn(.code("c"), of: request)
+        #expect(try store.read(.refresh, profile: "default") == "r")
+    }
+
+    @Test func aRefusalFromTheManagedLoginStoresNothing() throws {
+        let store = InMemoryTokenStore()
+        #expect {
+            try manager(store, FakeOAuth([])).signIn(.refused(error: "access_denied", description: "User cancelled"), of: request)
+        } throws: { error in
+            (error as? AuthError)?.category == .notAuthenticated
+        }
+        #expect(try store.read(.refresh, profile: "default") == nil)
+    }
+}
+

@@ -130,6 +130,15 @@ def test_the_id_token_buys_the_credentials_and_they_are_reused(cog, bus, identit
     assert identity.calls("GetId") == 1 and identity.calls("GetCredentialsForIdentity") == 2
 
 
+def test_expired_credentials_are_fetched_again(cog, bus, identity):
+    identity.configure(identity_credentials_lifetime=0)  # expired as soon as issued
+    first = json.loads(cog.ok("aws-credentials", "--min-ttl", "0").stdout)
+    identity.configure(identity_credentials_lifetime=3600)
+    second = json.loads(cog.ok("aws-credentials", "--min-ttl", "0").stdout)
+    assert second["AccessKeyId"] != first["AccessKeyId"]
+    assert identity.calls("GetCredentialsForIdentity") == 2 and identity.calls("GetId") == 1
+
+
 def test_a_custom_role_and_the_basic_flow(cog, bus, identity):
     role = "arn:aws:iam::123456789012:role/Cognito_Admin"
     cog.ok("configure", "--role-arn", role)

@@ -88,6 +88,12 @@ def in_browser(browser, address, click=None, username=USER, password=PASSWORD):
         click = "signin"
     if click:
         browser.find_element(By.ID, click).click()
+    # A click starts the navigation and returns: wait until the browser is
+    # back at cog-cred's listener (every flow here ends there) before reading.
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    WebDriverWait(browser, 30).until(
+        lambda b: b.current_url.startswith("http://localhost:") and b.find_elements(By.TAG_NAME, "h1"))
     return browser.find_element(By.TAG_NAME, "h1").text
 
 
