@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 import fault_server
+from test_keyring_truth import lock_collection, own_bus  # noqa: F401 (a fixture)
 from test_core import stored
 
 AWS_KINDS = ("identity-id", "aws-credentials")
@@ -128,6 +129,20 @@ def test_the_id_token_buys_the_credentials_and_they_are_reused(cog, bus, identit
     second = json.loads(cog.ok("aws-credentials", "--min-ttl", "43200").stdout)
     assert second["AccessKeyId"] != first["AccessKeyId"]
     assert identity.calls("GetId") == 1 and identity.calls("GetCredentialsForIdentity") == 2
+
+
+def test_credentials_taken_away_are_never_handed_out(cog, own_bus, identity):
+    """The front answers stored credentials itself: a locked keyring, an item
+    deleted by another tool, a sign-out must show on the very next call."""
+    first = json.loads(cog.ok("aws-credentials").stdout)
+    # Deleted in another tool: the next call fetches new ones, never the old.
+    assert own_bus.secret_tool("clear", "service", "cog-cred", "profile", "default", "kind", "aws-credentials").returncode == 0
+    second = json.loads(cog.ok("aws-credentials").stdout)
+    assert second["AccessKeyId"] != first["AccessKeyId"] and identity.calls("GetCredentialsForIdentity") == 2
+    # Locked: 69, nothing on stdout (not the stored credentials).
+    lock_collection(own_bus)
+    locked = cog.run("aws-credentials", "--no-prompt")
+    assert locked.returncode == 69 and locked.stdout == "" and "locked" in locked.stderr
 
 
 def test_expired_credentials_are_fetched_again(cog, bus, identity):
