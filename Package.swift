@@ -1,6 +1,16 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+// The read side (the front and CogCredRead) asks for generic type metadata
+// through direct accessor calls rather than by mangled name: in a process
+// that lives for one answer, looking a type up by name (demangling, then a
+// linear search of the static binary's conformance records) took about 15% of
+// the front's time (docs/performance.md). Release only: the
+// mangled-name form is smaller, and debug builds are not timed.
+let readSideSwiftSettings: [SwiftSetting] = [
+    .unsafeFlags(["-Xfrontend", "-disable-concrete-type-metadata-mangled-name-accessors"], .when(configuration: .release))
+]
+
 let package = Package(
     name: "cog-cred",
     products: [
@@ -23,6 +33,7 @@ let package = Package(
         .executableTarget(
             name: "cog-cred",
             dependencies: ["CogCredRead", "CLinux", "CDBusStatic"],
+            swiftSettings: readSideSwiftSettings,
             // A fully static executable: no dynamic loader at all, and
             // libdbus-1 linked in from Debian's libdbus-1.a, starts and reads
             // in a fraction of the time a dynamically linked one takes
@@ -53,7 +64,8 @@ let package = Package(
         // cannot disagree.
         .target(
             name: "CogCredRead",
-            dependencies: ["CDBus", "CJSON", "CLinux", .product(name: "ExtrasBase64", package: "swift-extras-base64")]
+            dependencies: ["CDBus", "CJSON", "CLinux", .product(name: "ExtrasBase64", package: "swift-extras-base64")],
+            swiftSettings: readSideSwiftSettings
         ),
         // System library targets: one per C library, each with a shim header
         // that makes the variadic C APIs callable from Swift.
@@ -67,8 +79,6 @@ let package = Package(
             pkgConfig: "dbus-1",
             providers: [.apt(["libdbus-1-dev"])]
         ),
-        // Two libsystemd functions that libdbus-1.a refers to, for the front's
-        // static link (Debian ships no static libsystemd).
         // What the static front binary needs besides libdbus-1.a, and what
         // it must not take from libc.a (stubs.c says why; release only).
         .target(name: "CDBusStatic", cSettings: [.define("COG_CRED_STATIC_FRONT", .when(configuration: .release))]),

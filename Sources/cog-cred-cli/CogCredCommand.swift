@@ -123,7 +123,7 @@ struct CogCredCommand: ParsableCommand {
     /// about 3 ms per command. Everything cog-cred writes goes out with
     /// write(2) as it is produced; stdio is flushed for anything else.
     static func finish(_ code: Int32) -> Never {
-        SecretServiceStore.settle()
+        SecretServiceStore.disconnect()
         fflush(nil)
         _exit(code)
     }

@@ -99,7 +99,7 @@ struct Front {
 
     /// Replaces this process with `command`, the tokens in its environment.
     func execute(_ command: [String], access: IssuedToken, id: IssuedToken?) -> Never {
-        SecretServiceStore.settle()
+        SecretServiceStore.disconnect()
         let failure = ProcessReplacement.exec(command, setting: TokenOutput.execVariables(access: access, id: id))
         writeAll(2, "cog-cred: error: cannot run \(command[0]): \(failure.reason)\n")
         _exit(failure.exitStatus)
@@ -113,7 +113,7 @@ struct Front {
 
     /// Writes the answer and exits (74 when it could not all be written).
     func finish(_ output: String) -> Never {
-        SecretServiceStore.settle()
+        SecretServiceStore.disconnect()
         writeOutputOrExit(output)
         _exit(0)
     }

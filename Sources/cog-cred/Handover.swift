@@ -47,7 +47,7 @@ struct Handover {
     }
 
     func run() -> Never {
-        SecretServiceStore.settle()
+        SecretServiceStore.disconnect()
         guard let cli = Self.cliPath() else {
             writeAll(2, "cog-cred: error: cannot find cog-cred-cli next to this program or in ../lib/cog-cred; reinstall cog-cred\n")
             _exit(1)

@@ -17,7 +17,7 @@ import Glibc
 
 _ = clinux_forbid_core_dumps()
 
-let arguments = CommandLine.arguments
+let arguments = CommandLineWords.ofThisProcess()
 let environment: @Sendable (String) -> String? = { name in getenv(name).map { String(cString: $0) } }
 let handover = Handover(arguments: arguments)
 // Connecting and opening a session is most of a read's time, and almost all

@@ -33,6 +33,9 @@ import Testing
     @Test(arguments: [
         ("abc", JWTError.notThreeParts),
         ("a.b.c.d", JWTError.notThreeParts),
+        ("a.b", JWTError.notThreeParts),
+        ("...", JWTError.notThreeParts),
+        ("eyJhbGciOiJIUzI1NiJ9..sig", JWTError.badJSON),  // an empty payload
         ("eyJhbGciOiJIUzI1NiJ9.!!!.sig", JWTError.badBase64),
         ("eyJhbGciOiJIUzI1NiJ9.bm90IGpzb24.sig", JWTError.badJSON),  // "not json"
         ("eyJhbGciOiJIUzI1NiJ9.WzFd.sig", JWTError.badJSON),  // "[1]": an array, not claims

@@ -31,6 +31,11 @@ import Testing
         #expect(parse("-p w get", as: "git-credential-cog-cred") == .gitGet(profile: "w"))
     }
 
+    @Test func theArgumentsAreReadAsTheStandardLibraryReadsThem() {
+        #expect(CommandLineWords.ofThisProcess() == CommandLine.arguments)
+        #expect(!CommandLineWords.ofThisProcess().isEmpty)
+    }
+
     @Test func theProfileMovesAfterTheSubcommandAndNothingElseDoes() {
         let move = CommandLineWords.profileAfterSubcommand
         #expect(move(["--profile", "w", "token", "--id-token"]) == ["token", "--profile", "w", "--id-token"])

@@ -126,6 +126,9 @@ import Testing
         func write(_ kind: SecretKind, profile: String, secret: String, context: ItemContext) throws(SecretServiceError) {
             try inner.write(kind, profile: profile, secret: secret, context: context)
         }
+        func writePatiently(_ kind: SecretKind, profile: String, secret: String, context: ItemContext) throws(SecretServiceError) {
+            try inner.writePatiently(kind, profile: profile, secret: secret, context: context)
+        }
         func delete(_ kind: SecretKind, profile: String) throws(SecretServiceError) -> Bool {
             if !lock.held.withLock({ $0 }) { deletesOutsideLock.withLock { $0 += 1 } }
             return try inner.delete(kind, profile: profile)

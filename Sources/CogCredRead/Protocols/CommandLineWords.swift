@@ -1,5 +1,19 @@
 /// The command line as both binaries read it.
 public enum CommandLineWords {
+    /// This process's arguments, argv[0] first, read from argv here rather
+    /// than through `CommandLine.arguments`: the standard library builds that
+    /// with an unspecialized `map` whose types are looked up at run time,
+    /// which costs the front more than parsing its whole command line.
+    public static func ofThisProcess() -> [String] {
+        let count = Int(CommandLine.argc)
+        var words: [String] = []
+        words.reserveCapacity(count)
+        for index in 0..<count {
+            words.append(CommandLine.unsafeArgv[index].map { String(cString: $0) } ?? "")
+        }
+        return words
+    }
+
     /// `cog-cred --profile work token`, as aws and gh users type it: the
     /// profile options given before the subcommand (`--profile NAME`,
     /// `--profile=NAME`, `-p NAME`) are moved to just after it, where every

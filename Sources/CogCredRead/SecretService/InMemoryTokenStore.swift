@@ -35,6 +35,13 @@ public final class InMemoryTokenStore: TokenStore {
         log.withLock { $0.append(key(kind, profile)) }
     }
 
+    /// Memory is never slow and never restarts: one more try is the same write.
+    public func writePatiently(_ kind: SecretKind, profile: String, secret: String, context: ItemContext)
+        throws(SecretServiceError)
+    {
+        try write(kind, profile: profile, secret: secret, context: context)
+    }
+
     /// Stores an item with no binding, as cog-cred 0.1 did.
     public func writeUnbound(_ kind: SecretKind, profile: String, secret: String) {
         items.withLock { $0[key(kind, profile)] = (secret, nil) }

@@ -165,9 +165,14 @@ final class SecretServiceClient: @unchecked Sendable {
         _ = try? openSession?.wait()
     }
 
-    /// Settles every connection this process made (see `settle`).
-    static func settleAll() {
-        let made = clients.withLock { Array($0.values) }
+    /// Settles every connection this process made (see `settle`) and
+    /// closes them: the next call would open a new one.
+    static func disconnectAll() {
+        let made = clients.withLock { known in
+            defer { known.removeAll() }
+            return Array(known.values)
+        }
+        // Each connection closes when its client goes, at the end of this function.
         for case .success(let client) in made { client.settle() }
     }
 

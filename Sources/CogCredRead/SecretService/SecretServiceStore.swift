@@ -77,11 +77,16 @@ public struct SecretServiceStore: TokenStore {
         _ = try? client()
     }
 
-    /// Waits for what the connections of this process still have in flight,
-    /// before it exits or execs: the keyring daemon must not see a client
-    /// leave with a call unanswered (SecretServiceClient.settle says why).
-    public static func settle() {
-        SecretServiceClient.settleAll()
+    /// Waits for what the connections of this process still have in flight
+    /// (the keyring daemon must not see a client leave with a call
+    /// unanswered: SecretServiceClient.settle says why), then closes them.
+    /// Called before the process writes its answer and exits, or execs: the
+    /// keyring daemon's clean-up of a client that leaves (its session, its
+    /// alias table, dbus-daemon's bookkeeping) then runs while this process
+    /// finishes, instead of after the close that exit or exec would make,
+    /// where the caller waits for it (docs/performance.md).
+    public static func disconnect() {
+        SecretServiceClient.disconnectAll()
     }
 
     func client() throws(SecretServiceError) -> SecretServiceClient {
@@ -99,7 +104,10 @@ public struct SecretServiceStore: TokenStore {
         -> [SecretKind: StoredSecret]
     {
         let service = try client()
-        let operation = "read the \(kinds.map(\.displayName).joined(separator: " and "))"
+        // Not `joined(separator:)`: unspecialized, it looks its types up at
+        // run time, which costs a read more than the rest of this function.
+        var operation = "read the "
+        for (index, kind) in kinds.enumerated() { operation += (index == 0 ? "" : " and ") + kind.displayName }
         var paths: [SecretKind: String] = [:]
         let found = try service.search(kinds.map { Self.attributes($0, profile, binding) }, operation: operation)
         for (kind, items) in zip(kinds, found) {
@@ -148,9 +156,15 @@ public struct SecretServiceStore: TokenStore {
     /// (a crash, a restart by D-Bus activation or by the user) invalidates
     /// the session this process opened, so only a new one reaches it once
     /// it is back.
-    public func writePatiently(
-        _ kind: SecretKind, profile: String, secret: String, context: ItemContext, seconds: Double = 10
-    ) throws(SecretServiceError) {
+    public func writePatiently(_ kind: SecretKind, profile: String, secret: String, context: ItemContext)
+        throws(SecretServiceError)
+    {
+        try writePatiently(kind, profile: profile, secret: secret, context: context, seconds: 10)
+    }
+
+    func writePatiently(_ kind: SecretKind, profile: String, secret: String, context: ItemContext, seconds: Double)
+        throws(SecretServiceError)
+    {
         let started = Self.monotonicSeconds()
         var pause = 0.05
         while true {

@@ -81,6 +81,9 @@ public protocol TokenStore: Sendable {
     func write(_ kind: SecretKind, profile: String, secret: String, context: ItemContext) throws(SecretServiceError)
     /// The same write with more time for each call, for a secret that exists
     /// nowhere else (a rotated refresh token) when a first write failed.
+    /// No default: a conformer whose own version had another signature would
+    /// silently get the default instead (it happened: SecretServiceStore's
+    /// retries were skipped).
     func writePatiently(_ kind: SecretKind, profile: String, secret: String, context: ItemContext) throws(SecretServiceError)
     /// Removes the profile's items of that kind, whatever they are bound to;
     /// true if one existed.
@@ -89,12 +92,6 @@ public protocol TokenStore: Sendable {
 }
 
 extension TokenStore {
-    public func writePatiently(_ kind: SecretKind, profile: String, secret: String, context: ItemContext)
-        throws(SecretServiceError)
-    {
-        try write(kind, profile: profile, secret: secret, context: context)
-    }
-
     /// The secret of one kind, bound to `binding` when one is given; nil when there is none.
     public func read(_ kind: SecretKind, profile: String, binding: ItemBinding? = nil) throws(SecretServiceError) -> String? {
         try read([kind], profile: profile, binding: binding)[kind]?.value

@@ -232,7 +232,7 @@ struct Exec: ParsableCommand {
         if aws {
             for (name, value) in try manager.awsCredentials().environment { variables[name] = value }
         }
-        SecretServiceStore.settle()
+        SecretServiceStore.disconnect()
         let failure = ProcessReplacement.exec(command, setting: variables)
         Output.error("cannot run \(command[0]): \(failure.reason)")
         throw ExitCode(failure.exitStatus)
