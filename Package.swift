@@ -1,12 +1,12 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// The read side (the front and CogCredRead) asks for generic type metadata
-// through direct accessor calls rather than by mangled name: in a process
-// that lives for one answer, looking a type up by name (demangling, then a
-// linear search of the static binary's conformance records) took about 15% of
-// the front's time (docs/performance.md). Release only: the
-// mangled-name form is smaller, and debug builds are not timed.
+// The read side (the front and CogCredRead) gets generic type metadata from
+// direct accessor calls rather than by mangled name: in a process that lives
+// for one answer, looking types up by name (demangling, then a linear search
+// of the static binary's conformance records) took about 15% of the front's
+// time (docs/performance.md). Release only: the mangled-name form is smaller,
+// and debug builds are not timed.
 let readSideSwiftSettings: [SwiftSetting] = [
     .unsafeFlags(["-Xfrontend", "-disable-concrete-type-metadata-mangled-name-accessors"], .when(configuration: .release))
 ]

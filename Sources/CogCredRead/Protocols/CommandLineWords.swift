@@ -2,8 +2,8 @@
 public enum CommandLineWords {
     /// This process's arguments, argv[0] first, read from argv here rather
     /// than through `CommandLine.arguments`: the standard library builds that
-    /// with an unspecialized `map` whose types are looked up at run time,
-    /// which costs the front more than parsing its whole command line.
+    /// with an unspecialized `map` whose types are looked up by name at run
+    /// time, a cost the front pays on every call (docs/performance.md).
     public static func ofThisProcess() -> [String] {
         let count = Int(CommandLine.argc)
         var words: [String] = []

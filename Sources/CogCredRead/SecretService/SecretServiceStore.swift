@@ -81,10 +81,10 @@ public struct SecretServiceStore: TokenStore {
     /// (the keyring daemon must not see a client leave with a call
     /// unanswered: SecretServiceClient.settle says why), then closes them.
     /// Called before the process writes its answer and exits, or execs: the
-    /// keyring daemon's clean-up of a client that leaves (its session, its
-    /// alias table, dbus-daemon's bookkeeping) then runs while this process
-    /// finishes, instead of after the close that exit or exec would make,
-    /// where the caller waits for it (docs/performance.md).
+    /// bus's and the keyring daemon's clean-up of a client that leaves then
+    /// runs while this process finishes, instead of starting at the close
+    /// that exit or exec would make, where the caller (or the exec'd
+    /// command) waits for it (docs/performance.md).
     public static func disconnect() {
         SecretServiceClient.disconnectAll()
     }
@@ -149,7 +149,7 @@ public struct SecretServiceStore: TokenStore {
     }
 
     /// For the one write that must not be lost (a rotated refresh token is
-    /// the only copy of the session): tried for up to `seconds`, each time
+    /// the only copy of the session): tried for up to 10 seconds, each time
     /// on a new connection and session. gnome-keyring rewrites its whole
     /// keyring file on every change, which on a busy disk can take longer
     /// than the usual limit; and a keyring daemon that restarts meanwhile
