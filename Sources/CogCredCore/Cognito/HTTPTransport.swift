@@ -152,9 +152,5 @@ public struct RetryPolicy: Sendable {
 
     func sleep(_ seconds: Double) { sleeper(seconds) }
 
-    public static let sleep: @Sendable (Double) -> Void = { seconds in
-        var interval = timespec(tv_sec: Int(seconds), tv_nsec: Int((seconds - Double(Int(seconds))) * 1e9))
-        var left = timespec()
-        while nanosleep(&interval, &left) != 0 && errno == EINTR { interval = left }
-    }
+    public static let sleep: @Sendable (Double) -> Void = { seconds in CogCredRead.sleep(seconds: seconds) }
 }

@@ -97,9 +97,9 @@ public final class LoopbackListener {
     /// `seconds`; nil when none came. A connection that sends no complete
     /// request head within 5 s (or a head over 8 KiB) is dropped.
     public func next(waitingAtMost seconds: Double) throws(LoopbackError) -> Request? {
-        let deadline = LoopbackListener.monotonic() + seconds
+        let deadline = Deadline(secondsFromNow: seconds)
         while true {
-            let left = deadline - LoopbackListener.monotonic()
+            let left = deadline.remaining
             guard left > 0 else { return nil }
             var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
             let ready = poll(&poller, 1, Int32(min(left, 3600) * 1000))
@@ -125,9 +125,9 @@ public final class LoopbackListener {
     static func readRequestTarget(_ fd: Int32) -> String? {
         var head: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 2048)
-        let until = monotonic() + 5
+        let until = Deadline(secondsFromNow: 5)
         while head.count < 8192 && !head.ends(with: Array("\r\n\r\n".utf8)) {
-            let left = until - monotonic()
+            let left = until.remaining
             guard left > 0 else { return nil }
             var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
             guard poll(&poller, 1, Int32(left * 1000)) > 0 else { return nil }
@@ -140,12 +140,6 @@ public final class LoopbackListener {
         let words = line.split(separator: UInt8(ascii: " "))
         guard words.count == 3, words[0].elementsEqual("GET".utf8) else { return nil }
         return String(decoding: words[1], as: UTF8.self)
-    }
-
-    static func monotonic() -> Double {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
     }
 }
 

@@ -159,16 +159,10 @@ public struct SecretServiceStore: TokenStore {
     public func writePatiently(_ kind: SecretKind, profile: String, secret: String, context: ItemContext)
         throws(SecretServiceError)
     {
-        try writePatiently(kind, profile: profile, secret: secret, context: context, seconds: 10)
-    }
-
-    func writePatiently(_ kind: SecretKind, profile: String, secret: String, context: ItemContext, seconds: Double)
-        throws(SecretServiceError)
-    {
-        let started = Self.monotonicSeconds()
+        let deadline = Deadline(secondsFromNow: 10)
         var pause = 0.05
         while true {
-            let left = seconds - (Self.monotonicSeconds() - started)
+            let left = deadline.remaining
             do {
                 return try write(
                     kind, profile: profile, secret: secret, context: context, timeout: Int32(max(0.1, left) * 1000))
@@ -179,22 +173,10 @@ public struct SecretServiceStore: TokenStore {
                 if let address = try? BusAddress.session(environment: environment) {
                     SecretServiceClient.discard(address: address)
                 }
-                Self.sleep(pause)
+                sleep(seconds: pause)
                 pause = min(pause * 2, 1)
             }
         }
-    }
-
-    static func monotonicSeconds() -> Double {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
-    }
-
-    static func sleep(_ seconds: Double) {
-        var interval = timespec(tv_sec: Int(seconds), tv_nsec: Int((seconds - Double(Int(seconds))) * 1e9))
-        var left = timespec()
-        while nanosleep(&interval, &left) != 0 && errno == EINTR { interval = left }
     }
 
     func write(_ kind: SecretKind, profile: String, secret: String, context: ItemContext, timeout: Int32)

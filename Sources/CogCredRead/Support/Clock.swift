@@ -32,3 +32,10 @@ public struct Deadline: Sendable {
         return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
     }
 }
+
+/// Sleeps for `seconds`, resuming after a signal interrupts the sleep.
+public func sleep(seconds: Double) {
+    var interval = timespec(tv_sec: Int(seconds), tv_nsec: Int((seconds - Double(Int(seconds))) * 1e9))
+    var left = timespec()
+    while nanosleep(&interval, &left) != 0 && errno == EINTR { interval = left }
+}
