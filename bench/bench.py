@@ -34,14 +34,27 @@ def cog(*args, input=None, env=None):
                           env={**os.environ, **(env or {})})
 
 
-def hyperfine(commands, count, warmup, shell=False):
-    """Times in seconds per command, from hyperfine's JSON export."""
-    with tempfile.NamedTemporaryFile(suffix=".json") as export:
-        args = ["hyperfine", "--style", "none", "--export-json", export.name, "-w", str(warmup), "-r", str(count)]
-        if not shell:
-            args.append("-N")
-        subprocess.run(args + commands, check=True, stdout=subprocess.DEVNULL, env=AWS_ENV)
-        return [result["times"] for result in json.load(open(export.name))["results"]]
+def hyperfine(commands, count, warmup, shell=False, blocks=1):
+    """Times in seconds per command, from hyperfine's JSON export. hyperfine
+    runs all of one command's runs, then the next one's; with `blocks`, it
+    is called that many times for count/blocks runs each (and `warmup`
+    runs each time), the commands' order turning round each time, so a slow
+    minute of the shared host lands on both sides of a ratio while every
+    run still follows runs of its own command."""
+    times = [[] for _ in commands]
+    for block in range(blocks):
+        order = list(range(len(commands)))
+        if block % 2:
+            order.reverse()
+        with tempfile.NamedTemporaryFile(suffix=".json") as export:
+            args = ["hyperfine", "--style", "none", "--export-json", export.name, "-w", str(warmup),
+                    "-r", str(count // blocks)]
+            if not shell:
+                args.append("-N")
+            subprocess.run(args + [commands[i] for i in order], check=True, stdout=subprocess.DEVNULL, env=AWS_ENV)
+            for i, result in zip(order, json.load(open(export.name))["results"]):
+                times[i] += result["times"]
+    return times
 
 
 def alternate(commands, count, warmup):
@@ -122,7 +135,7 @@ def main():
         # Each answers (exec runs `true`, which prints nothing) before it is timed.
         check = subprocess.run(command.split(), capture_output=True, text=True)
         assert check.returncode == 0 and ("eyJ" in check.stdout or name.startswith("exec")), f"{name}: {check.stderr}"
-        ours, ref = hyperfine([command, reference], runs(300, 5), runs(30, 1))
+        ours, ref = hyperfine([command, reference], runs(300, 5), runs(10, 1), blocks=runs(6, 1))
         rss_ours = peak_rss_kib(command.split(), runs(30, 2))
         rss_ref = peak_rss_kib(reference.split(), runs(30, 2))
         results.append({"name": f"`cog-cred {name}` (valid token)", "reference": "`secret-tool lookup`",
@@ -241,8 +254,10 @@ def report(results):
         "",
         "Each row is measured side by side with its reference in the same run; times in ms "
         "(median, and p10–p90 below it). Ratio = cog-cred median / reference median. "
-        "hyperfine runs each command many times in a row; the `aws-credentials` row, two of cog-cred's own "
-        "commands, takes turns instead (bench/alternate.c).",
+        "hyperfine runs each command many times in a row; for the read rows it does so in 6 blocks of 50 runs "
+        "(10 warm-up runs each), cog-cred's block and the reference's taking turns, so that a slow stretch of "
+        "this shared host weighs on both sides of the ratio. The `aws-credentials` row, two of cog-cred's own "
+        "commands, takes turns run by run (bench/alternate.c).",
         "",
         "| what | cog-cred | reference | ratio | target | |",
         "|---|---|---|---|---|---|",

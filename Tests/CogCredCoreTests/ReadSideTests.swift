@@ -66,6 +66,15 @@ import Testing
         #expect(ReadRequest.mayBeRead(["cog-cred", "--profile", "w", "exec", "--", "true"]))
         #expect(!ReadRequest.mayBeRead(["cog-cred", "-p", "w", "sign-in"]))
     }
+
+    /// The name git and docker run the helpers by, from argv[0] as given.
+    @Test func takesTheProgramNameFromAnyPath() {
+        #expect(ReadRequest.baseName("/usr/bin/git-credential-cog-cred") == "git-credential-cog-cred")
+        #expect(ReadRequest.baseName("docker-credential-cog-cred") == "docker-credential-cog-cred")
+        #expect(ReadRequest.baseName("./bin//cog-cred/") == "cog-cred")
+        #expect(ReadRequest.baseName("/") == "/")
+        #expect(ReadRequest.baseName("") == "")
+    }
 }
 
 @Suite struct JSONValueTests {
@@ -94,6 +103,14 @@ import Testing
         #expect(!BusAddress("unix:path=/y;tcp:host=127.0.0.1,port=1").isLocalOnly)
         #expect(!BusAddress("tcp:host=localhost,port=1").isLocalOnly)
         #expect(!BusAddress("").isLocalOnly)
+        // Empty entries are skipped, as D-Bus does; a cut-off or other prefix is not Unix.
+        #expect(BusAddress(";unix:path=/a;;unix:path=/b;").isLocalOnly)
+        #expect(!BusAddress(";").isLocalOnly)
+        #expect(!BusAddress("unix").isLocalOnly)
+        #expect(!BusAddress("unix:path=/a;unix").isLocalOnly)
+        #expect(!BusAddress("unix:path=/a;;tcp:host=x,port=1").isLocalOnly)
+        #expect(!BusAddress("unixexec:path=/bin/x").isLocalOnly)
+        #expect(!BusAddress("UNIX:path=/a").isLocalOnly)
     }
 
     @Test func neverAutolaunches() {

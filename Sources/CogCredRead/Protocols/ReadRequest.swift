@@ -103,7 +103,11 @@ public enum ReadRequest: Equatable, Sendable {
     }
 
     static func baseName(_ path: String) -> String {
-        path.split(separator: "/").last.map(String.init) ?? path
+        var name = Substring(path).utf8[...]
+        while name.last == UInt8(ascii: "/") { name = name.dropLast() }
+        guard !name.isEmpty else { return path }
+        if let slash = name.lastIndex(of: UInt8(ascii: "/")) { name = name[name.index(after: slash)...] }
+        return String(Substring(name))
     }
 }
 

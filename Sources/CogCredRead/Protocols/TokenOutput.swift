@@ -72,6 +72,12 @@ public enum TokenOutput {
 
     /// Single quotes, with any single quote inside closed and escaped.
     static func shellQuoted(_ text: String) -> String {
-        "'" + text.replacing("'", with: "'\\''") + "'"
+        // A loop, not `replacing`: that generic algorithm cost `token
+        // --format env` more than the rest of the read.
+        var quoted = "'"
+        for scalar in text.unicodeScalars {
+            if scalar == "'" { quoted += "'\\''" } else { quoted.unicodeScalars.append(scalar) }
+        }
+        return quoted + "'"
     }
 }

@@ -16,8 +16,26 @@ public struct BusAddress: Sendable, Equatable {
     /// can see the traffic, and secrets may travel in a "plain" session. A
     /// list that also names tcp: (or anything else) could fall through to it.
     public var isLocalOnly: Bool {
-        let entries = text.split(separator: ";", omittingEmptySubsequences: true)
-        return !entries.isEmpty && entries.allSatisfy { $0.hasPrefix("unix:") }
+        // By bytes, not `split`: splitting a String by Characters costs a
+        // read more than the rest of its start-up checks.
+        var sawOne = false
+        var entryStart = true
+        let prefix = Array("unix:".utf8)
+        var matched = 0
+        for byte in text.utf8 {
+            if byte == UInt8(ascii: ";") {
+                if !entryStart && matched < prefix.count { return false }
+                entryStart = true
+                matched = 0
+                continue
+            }
+            if entryStart { entryStart = false; sawOne = true }
+            if matched < prefix.count {
+                guard byte == prefix[matched] else { return false }
+                matched += 1
+            }
+        }
+        return sawOne && (entryStart || matched == prefix.count)
     }
 
     /// `DBUS_SESSION_BUS_ADDRESS`, else the user bus socket

@@ -19,22 +19,28 @@ public struct IssuedToken: Sendable, Equatable {
     /// in the keyring by another program can inject a line into git's
     /// answer, a header or an `export`.
     public static func isWellFormed(_ value: String) -> Bool {
-        var dots = 0
-        var partLength = 0
-        for byte in value.utf8 {
-            switch byte {
-            case UInt8(ascii: "."):
-                if partLength == 0 { return false }
-                dots += 1
-                partLength = 0
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"):
-                partLength += 1
-            default:
-                return false
+        // Over the bytes in place: a token is a kilobyte or more, and this
+        // runs on every read (through the UTF8View, byte by byte, it cost
+        // more than the rest of the token's checks).
+        var value = value
+        return value.withUTF8 { bytes in
+            var dots = 0
+            var partLength = 0
+            for byte in bytes {
+                switch byte {
+                case UInt8(ascii: "."):
+                    if partLength == 0 { return false }
+                    dots += 1
+                    partLength = 0
+                case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                    UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"):
+                    partLength += 1
+                default:
+                    return false
+                }
             }
+            return dots == 2
         }
-        return dots == 2
     }
 }
 
