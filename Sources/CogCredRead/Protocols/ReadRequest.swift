@@ -103,11 +103,8 @@ public enum ReadRequest: Equatable, Sendable {
     }
 
     static func baseName(_ path: String) -> String {
-        var name = Substring(path).utf8[...]
-        while name.last == UInt8(ascii: "/") { name = name.dropLast() }
-        guard !name.isEmpty else { return path }
-        if let slash = name.lastIndex(of: UInt8(ascii: "/")) { name = name[name.index(after: slash)...] }
-        return String(Substring(name))
+        // By bytes, not Characters (see BusAddress.isLocalOnly).
+        path.utf8.split(separator: UInt8(ascii: "/")).last.map { String(Substring($0)) } ?? path
     }
 }
 

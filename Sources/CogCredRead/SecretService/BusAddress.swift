@@ -16,26 +16,10 @@ public struct BusAddress: Sendable, Equatable {
     /// can see the traffic, and secrets may travel in a "plain" session. A
     /// list that also names tcp: (or anything else) could fall through to it.
     public var isLocalOnly: Bool {
-        // By bytes, not `split`: splitting a String by Characters costs a
-        // read more than the rest of its start-up checks.
-        var sawOne = false
-        var entryStart = true
-        let prefix = Array("unix:".utf8)
-        var matched = 0
-        for byte in text.utf8 {
-            if byte == UInt8(ascii: ";") {
-                if !entryStart && matched < prefix.count { return false }
-                entryStart = true
-                matched = 0
-                continue
-            }
-            if entryStart { entryStart = false; sawOne = true }
-            if matched < prefix.count {
-                guard byte == prefix[matched] else { return false }
-                matched += 1
-            }
-        }
-        return sawOne && (entryStart || matched == prefix.count)
+        // Split by bytes, not Characters: the Character split cost a read
+        // more than the rest of its start-up checks.
+        let entries = text.utf8.split(separator: UInt8(ascii: ";"))
+        return !entries.isEmpty && entries.allSatisfy { $0.starts(with: "unix:".utf8) }
     }
 
     /// `DBUS_SESSION_BUS_ADDRESS`, else the user bus socket

@@ -57,7 +57,7 @@ final class SecretServiceClient: @unchecked Sendable {
         try clients.withLock { known in
             if let client = known[address.text] { return client }
             let made = Result { () throws(SecretServiceError) in
-                try SecretServiceClient(address: address, algorithm: address.isLocalOnly ? nil : algorithm())
+                try SecretServiceClient(address: address, algorithm: algorithm)
             }
             known[address.text] = made
             return made
@@ -74,19 +74,25 @@ final class SecretServiceClient: @unchecked Sendable {
     private var readAlias: PendingCall?
     private var aliasedCollection: String?
 
-    private init(address: BusAddress, algorithm: (any SecretSessionAlgorithm)?) throws(SecretServiceError) {
+    private init(address: BusAddress, algorithm makeAlgorithm: () -> (any SecretSessionAlgorithm)?)
+        throws(SecretServiceError)
+    {
         // On a bus reached only through Unix sockets every party that could
         // see the traffic is a process of this user, which may as well ask
         // the Secret Service itself: the spec's "plain" session gives nothing
         // away there and saves a Diffie-Hellman exchange. Any other transport
         // (tcp:) crosses a network, so secrets are encrypted as libsecret does.
-        if !address.isLocalOnly && algorithm == nil { throw .needsEncryptedSession }
+        if address.isLocalOnly {
+            algorithm = nil
+        } else {
+            guard let algorithm = makeAlgorithm() else { throw .needsEncryptedSession }
+            self.algorithm = algorithm
+        }
         do {
             bus = try DBusConnection(address: address.text)
         } catch {
             throw .serviceUnavailable("cannot connect to the session bus: \(error.message)")
         }
-        self.algorithm = algorithm
         // The first call is ReadAlias, answered before anything else is sent
         // (see `defaultCollection`).
         readAlias = try send(Self.servicePath, Self.serviceInterface, "ReadAlias", operation: "find the default collection") {
