@@ -5,10 +5,14 @@ import PackageDescription
 // direct accessor calls rather than by mangled name: in a process that lives
 // for one answer, looking types up by name (demangling, then a linear search
 // of the static binary's conformance records) took about 15% of the front's
-// time (docs/performance.md). Release only: the mangled-name form is smaller,
-// and debug builds are not timed.
+// time (docs/performance.md). And each function in its own section, so the
+// front's link order (link-order.txt) places exactly the functions a read
+// runs side by side, not the whole source file each belongs to. Release
+// only: the mangled-name form is smaller, and debug builds are not timed.
 let readSideSwiftSettings: [SwiftSetting] = [
-    .unsafeFlags(["-Xfrontend", "-disable-concrete-type-metadata-mangled-name-accessors"], .when(configuration: .release))
+    .unsafeFlags(
+        ["-Xfrontend", "-disable-concrete-type-metadata-mangled-name-accessors", "-Xfrontend", "-function-sections"],
+        .when(configuration: .release))
 ]
 
 let package = Package(

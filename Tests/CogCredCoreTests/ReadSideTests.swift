@@ -120,3 +120,25 @@ import Testing
         #expect(throws: SecretServiceError.noSessionBus) { try BusAddress.session(environment: { _ in nil }) }
     }
 }
+
+/// The byte-for-byte search the read side uses in place of _StringProcessing's.
+@Suite struct ByteSearchTests {
+    @Test func findsTheFirstOccurrence() throws {
+        let url = "https://git.example.com/a://b"
+        let range = try #require(url.firstByteRange(of: "://"))
+        #expect(url[..<range.lowerBound] == "https")
+        #expect(url[range.upperBound...] == "git.example.com/a://b")
+        #expect("é://x".firstByteRange(of: "://").map { "é://x"[$0.upperBound...] } == "x")
+        #expect("abc".firstByteRange(of: "abc") == "abc".startIndex..<"abc".endIndex)
+        #expect("ab".firstByteRange(of: "") == "ab".startIndex..<"ab".startIndex)
+    }
+
+    @Test func reportsAbsence() {
+        #expect("https:/host".firstByteRange(of: "://") == nil)
+        #expect("ab".firstByteRange(of: "abc") == nil)
+        #expect("".firstByteRange(of: "a") == nil)
+        #expect("xx:/".firstByteRange(of: "://") == nil)
+        #expect(!"arn:aws:sts::1:role/x".containsBytes(":iam::"))
+        #expect("arn:aws:iam::1:role/x".containsBytes(":iam::") && "arn:aws:iam::1:role/x".containsBytes(":role/"))
+    }
+}

@@ -221,7 +221,7 @@ public struct Profile: Sendable, Equatable {
         if let identityPoolID, let problem = ProfileValidation.identityPoolIDProblem(identityPoolID) {
             throw .invalidValue("identity-pool-id", problem)
         }
-        if let roleARN, !(roleARN.hasPrefix("arn:aws") && roleARN.contains(":iam::") && roleARN.contains(":role/")) {
+        if let roleARN, !(roleARN.hasPrefix("arn:aws") && roleARN.containsBytes(":iam::") && roleARN.containsBytes(":role/")) {
             throw .invalidValue("role-arn", "expected an IAM role ARN such as arn:aws:iam::123456789012:role/name")
         }
         if basicFlow == true && roleARN == nil {

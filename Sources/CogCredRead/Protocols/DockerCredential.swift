@@ -8,7 +8,7 @@ public enum DockerCredential {
     /// `registry.example.com:5000` all name a registry by host[:port].
     public static func registryHost(_ serverURL: String) -> String {
         var text = serverURL.trimmingWhitespace().lowercased()
-        if let scheme = text.firstRange(of: "://") { text = String(text[scheme.upperBound...]) }
+        if let scheme = text.firstByteRange(of: "://") { text = String(text[scheme.upperBound...]) }
         if let slash = text.firstIndex(of: "/") { text = String(text[..<slash]) }
         return text
     }

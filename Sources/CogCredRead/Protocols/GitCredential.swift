@@ -120,7 +120,7 @@ public struct URLPattern: Sendable, Equatable {
     public var path: String
 
     public init?(_ text: String) {
-        guard let schemeEnd = text.firstRange(of: "://") else { return nil }
+        guard let schemeEnd = text.firstByteRange(of: "://") else { return nil }
         scheme = text[..<schemeEnd.lowerBound].lowercased()
         let rest = text[schemeEnd.upperBound...]
         let hostEnd = rest.firstIndex(of: "/") ?? rest.endIndex

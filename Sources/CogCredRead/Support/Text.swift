@@ -48,4 +48,24 @@ extension String {
         let last = scalars.lastIndex(where: { !$0.properties.isWhitespace })!
         return String(scalars[first...last])
     }
+
+    /// Where `needle` first occurs, compared byte for byte (UTF-8). Not
+    /// `firstRange(of:)` or `contains(_:)` with a string: those come from
+    /// _StringProcessing, and one call links its 400 KB of code (with
+    /// _RegexParser's 480 KB) into the front, spread among the code every
+    /// read runs (docs/performance.md, "Only what a read runs in that order").
+    public func firstByteRange(of needle: String) -> Range<String.Index>? {
+        let bytes = utf8
+        var start = bytes.startIndex
+        while !bytes[start...].starts(with: needle.utf8) {
+            guard start != bytes.endIndex else { return nil }
+            bytes.formIndex(after: &start)
+        }
+        return start..<bytes.index(start, offsetBy: needle.utf8.count)
+    }
+
+    /// Whether `needle` occurs, byte for byte (see `firstByteRange`).
+    public func containsBytes(_ needle: String) -> Bool {
+        firstByteRange(of: needle) != nil
+    }
 }
