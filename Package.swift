@@ -45,7 +45,7 @@ let package = Package(
             // in a fraction of the time a dynamically linked one takes
             // (docs/performance.md). Linked by lld, which lays out the
             // functions a read runs side by side, in link-order.txt's order:
-            // a read then faults in and maps far fewer pages of the 7 MB of
+            // a read then faults in and maps far fewer pages of the 5 MB of
             // code. A name the list has and the binary lacks is skipped
             // silently. Release only: debug builds and tests keep the usual
             // linking.
