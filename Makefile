@@ -29,7 +29,7 @@ man:
 
 install: man
 	scripts/build >/dev/null
-	install -D -m 0755 $(BIN)/cog-cred $(DESTDIR)$(PREFIX)/bin/cog-cred
+	install -D -m 0755 .build/front/cog-cred $(DESTDIR)$(PREFIX)/bin/cog-cred
 	install -D -m 0755 $(BIN)/cog-cred-cli $(DESTDIR)$(PREFIX)/lib/cog-cred/cog-cred-cli
 	ln -sf cog-cred $(DESTDIR)$(PREFIX)/bin/git-credential-cog-cred
 	ln -sf cog-cred $(DESTDIR)$(PREFIX)/bin/docker-credential-cog-cred

@@ -1,20 +1,6 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// The read side (the front and CogCredRead) gets generic type metadata from
-// direct accessor calls rather than by mangled name: in a process that lives
-// for one answer, looking types up by name (demangling, then a linear search
-// of the static binary's conformance records) took about 15% of the front's
-// time (docs/performance.md). And each function in its own section, so the
-// front's link order (link-order.txt) places exactly the functions a read
-// runs side by side, not the whole source file each belongs to. Release
-// only: the mangled-name form is smaller, and debug builds are not timed.
-let readSideSwiftSettings: [SwiftSetting] = [
-    .unsafeFlags(
-        ["-Xfrontend", "-disable-concrete-type-metadata-mangled-name-accessors", "-Xfrontend", "-function-sections"],
-        .when(configuration: .release))
-]
-
 let package = Package(
     name: "cog-cred",
     products: [
@@ -24,8 +10,6 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
-        // base64url for JWTs on the read side, which does not load Foundation.
-        .package(url: "https://github.com/swift-extras/swift-extras-base64", from: "1.2.0"),
     ],
     targets: [
         // What users run. Every read-only request (`token`, `get-header`,
@@ -34,29 +18,18 @@ let package = Package(
         // OpenSSL and their dependencies (whose loading alone costs more than
         // the whole read). Anything that needs the network, a prompt or a
         // write goes to cog-cred-cli with the same arguments.
+        //
+        // This target is the debug build's front, which the tests run. The
+        // release front is the same sources compiled by scripts/build as
+        // Embedded Swift into a fully static executable (no Swift runtime to
+        // start, no type metadata made at run time; docs/performance.md),
+        // which SwiftPM cannot build beside a normal Swift target that shares
+        // its library.
         .executableTarget(
             name: "cog-cred",
-            dependencies: ["CogCredRead", "CLinux", "CDBusStatic"],
-            // Generated (scripts/link-order), not source.
-            exclude: ["link-order.txt"],
-            swiftSettings: readSideSwiftSettings,
-            // A fully static executable: no dynamic loader at all, and
-            // libdbus-1 linked in from Debian's libdbus-1.a, starts and reads
-            // in a fraction of the time a dynamically linked one takes
-            // (docs/performance.md). Linked by lld, which lays out the
-            // functions a read runs side by side, in link-order.txt's order:
-            // a read then faults in and maps far fewer pages of the 5 MB of
-            // code. A name the list has and the binary lacks is skipped
-            // silently. Release only: debug builds and tests keep the usual
-            // linking.
-            linkerSettings: [
-                .unsafeFlags(
-                    [
-                        "-static-executable", "-use-ld=lld",
-                        "-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/Sources/cog-cred/link-order.txt",
-                        "-Xlinker", "--no-warn-symbol-ordering",
-                    ], .when(configuration: .release))
-            ]
+            dependencies: ["CogCredRead", "CLinux"],
+            // Used by scripts/build's Embedded build only.
+            exclude: ["link-order.txt", "Embedded"]
         ),
         // The command line: parses arguments, wires library objects together,
         // maps failures to exit codes.
@@ -81,8 +54,7 @@ let package = Package(
         // cannot disagree.
         .target(
             name: "CogCredRead",
-            dependencies: ["CDBus", "CJSON", "CLinux", .product(name: "ExtrasBase64", package: "swift-extras-base64")],
-            swiftSettings: readSideSwiftSettings
+            dependencies: ["CDBus", "CJSON", "CLinux"]
         ),
         // System library targets: one per C library, each with a shim header
         // that makes the variadic C APIs callable from Swift.
@@ -96,9 +68,6 @@ let package = Package(
             pkgConfig: "dbus-1",
             providers: [.apt(["libdbus-1-dev"])]
         ),
-        // What the static front binary needs besides libdbus-1.a, and what
-        // it must not take from libc.a (stubs.c says why; release only).
-        .target(name: "CDBusStatic", cSettings: [.define("COG_CRED_STATIC_FRONT", .when(configuration: .release))]),
         .systemLibrary(
             name: "CCurl",
             pkgConfig: "libcurl",
@@ -110,7 +79,9 @@ let package = Package(
             providers: [.apt(["libssl-dev"])]
         ),
         // prctl, setrlimit, memfd_create and a timed flock.
-        .target(name: "CLinux"),
+        // Linux calls Swift cannot make directly (CLinux.h says which); base64url
+        // by glibc's b64_pton, in libresolv.
+        .target(name: "CLinux", linkerSettings: [.linkedLibrary("resolv")]),
         .testTarget(
             name: "CogCredCoreTests",
             dependencies: ["CogCredCore", "CogCredRead"],

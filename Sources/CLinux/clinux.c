@@ -2,6 +2,9 @@
 #include "CLinux.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <resolv.h>
+#include <stdlib.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -31,3 +34,47 @@ int clinux_memory_file(const void *data, size_t length) {
     if (lseek(fd, 0, SEEK_SET) != 0) { close(fd); return -1; }
     return fd;
 }
+
+int clinux_open(const char *path, int flags, unsigned int mode) { return open(path, flags, (mode_t)mode); }
+
+int clinux_set_descriptor_flags(int fd, int flags) { return fcntl(fd, F_SETFD, flags); }
+
+// glibc calls constructors with main's arguments (static and dynamic
+// executables alike): kept here for clinux_argc and clinux_argv.
+static int saved_argc;
+static char **saved_argv;
+
+__attribute__((constructor)) static void save_arguments(int argc, char **argv, char **envp) {
+    (void)envp;
+    saved_argc = argc;
+    saved_argv = argv;
+}
+
+int clinux_argc(void) { return saved_argc; }
+char *const *clinux_argv(void) { return saved_argv; }
+
+long clinux_base64url_decode(const unsigned char *in, size_t length, unsigned char *out, size_t capacity) {
+    // b64_pton reads the standard alphabet, padded and NUL-terminated (and
+    // skips white space, which is not base64url: refused here first).
+    char *text = malloc(length + 4);
+    if (text == NULL) return -1;
+    size_t n = 0;
+    for (; n < length; n++) {
+        unsigned char c = in[n];
+        if (c == '-') c = '+';
+        else if (c == '_') c = '/';
+        else if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'))) {
+            free(text);
+            return -1;
+        }
+        text[n] = (char)c;
+    }
+    while (n % 4 != 0) text[n++] = '=';
+    text[n] = '\0';
+    int written = b64_pton(text, out, capacity);
+    free(text);
+    return written;
+}
+
+int clinux_errno(void) { return errno; }
+void clinux_set_errno(int value) { errno = value; }

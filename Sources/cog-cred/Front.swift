@@ -1,4 +1,6 @@
+#if canImport(CogCredRead)  // not in the Embedded build, which compiles the library in
 import CogCredRead
+#endif
 
 #if canImport(Glibc)
 import Glibc

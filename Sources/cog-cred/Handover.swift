@@ -1,5 +1,7 @@
 import CLinux
+#if canImport(CogCredRead)  // not in the Embedded build, which compiles the library in
 import CogCredRead
+#endif
 
 #if canImport(Glibc)
 import Glibc
@@ -29,7 +31,7 @@ struct Handover {
             if flock(fd, LOCK_EX | LOCK_NB) == 0 {
                 // Someone may have refreshed between our read and the lock.
                 if let tokens = read() { return tokens }
-                _ = fcntl(fd, F_SETFD, 0)  // survive the exec
+                _ = clinux_set_descriptor_flags(fd, 0)  // survive the exec
                 setenv(ProfileLockFile.heldLockVariable, "\(profile):\(fd)", 1)
                 run()
             }

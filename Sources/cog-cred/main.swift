@@ -9,7 +9,9 @@
 // cog-cred-cli with the same arguments, which gives the answer the full way
 // (and the same answer: both use the CogCredRead library).
 import CLinux
+#if canImport(CogCredRead)  // not in the Embedded build, which compiles the library in
 import CogCredRead
+#endif
 
 #if canImport(Glibc)
 import Glibc

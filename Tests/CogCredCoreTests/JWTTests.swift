@@ -49,6 +49,19 @@ import Testing
         #expect(JWT.base64URLDecode("YQ"[...].utf8) == Array("a".utf8))
         #expect(JWT.base64URLDecode("YQ=="[...].utf8) == Array("a".utf8))
         #expect(JWT.base64URLDecode("Y"[...].utf8) == nil)
+        #expect(JWT.base64URLDecode(""[...].utf8) == [])
+        let long = (0..<300).map { UInt8(truncatingIfNeeded: $0 &* 7) }
+        let encoded = Data(long).base64EncodedString().replacingOccurrences(of: "+", with: "-")
+            .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        #expect(JWT.base64URLDecode(encoded[...].utf8) == long)
+    }
+
+    /// Only the URL alphabet: the standard one's + and /, white space (which
+    /// glibc's b64_pton would skip) and padding inside are refused.
+    @Test func refusesWhatIsNotBase64URL() {
+        for bad in ["+/8", "YQ+", "Y Q", "YQ\n", "Y=Q", "YQ=x"] {
+            #expect(JWT.base64URLDecode(bad[...].utf8) == nil, "\(bad.debugDescription)")
+        }
     }
 }
 

@@ -10,7 +10,7 @@ import Testing
 @Suite struct StoredTokensTests {
     let now: Int64 = 1_800_000_000
 
-    func reader(_ store: InMemoryTokenStore, profile: Profile = testProfile) -> StoredTokens {
+    func reader(_ store: InMemoryTokenStore, profile: Profile = testProfile) -> StoredTokens<InMemoryTokenStore, FakeClock> {
         StoredTokens(profileName: "default", profile: profile, store: store, clock: FakeClock(now))
     }
 
@@ -26,7 +26,7 @@ import Testing
         let access = TestJWT.access(iat: now, lifetime: 3600)
         try store.write(.access, profile: "default", secret: access, context: context)
         for other in [Profile(userPoolID: "us-east-1_Other", clientID: "client123"), Profile(userPoolID: "us-east-1_Test", clientID: "other")] {
-            #expect(throws: StoredSessionError.boundElsewhere(profile: "default", unbound: false)) {
+            #expect(throws: StoredTokensError.session(.boundElsewhere(profile: "default", unbound: false))) {
                 try reader(store, profile: other).usable([.access], policy: RefreshPolicy())
             }
         }
@@ -35,7 +35,7 @@ import Testing
     @Test func itemsSavedWithoutABindingAreRefusedWithTheirOwnMessage() throws {
         let store = InMemoryTokenStore()
         store.writeUnbound(.access, profile: "default", secret: TestJWT.access(iat: now, lifetime: 3600))
-        #expect(throws: StoredSessionError.boundElsewhere(profile: "default", unbound: true)) {
+        #expect(throws: StoredTokensError.session(.boundElsewhere(profile: "default", unbound: true))) {
             try reader(store).usable([.access], policy: RefreshPolicy())
         }
         #expect(StoredSessionError.boundElsewhere(profile: "default", unbound: true).message.contains("0.1"))
@@ -49,13 +49,13 @@ import Testing
             "iss": "https://cognito-idp.us-east-1.amazonaws.com/us-east-1_Other",
         ])
         try store.write(.access, profile: "default", secret: foreign, context: context)
-        #expect(throws: StoredSessionError.self) { try reader(store).usable([.access], policy: RefreshPolicy()) }
+        #expect(throws: StoredTokensError.session(.boundElsewhere(profile: "default", unbound: false))) { try reader(store).usable([.access], policy: RefreshPolicy()) }
         let wrongAudience = TestJWT.make([
             "exp": now + 3600, "iat": now, "token_use": "id", "aud": "someone-else",
             "iss": "https://cognito-idp.us-east-1.amazonaws.com/\(testProfile.userPoolID)",
         ])
         try store.write(.id, profile: "default", secret: wrongAudience, context: context)
-        #expect(throws: StoredSessionError.self) { try reader(store).usable([.id], policy: RefreshPolicy()) }
+        #expect(throws: StoredTokensError.session(.boundElsewhere(profile: "default", unbound: false))) { try reader(store).usable([.id], policy: RefreshPolicy()) }
     }
 
     @Test func aValueThatCouldInjectALineIsNeverHandedOut() throws {

@@ -781,8 +781,8 @@ def main(argv=None):
     parser.add_argument("--rotation-grace", type=int, default=0,
                         help="seconds a rotated-out refresh token keeps working at the double (Cognito: 0-60; "
                              "default 0, the strictest)")
-    parser.add_argument("--binary", default=os.environ.get("COG_CRED_BIN", str(REPO / ".build" / "release" / "cog-cred")),
-                        help="cog-cred to test (default $COG_CRED_BIN, else .build/release/cog-cred)")
+    parser.add_argument("--binary", default=os.environ.get("COG_CRED_BIN", str(REPO / ".build" / "front" / "cog-cred")),
+                        help="cog-cred to test (default $COG_CRED_BIN, else .build/front/cog-cred, what scripts/build makes)")
     parser.add_argument("--json", help="also write the figures to this file")
     parser.add_argument("--calls", help="write every call (no token, no secret) to this file, one JSON object a line")
     parser.add_argument("--keep", action="store_true", help="keep the temporary directory (logs, keyring)")

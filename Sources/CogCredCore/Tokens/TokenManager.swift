@@ -54,8 +54,27 @@ public struct TokenManager: Sendable {
             refreshMemory: refreshMemory, lock: lock, warn: warn)
     }
 
-    /// The read side: what is stored, bound to this profile's pool and client.
-    var stored: StoredTokens { StoredTokens(profileName: profileName, profile: profile, store: store, clock: clock) }
+    /// The read side: what is stored of `kinds`, bound to this profile's pool
+    /// and client, if fresh for `policy`. Its failures are passed on as the
+    /// errors they are (SecretServiceError, StoredSessionError), which the
+    /// command line maps to exit codes.
+    func stored(_ kinds: [SecretKind], policy: RefreshPolicy) throws -> [SecretKind: IssuedToken]? {
+        try Self.usable(kinds, policy: policy, profileName: profileName, profile: profile, store: store, clock: clock)
+    }
+
+    /// `store` and `clock` opened from their existentials for StoredTokens.
+    private static func usable(
+        _ kinds: [SecretKind], policy: RefreshPolicy, profileName: String, profile: Profile, store: some TokenStore, clock: some Clock
+    ) throws -> [SecretKind: IssuedToken]? {
+        do {
+            return try StoredTokens(profileName: profileName, profile: profile, store: store, clock: clock).usable(kinds, policy: policy)
+        } catch {
+            switch error {
+            case .store(let error): throw error
+            case .session(let error): throw error
+            }
+        }
+    }
 
     /// The Cognito client, for account calls made beside the token logic.
     public func cognito() throws -> any CognitoClient { try makeCognito() }
@@ -87,14 +106,14 @@ public struct TokenManager: Sendable {
 
     /// The stored token of `kind` if it has more than the policy's margin left.
     func usable(_ kind: SecretKind, _ policy: RefreshPolicy) throws -> IssuedToken? {
-        try stored.usable([kind], policy: policy)?[kind]
+        try stored([kind], policy: policy)?[kind]
     }
 
     /// The access token and the ID token, both with more than the margin
     /// left, after at most one refresh: what `exec` hands a command.
     public func currentTokens(policy: RefreshPolicy = RefreshPolicy()) throws -> RefreshedTokens {
         let fromStore = { () throws -> RefreshedTokens? in
-            guard let both = try stored.usable(profile.handedOutKinds, policy: policy), let access = both[.access] else { return nil }
+            guard let both = try stored(profile.handedOutKinds, policy: policy), let access = both[.access] else { return nil }
             return RefreshedTokens(access: access, id: both[.id])
         }
         return try storedOrRefreshed(fromStore) { fresh in

@@ -1,3 +1,5 @@
+import CLinux
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -55,7 +57,7 @@ public struct ConfigFile: Sendable, Equatable {
 
     /// The file's text: indented, keys sorted, a newline at the end.
     public func encoded() -> [UInt8] {
-        let json = JSONValue.object(["profiles": .object(profiles.mapValues(\.json))])
+        let json = JSONValue.object(["profiles": .object(profiles.mapValues { $0.json })])
         return Array((json.prettyText + "\n").utf8)
     }
 }
@@ -79,7 +81,7 @@ public struct ConfigStore: Sendable {
     public func load() throws(ConfigError) -> ConfigFile {
         // O_NONBLOCK: a FIFO put in the file's place must not hang the open;
         // it is refused below as not a regular file.
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
+        let fd = clinux_open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0)
         guard fd >= 0 else {
             switch errno {
             case ENOENT: return ConfigFile()
@@ -93,7 +95,7 @@ public struct ConfigStore: Sendable {
         defer { close(fd) }
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw .unreadable(path: path, reason: String(cString: strerror(errno))) }
-        guard info.st_mode & S_IFMT == S_IFREG else { throw .unreadable(path: path, reason: "not a regular file") }
+        guard info.st_mode & mode_t(S_IFMT) == mode_t(S_IFREG) else { throw .unreadable(path: path, reason: "not a regular file") }
         if info.st_uid != getuid() {
             throw .unsafePermissions(path: path, reason: "the config file \(path) belongs to another user")
         }
@@ -120,7 +122,7 @@ public struct ConfigStore: Sendable {
             var info = stat()
             guard stat(directory, &info) == 0 else { return }
             let ownerOK = info.st_uid == getuid() || info.st_uid == 0
-            let rootSticky = info.st_uid == 0 && info.st_mode & S_ISVTX != 0
+            let rootSticky = info.st_uid == 0 && info.st_mode & mode_t(S_ISVTX) != 0
             if !ownerOK {
                 throw .unsafePermissions(path: directory, reason: "the directory \(directory) that holds the config belongs to another user")
             }
@@ -153,7 +155,7 @@ public struct ConfigStore: Sendable {
             }
         }
         let temporary = path + ".tmp-\(getpid())"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        let fd = clinux_open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw .unwritable(path: path, reason: String(cString: strerror(errno))) }
         let bytes = file.encoded()
         let ok = bytes.withUnsafeBytes { raw -> Bool in

@@ -36,10 +36,10 @@ public enum ProfileLockFile {
     public static func open(directory: String, profile: String) -> Result<Int32, LockFileError> {
         if let problem = makeDirectories(directory, mode: 0o700) { return .failure(LockFileError(problem)) }
         var info = stat()
-        guard lstat(directory, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR, info.st_uid == getuid(),
+        guard lstat(directory, &info) == 0, (info.st_mode & mode_t(S_IFMT)) == mode_t(S_IFDIR), info.st_uid == getuid(),
             info.st_mode & 0o077 == 0
         else { return .failure(LockFileError("it must be a directory of yours with mode 0700")) }
-        let fd = Glibc.open(directory + "/" + profile + ".lock", O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        let fd = clinux_open(directory + "/" + profile + ".lock", O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard fd >= 0 else { return .failure(LockFileError(String(cString: strerror(errno)))) }
         return .success(fd)
     }

@@ -1,15 +1,20 @@
+import CLinux
+
 /// The command line as both binaries read it.
 public enum CommandLineWords {
-    /// This process's arguments, argv[0] first, read from argv here rather
-    /// than through `CommandLine.arguments`: the standard library builds that
-    /// with an unspecialized `map` whose types are looked up by name at run
-    /// time, a cost the front pays on every call (docs/performance.md).
+    /// This process's arguments, argv[0] first, read from argv as the C
+    /// library passed it (CLinux) rather than through `CommandLine`: the
+    /// standard library builds `CommandLine.arguments` with an unspecialized
+    /// `map` whose types are looked up by name at run time, a cost the front
+    /// pays on every call, and the front's Embedded Swift build has no
+    /// `CommandLine` at all (docs/performance.md).
     public static func ofThisProcess() -> [String] {
-        let count = Int(CommandLine.argc)
+        let count = Int(clinux_argc())
+        guard count > 0, let argv = clinux_argv() else { return [] }
         var words: [String] = []
         words.reserveCapacity(count)
         for index in 0..<count {
-            words.append(CommandLine.unsafeArgv[index].map { String(cString: $0) } ?? "")
+            words.append(argv[index].map { String(cString: $0) } ?? "")
         }
         return words
     }

@@ -10,7 +10,7 @@ public enum GitCredential {
         public var attributes: [(key: String, value: String)]
 
         public static func == (a: Request, b: Request) -> Bool {
-            a.attributes.map(\.key) == b.attributes.map(\.key) && a.attributes.map(\.value) == b.attributes.map(\.value)
+            a.attributes.map { $0.key } == b.attributes.map { $0.key } && a.attributes.map { $0.value } == b.attributes.map { $0.value }
         }
 
         /// The last value of a key, as git itself reads repeated keys.
@@ -20,7 +20,7 @@ public enum GitCredential {
 
         /// `capability[]=...` lines.
         public var capabilities: Set<String> {
-            Set(attributes.filter { $0.key == "capability[]" }.map(\.value))
+            Set(attributes.filter { $0.key == "capability[]" }.map { $0.value })
         }
 
         /// protocol, host and path, from those keys or from `url=`.

@@ -62,7 +62,7 @@ public enum KubernetesExecInfoError: CogCredFailure, Equatable {
     public var category: FailureCategory { .dataError }
 
     public var message: String {
-        let supported = KubernetesExecInfo.APIVersion.allCases.map(\.rawValue).joined(separator: " and ")
+        let supported = KubernetesExecInfo.APIVersion.allCases.map { $0.rawValue }.joined(separator: " and ")
         switch self {
         case .notJSON:
             return "KUBERNETES_EXEC_INFO is not a JSON object (kubectl sets it; unset it to run kubectl-credential by hand)"

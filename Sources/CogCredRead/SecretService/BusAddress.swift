@@ -34,7 +34,7 @@ public struct BusAddress: Sendable, Equatable {
         }
         if let runtime = environment("XDG_RUNTIME_DIR"), runtime.hasPrefix("/") {
             var info = stat()
-            if stat(runtime + "/bus", &info) == 0 && (info.st_mode & S_IFMT) == S_IFSOCK {
+            if stat(runtime + "/bus", &info) == 0 && (info.st_mode & mode_t(S_IFMT)) == mode_t(S_IFSOCK) {
                 return BusAddress("unix:path=" + runtime + "/bus")
             }
         }

@@ -55,7 +55,7 @@ final class DBusConnection {
         raw = connection
         // dbus_bus_register would wait for the answer; sent like any call,
         // it travels with the first real ones.
-        hello = try send("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "Hello", timeoutMilliseconds: 5000)
+        hello = try send("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "Hello", timeoutMilliseconds: 5000, isHello: true)
     }
 
     deinit {
@@ -67,7 +67,7 @@ final class DBusConnection {
     /// which fails once `timeoutMilliseconds` have passed.
     func send(
         _ destination: String, _ path: String, _ interface: String, _ method: String, timeoutMilliseconds: Int32,
-        _ arguments: (MessageWriter) -> Void = { _ in }
+        isHello: Bool = false, _ arguments: (MessageWriter) -> Void = { _ in }
     ) throws(BusCallFailure) -> PendingCall {
         guard let message = dbus_message_new_method_call(destination, path, interface, method) else {
             throw BusCallFailure(name: "cog-cred.NoMemory", message: "cannot build the request to \(method)")
@@ -82,7 +82,8 @@ final class DBusConnection {
         guard dbus_connection_send_with_reply(raw, message, &pending, timeoutMilliseconds) != 0, let pending else {
             throw BusCallFailure(name: "org.freedesktop.DBus.Error.Disconnected", message: "the session bus closed the connection")
         }
-        return PendingCall(pending, connection: self)
+        // The Hello's own call does not hold the connection that holds it.
+        return PendingCall(pending, connection: isHello ? nil : self)
     }
 
     /// Writes out the messages queued so far, waiting at most
@@ -170,13 +171,13 @@ final class DBusConnection {
 final class PendingCall {
     private let raw: OpaquePointer
     /// Whose Hello must have been answered first (checking it clears it,
-    /// so the Hello's own wait does not recurse).
-    private weak var connection: DBusConnection?
+    /// so the Hello's own wait does not recurse); nil for the Hello itself.
+    private let connection: DBusConnection?
     /// The answer once read: libdbus hands a reply over only once, and
     /// asking again aborts the process.
     private var answer: Result<Reply, BusCallFailure>?
 
-    fileprivate init(_ raw: OpaquePointer, connection: DBusConnection) {
+    fileprivate init(_ raw: OpaquePointer, connection: DBusConnection?) {
         self.raw = raw
         self.connection = connection
     }

@@ -46,7 +46,7 @@ public struct JSONFields {
     public func optionalStrings(_ key: String) throws(JSONShapeError) -> [String]? {
         try typed(key) { value in
             guard let items = value.arrayValue else { return nil }
-            let strings = items.compactMap(\.stringValue)
+            let strings = items.compactMap { $0.stringValue }
             return strings.count == items.count ? strings : nil
         }
     }

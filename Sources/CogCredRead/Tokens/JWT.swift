@@ -1,4 +1,4 @@
-import ExtrasBase64
+import CLinux
 
 /// The claims of a Cognito access or ID token that cog-cred reads.
 ///
@@ -100,10 +100,18 @@ public enum JWT {
     }
 
     /// base64url without padding (RFC 7515 section 2) to bytes; padding is
-    /// tolerated.
+    /// tolerated. Decoded by glibc's b64_pton (CLinux), which both builds of
+    /// the front can call.
     public static func base64URLDecode(_ text: Substring.UTF8View) -> [UInt8]? {
         var end = text.endIndex
         while end > text.startIndex, text[text.index(before: end)] == UInt8(ascii: "=") { end = text.index(before: end) }
-        return try? Base64.decode(bytes: text[..<end], options: [.base64UrlAlphabet, .omitPaddingCharacter])
+        let input = Array(text[..<end])
+        var failed = false
+        let decoded = [UInt8](unsafeUninitializedCapacity: input.count / 4 * 3 + 3) { buffer, count in
+            let written = clinux_base64url_decode(input, input.count, buffer.baseAddress, buffer.count)
+            failed = written < 0
+            count = max(written, 0)
+        }
+        return failed ? nil : decoded
     }
 }
