@@ -19,12 +19,12 @@ let package = Package(
         // the whole read). Anything that needs the network, a prompt or a
         // write goes to cog-cred-cli with the same arguments.
         //
-        // This target is the debug build's front, which the tests run. The
-        // release front is the same sources compiled by scripts/build as
-        // Embedded Swift into a fully static executable (no Swift runtime to
-        // start, no type metadata made at run time; docs/performance.md),
-        // which SwiftPM cannot build beside a normal Swift target that shares
-        // its library.
+        // This target is the debug build's front. The release front, which
+        // ships and which scripts/test runs the end-to-end tests against, is
+        // the same sources compiled by scripts/build as Embedded Swift into a
+        // fully static executable (no Swift runtime to start, no type
+        // metadata made at run time; docs/performance.md): SwiftPM cannot
+        // build that beside a normal Swift target sharing its library.
         .executableTarget(
             name: "cog-cred",
             dependencies: ["CogCredRead", "CLinux"],
@@ -78,9 +78,8 @@ let package = Package(
             pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"])]
         ),
-        // prctl, setrlimit, memfd_create and a timed flock.
-        // Linux calls Swift cannot make directly (CLinux.h says which); base64url
-        // by glibc's b64_pton, in libresolv.
+        // Linux calls Swift cannot make directly (CLinux.h says which), and
+        // base64url by glibc's b64_pton, in libresolv.
         .target(name: "CLinux", linkerSettings: [.linkedLibrary("resolv")]),
         .testTarget(
             name: "CogCredCoreTests",

@@ -12,22 +12,19 @@ int sd_is_socket(int fd, int family, int type, int listening) {
     return 0;
 }
 
-#ifdef COG_CRED_STATIC_FRONT
 // The fully static front binary never looks anyone up in the user or host
 // databases, and must not: in a static binary glibc's NSS (getpwuid,
 // getaddrinfo, ...) loads the system's libnss modules with dlopen, modules
 // built for whatever glibc the machine has, not the one linked in. So these
-// answer "not found" (or "cannot load"), and the linker takes them instead of
-// libc.a's, which carry its "requires at runtime the shared libraries"
-// warnings. Who asks, and why nothing is lost:
+// answer "not found", and the linker takes them instead of libc.a's, which
+// carry its "requires at runtime the shared libraries" warnings. Who asks, and why nothing is lost:
 // - Paths.home, only when HOME is unset: the front then finds no config and
 //   hands the request to cog-cred-cli, which is linked dynamically and looks
 //   the user up properly;
 // - libdbus's fill_user_info, for a D-Bus server's user names, and its tcp
 //   transport's getaddrinfo: the front uses only unix: addresses (with any
 //   other, it hands over before connecting: an unencrypted session needs
-//   every address to be local);
-// - the Swift runtime's optional prespecialized-metadata library (dlopen).
+//   every address to be local).
 #include <errno.h>
 #include <grp.h>
 #include <netdb.h>
@@ -73,12 +70,3 @@ void freeaddrinfo(struct addrinfo *res) {
     (void)res;  // getaddrinfo above never allocates one
 }
 
-void *dlopen(const char *filename, int flags) {
-    (void)filename; (void)flags;
-    return NULL;
-}
-
-char *dlerror(void) {
-    return "dynamic loading is not available in the static cog-cred front binary";
-}
-#endif

@@ -46,6 +46,21 @@ def fault_log(proxy):
         return json.loads(r.read())
 
 
+def clear_fault_log(proxy):
+    urllib.request.urlopen(urllib.request.Request(proxy.url + "_fault/clear_log", data=b"{}"), timeout=10).read()
+
+
+def wait_for_request(proxy, action):
+    """Until a request for `action` has reached the proxy since the log was
+    last cleared: the log outlives a test, and an earlier request must not
+    count as this one."""
+    for _ in range(500):
+        if any(e["action"] == action for e in fault_log(proxy)):
+            return
+        time.sleep(0.01)
+    raise AssertionError(f"no {action} request reached the proxy")
+
+
 @pytest.fixture
 def session(cog, double, proxy, bus):
     """Signed in through the proxy, with short timeouts so faults cost little time."""
@@ -249,13 +264,11 @@ def test_a_keyring_daemon_killed_mid_command(cog, bus, session, proxy, tmp_path)
         assert expired.returncode == 0
         refresh_token = stored(private, "refresh")
         plan(proxy, {"mode": "delay", "seconds": 0.8, "actions": ["GetTokensFromRefreshToken"]})
+        clear_fault_log(proxy)
         proc = subprocess.Popen([cog.binary, "token"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                 text=True)
         # Wait until the refresh request is in flight (the keyring has been read).
-        for _ in range(200):
-            if any(e["action"] == "GetTokensFromRefreshToken" for e in fault_log(proxy)[-3:]):
-                break
-            time.sleep(0.01)
+        wait_for_request(proxy, "GetTokensFromRefreshToken")
         private.keyring.kill()
         private.keyring.wait(timeout=10)
         code = proc.wait(timeout=20)
@@ -285,13 +298,11 @@ def test_a_keyring_restarted_while_a_rotated_refresh_token_is_on_its_way_gets_it
         cog.ok("sign-in", "--password-stdin", input=PASSWORD + "\n", env=env)
         before = stored(private, "refresh")
         plan(proxy, {"mode": "hold", "actions": ["GetTokensFromRefreshToken"]})
+        clear_fault_log(proxy)
         proc = subprocess.Popen([cog.binary, "refresh"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                 text=True)
         # The refresh has read the keyring and its request is held: restart the daemon now.
-        for _ in range(500):
-            if any(e["action"] == "GetTokensFromRefreshToken" for e in fault_log(proxy)):
-                break
-            time.sleep(0.01)
+        wait_for_request(proxy, "GetTokensFromRefreshToken")
         private.keyring.kill()
         private.keyring.wait(timeout=10)
         private.start_keyring()

@@ -4,8 +4,8 @@
 // sd_is_socket, and only when a D-Bus *server* takes its sockets from
 // systemd's socket activation. Debian ships no static libsystemd, so the
 // front binary (a client only) defines them here: no sockets are passed.
-// In release builds (fully static) it also defines glibc's user and host
-// lookups and dlopen as "not found": stubs.c says why.
+// It also defines glibc's user and host lookups as "not found":
+// stubs.c says why. Compiled by scripts/build only (not a SwiftPM target).
 #ifndef CDBUSSTATIC_H
 #define CDBUSSTATIC_H
 #endif

@@ -59,21 +59,18 @@ public struct TokenManager: Sendable {
     /// errors they are (SecretServiceError, StoredSessionError), which the
     /// command line maps to exit codes.
     func stored(_ kinds: [SecretKind], policy: RefreshPolicy) throws -> [SecretKind: IssuedToken]? {
-        try Self.usable(kinds, policy: policy, profileName: profileName, profile: profile, store: store, clock: clock)
-    }
-
-    /// `store` and `clock` opened from their existentials for StoredTokens.
-    private static func usable(
-        _ kinds: [SecretKind], policy: RefreshPolicy, profileName: String, profile: Profile, store: some TokenStore, clock: some Clock
-    ) throws -> [SecretKind: IssuedToken]? {
-        do {
-            return try StoredTokens(profileName: profileName, profile: profile, store: store, clock: clock).usable(kinds, policy: policy)
-        } catch {
-            switch error {
-            case .store(let error): throw error
-            case .session(let error): throw error
+        // `some`: the store and clock opened from their existentials.
+        func read(_ store: some TokenStore, _ clock: some Clock) throws -> [SecretKind: IssuedToken]? {
+            do {
+                return try StoredTokens(profileName: profileName, profile: profile, store: store, clock: clock).usable(kinds, policy: policy)
+            } catch {
+                switch error {
+                case .store(let error): throw error
+                case .session(let error): throw error
+                }
             }
         }
+        return try read(store, clock)
     }
 
     /// The Cognito client, for account calls made beside the token logic.

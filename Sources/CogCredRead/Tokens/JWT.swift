@@ -100,8 +100,8 @@ public enum JWT {
     }
 
     /// base64url without padding (RFC 7515 section 2) to bytes; padding is
-    /// tolerated. Decoded by glibc's b64_pton (CLinux), which both builds of
-    /// the front can call.
+    /// tolerated. Decoded by glibc's b64_pton (CLinux): the front's Embedded
+    /// Swift build cannot compile a Swift base64 package with untyped throws.
     public static func base64URLDecode(_ text: Substring.UTF8View) -> [UInt8]? {
         var end = text.endIndex
         while end > text.startIndex, text[text.index(before: end)] == UInt8(ascii: "=") { end = text.index(before: end) }
