@@ -51,9 +51,10 @@ extension String {
 
     /// Where `needle` first occurs, compared byte for byte (UTF-8). Not
     /// `firstRange(of:)` or `contains(_:)` with a string: those come from
-    /// _StringProcessing, and one call links its 400 KB of code (with
-    /// _RegexParser's 480 KB) into the front, spread among the code every
-    /// read runs (docs/performance.md, "Only what a read runs in that order").
+    /// _StringProcessing, which the front's Embedded Swift build does not
+    /// have (and which, in an ordinary static build, linked 880 KB of code
+    /// among what every read runs: docs/performance.md, "Only what a read
+    /// runs in that order").
     public func firstByteRange(of needle: String) -> Range<String.Index>? {
         let bytes = utf8
         var start = bytes.startIndex

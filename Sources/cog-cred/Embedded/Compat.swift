@@ -1,7 +1,7 @@
 // What the Glibc module and the Synchronization library give the SwiftPM
-// builds and Embedded Swift lacks, for the front's Embedded build
-// (scripts/build, docs/performance.md "Embedded Swift"). Empty otherwise.
-#if hasFeature(Embedded)
+// builds and Embedded Swift lacks, for the front's Embedded build only
+// (scripts/build, docs/performance.md "Embedded Swift"): SwiftPM excludes
+// this folder, and scripts/build compiles it with the library.
 import CLinux
 
 /// errno, as the Glibc module's overlay has it.
@@ -32,4 +32,3 @@ final class Mutex<Value>: @unchecked Sendable {
         return try body(&value)
     }
 }
-#endif
