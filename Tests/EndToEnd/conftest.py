@@ -43,11 +43,59 @@ def wait_until(predicate, what, attempts=300, pause=0.02):
     raise RuntimeError(f"{what} did not start")
 
 
+RELEASE_FRONT = REPO / ".build" / "front" / "cog-cred"
+DEBUG_FRONT = REPO / ".build" / "debug" / "cog-cred"
+
+
+def binary_under_test():
+    """The cog-cred these tests run, and what it is: $COG_CRED_BIN when set
+    (scripts/test sets the release build's), else the release front when
+    scripts/build has made it (what ships), else the debug build."""
+    if os.environ.get("COG_CRED_BIN"):
+        return Path(os.environ["COG_CRED_BIN"]), "from $COG_CRED_BIN"
+    if RELEASE_FRONT.exists():
+        return RELEASE_FRONT, "the release build (scripts/build), what ships"
+    return DEBUG_FRONT, "the debug build (swift build), not what ships: scripts/build makes the release one"
+
+
+def stale_source(path):
+    """A file under Sources/ changed after the binary and cog-cred-cli beside
+    it were built: the tests would run older code than the tree's."""
+    built = [p.stat().st_mtime for p in (path, path.resolve().parent / "cog-cred-cli") if p.exists()]
+    if not built:
+        return None
+    newest = max(built)
+    for source in (REPO / "Sources").rglob("*"):
+        if source.is_file() and source.stat().st_mtime > newest:
+            return source.relative_to(REPO)
+    return None
+
+
+def binary_report():
+    path, what = binary_under_test()
+    lines = [f"cog-cred under test: {path}, {what}"]
+    if path.exists() and (source := stale_source(path)):
+        lines.append(f"WARNING: {source} is newer than this binary: rebuild it (scripts/build, or swift build), "
+                     "or these tests run older code")
+    return lines
+
+
+def pytest_report_header(config):
+    return binary_report()
+
+
+def pytest_terminal_summary(terminalreporter):
+    # Again at the end, where a stale binary's warning is not scrolled away.
+    for line in binary_report():
+        terminalreporter.write_line(line)
+
+
 @pytest.fixture(scope="session")
 def binary():
-    path = Path(os.environ.get("COG_CRED_BIN", REPO / ".build" / "debug" / "cog-cred"))
+    path, _ = binary_under_test()
     if not path.exists():
-        pytest.exit(f"no cog-cred binary at {path}: run `swift build` first (scripts/test does)", returncode=2)
+        pytest.exit(f"no cog-cred binary at {path}: run `scripts/build` (or `swift build`) first; "
+                    "scripts/test --e2e builds and runs these tests", returncode=2)
     return str(path)
 
 
