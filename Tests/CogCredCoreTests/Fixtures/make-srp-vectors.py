@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Writes srp-vectors.json: Cognito SRP inputs and the outputs pycognito
 computes for them, so the Swift implementation is checked against an
-independent one (pip install pycognito). Deterministic: seeded.
+independent one (pycognito, locked in requirements/test.txt: run it with
+the project venv's python3). Deterministic: seeded.
 
 SALT and SRP_B are read as amazon-cognito-identity-js reads them: as
 numbers (`new BigInteger(text, 16)`), so leading zeros drop and a leading
