@@ -31,10 +31,10 @@ struct Front {
         case .awsCredentials(let profile, let minTTL):
             // Called before every AWS CLI command: stored credentials with
             // enough life left are answered here; anything else (none, too
-            // old, another identity pool, a locked keyring) goes to cog-cred-cli.
-            guard let name = self.profile(profile), let settings = config.profiles[name], let pool = settings.identityPoolID,
-                case .found(let text)? = try? store.read([.awsCredentials], profile: name, binding: settings.binding)[.awsCredentials],
-                let credentials = AWSCredentials(stored: text), credentials.identityPoolID == pool,
+            // old, another identity pool or user, a locked keyring) goes to cog-cred-cli.
+            guard let name = self.profile(profile), let settings = config.profiles[name], settings.identityPoolID != nil,
+                let found = try? store.read(AWSCredentials.kinds, profile: name, binding: settings.binding),
+                let credentials = AWSCredentials(found: found, identityPoolID: settings.identityPoolID),
                 credentials.isFresh(now: SystemClock().now(), margin: minTTL ?? AWSCredentials.defaultMinTTL)
             else { handover.run() }
             finish(credentials.credentialProcess + "\n")

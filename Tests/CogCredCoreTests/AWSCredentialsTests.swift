@@ -50,9 +50,13 @@ final class FakeIdentity: CognitoIdentityClient {
 
     @Test func storedAndPrintedShapes() throws {
         let credentials = AWSCredentials(
-            accessKeyID: "ASIA1", secretAccessKey: "s", sessionToken: "t", expiration: 1_800_003_600, identityPoolID: "us-east-1:p")
+            accessKeyID: "ASIA1", secretAccessKey: "s", sessionToken: "t", expiration: 1_800_003_600, identityPoolID: "us-east-1:p",
+            subject: "sub-of-alice")
         #expect(AWSCredentials(stored: credentials.stored) == credentials)
         #expect(AWSCredentials(stored: "{}") == nil && AWSCredentials(stored: "not json") == nil)
+        // Written before credentials carried their user: not cog-cred's shape now.
+        let unbound = credentials.stored.replacingOccurrences(of: #","Sub":"sub-of-alice""#, with: "")
+        #expect(unbound != credentials.stored && AWSCredentials(stored: unbound) == nil)
         let printed = try JSONSerialization.jsonObject(with: Data(credentials.credentialProcess.utf8)) as! [String: Any]
         #expect(Set(printed.keys) == ["Version", "AccessKeyId", "SecretAccessKey", "SessionToken", "Expiration"])
         #expect(printed["Version"] as? Int == 1 && printed["Expiration"] as? String == "2027-01-15T09:00:00Z")
@@ -109,6 +113,52 @@ final class FakeIdentity: CognitoIdentityClient {
         _ = try manager(store, identity, profile: profile).awsCredentials(margin: 4000)
         #expect(identity.state.withLock { ($0.getIDs, $0.credentialCalls) } == (1, 2))
         #expect(try store.read(.identityID, profile: "default") == "us-east-1:0000-identity")
+    }
+
+    @Test func storedCredentialsAreTheSignedInUsersOnly() throws {
+        let credentials = AWSCredentials(
+            accessKeyID: "ASIA1", secretAccessKey: "s", sessionToken: "t", expiration: now + 3600, identityPoolID: "us-east-1:p",
+            subject: "sub-of-alice")
+        let alice = StoredSecret.found(TestJWT.id(iat: now, lifetime: 3600, username: "alice"))
+        let bob = StoredSecret.found(TestJWT.id(iat: now, lifetime: 3600, username: "bob"))
+        #expect(AWSCredentials(found: [.awsCredentials: .found(credentials.stored), .id: alice], identityPoolID: "us-east-1:p") == credentials)
+        #expect(AWSCredentials(found: [.awsCredentials: .found(credentials.stored), .id: bob], identityPoolID: "us-east-1:p") == nil)
+        #expect(AWSCredentials(found: [.awsCredentials: .found(credentials.stored)], identityPoolID: "us-east-1:p") == nil)
+        #expect(AWSCredentials(found: [.awsCredentials: .found(credentials.stored), .id: alice], identityPoolID: "us-east-1:q") == nil)
+        #expect(AWSCredentials(found: [.awsCredentials: .boundElsewhere(unbound: false), .id: alice], identityPoolID: "us-east-1:p") == nil)
+    }
+
+    @Test func anotherUsersCredentialsAreFetchedAgainForTheUserSignedInNow() throws {
+        let store = try signedIn()
+        let identity = FakeIdentity(now: now)
+        let alices = try manager(store, identity, profile: profile).awsCredentials()
+        #expect(alices.subject == "sub-of-alice")
+        // Bob's ID token in the store, Alice's fresh credentials beside it
+        // (as another tool, or an older cog-cred, could leave them).
+        try store.write(.id, profile: "default", secret: TestJWT.id(iat: now, lifetime: 3600, username: "bob"), context: context)
+        let bobs = try manager(store, identity, profile: profile).awsCredentials()
+        #expect(bobs.subject == "sub-of-bob" && bobs.accessKeyID != alices.accessKeyID)
+        #expect(identity.state.withLock { $0.credentialCalls } == 2)
+        #expect(try manager(store, identity, profile: profile).status().awsCredentialsExpireAt == bobs.expiration)
+    }
+
+    @Test func aSignInDeletesThePreviousUsersIdentityAndCredentials() throws {
+        let store = try signedIn()
+        let identity = FakeIdentity(now: now)
+        _ = try manager(store, identity, profile: profile).awsCredentials()
+        #expect(try store.read(.identityID, profile: "default") != nil && store.read(.awsCredentials, profile: "default") != nil)
+        let bob = AuthenticationResult(
+            accessToken: TestJWT.access(iat: now, lifetime: 3600, username: "bob"),
+            idToken: TestJWT.id(iat: now, lifetime: 3600, username: "bob"), refreshToken: "refresh-bob", expiresIn: 3600)
+        _ = try manager(store, identity, profile: profile).save(bob, requireRefreshToken: true)
+        #expect(try store.read(.identityID, profile: "default") == nil && store.read(.awsCredentials, profile: "default") == nil)
+        // A refresh keeps them: the same user's session goes on.
+        _ = try manager(store, identity, profile: profile).awsCredentials()
+        let refreshed = AuthenticationResult(
+            accessToken: TestJWT.access(iat: now, lifetime: 3600, username: "bob"),
+            idToken: TestJWT.id(iat: now, lifetime: 3600, username: "bob"), refreshToken: nil, expiresIn: 3600)
+        _ = try manager(store, identity, profile: profile).save(refreshed, requireRefreshToken: false)
+        #expect(try store.read(.identityID, profile: "default") != nil && store.read(.awsCredentials, profile: "default") != nil)
     }
 
     @Test func aVanishedIdentityIsAskedForAgainAndErrorsAreWorded() throws {

@@ -50,7 +50,8 @@ enum TestJWT {
 
     static func id(iat: Int64, lifetime: Int64, username: String = "alice", jti: String = UUID().uuidString) -> String {
         make([
-            "iat": iat, "exp": iat + lifetime, "cognito:username": username, "token_use": "id", "email": "alice@example.com",
+            "iat": iat, "exp": iat + lifetime, "cognito:username": username, "sub": "sub-of-\(username)", "token_use": "id",
+            "email": "alice@example.com",
             "jti": jti, "iss": "https://cognito-idp.us-east-1.amazonaws.com/\(testProfile.userPoolID)", "aud": testProfile.clientID,
         ])
     }

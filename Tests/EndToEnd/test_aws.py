@@ -145,6 +145,35 @@ def test_credentials_taken_away_are_never_handed_out(cog, own_bus, identity):
     assert locked.returncode == 69 and locked.stdout == "" and "locked" in locked.stderr
 
 
+def test_credentials_are_the_signed_in_users_only(cog, bus, identity):
+    """Another user signing in on the same profile: the first user's identity
+    and IAM credentials go before the new tokens are stored, and stored
+    credentials of another user than the ID token's (put back by another
+    tool, or left by an older cog-cred) are never handed out by either
+    binary."""
+    first = json.loads(cog.ok("aws-credentials").stdout)
+    first_identity = identity.admin(f"aws_credentials?access_key_id={first['AccessKeyId']}")["identity_id"]
+    [first_item] = bus.items(service="cog-cred", profile="default", kind="aws-credentials")
+    other = "otto@example.com"
+    identity.add_user(other, PASSWORD)
+    cog.ok("configure", "--username", other)
+    cog.ok("sign-in", "--password-stdin", input=PASSWORD + "\n")
+    assert aws_items(bus) == set()
+    second = json.loads(cog.ok("aws-credentials").stdout)
+    second_identity = identity.admin(f"aws_credentials?access_key_id={second['AccessKeyId']}")["identity_id"]
+    assert second["AccessKeyId"] != first["AccessKeyId"] and second_identity != first_identity
+    assert identity.calls("GetId") == 2
+    # The first user's credentials, fresh, put back beside the second user's tokens.
+    bus.store({k: v for k, v in first_item["attributes"].items() if k != "xdg:schema"}, first_item["secret"])
+    cli = str(Path(cog.binary).resolve().parent / "cog-cred-cli")
+    for binary in (cog.binary, cli):
+        answer = subprocess.run([binary, "aws-credentials"], env=cog.env, capture_output=True, text=True, timeout=60)
+        assert answer.returncode == 0, answer.stderr
+        handed = json.loads(answer.stdout)
+        assert handed["AccessKeyId"] != first["AccessKeyId"], binary
+        assert identity.admin(f"aws_credentials?access_key_id={handed['AccessKeyId']}")["identity_id"] == second_identity
+
+
 def test_expired_credentials_are_fetched_again(cog, bus, identity):
     identity.configure(identity_credentials_lifetime=0)  # expired as soon as issued
     first = json.loads(cog.ok("aws-credentials", "--min-ttl", "0").stdout)

@@ -9,8 +9,8 @@ extension TokenManager {
     public func awsCredentials(margin: Int64 = AWSCredentials.defaultMinTTL) throws -> AWSCredentials {
         guard let poolID = profile.identityPoolID else { throw ConfigError.missingIdentityPool(profile: profileName) }
         let stored = { () throws -> AWSCredentials? in
-            guard case .found(let text)? = try store.read([.awsCredentials], profile: profileName, binding: profile.binding)[.awsCredentials],
-                let credentials = AWSCredentials(stored: text), credentials.identityPoolID == poolID,
+            let found = try store.read(AWSCredentials.kinds, profile: profileName, binding: profile.binding)
+            guard let credentials = AWSCredentials(found: found, identityPoolID: poolID),
                 credentials.isFresh(now: clock.now(), margin: margin)
             else { return nil }
             return credentials
@@ -30,6 +30,8 @@ extension TokenManager {
         guard let idToken = try usable(.id, RefreshPolicy()) ?? refreshHoldingLock().id else {
             throw AuthError.noIDToken(profile: profileName)
         }
+        // Whose credentials they are: stored with them, checked at every read.
+        guard let subject = idToken.claims.sub, !subject.isEmpty else { throw AuthError.malformedToken(.id) }
         let logins = [identityProviderName: idToken.value]
         let identity = try makeIdentity()
         let context = ItemContext(userPoolID: profile.userPoolID, clientID: profile.clientID, username: idToken.claims.subjectName)
@@ -68,7 +70,7 @@ extension TokenManager {
         guard let fetched else { throw AuthError.cognito(.badResponse(httpStatus: 200, detail: "no credentials"), operation: .awsCredentials) }
         let credentials = AWSCredentials(
             accessKeyID: fetched.accessKeyID, secretAccessKey: fetched.secretAccessKey, sessionToken: fetched.sessionToken,
-            expiration: fetched.expiration, identityPoolID: poolID)
+            expiration: fetched.expiration, identityPoolID: poolID, subject: subject)
         try store.write(.awsCredentials, profile: profileName, secret: credentials.stored, context: context)
         return credentials
     }

@@ -309,6 +309,13 @@ public struct TokenManager: Sendable {
             userPoolID: profile.userPoolID, clientID: profile.clientID,
             username: access.claims.subjectName ?? id?.claims.subjectName)
         let tokens = RefreshedTokens(access: access, id: id)
+        if requireRefreshToken {
+            // A sign-in, perhaps of another user: the identity pool's items
+            // are the previous user's (their identity and IAM credentials),
+            // and go before anything of the new session is stored.
+            try store.delete(.awsCredentials, profile: profileName)
+            try store.delete(.identityID, profile: profileName)
+        }
         if let newRefresh {
             if requireRefreshToken {
                 try store.write(.refresh, profile: profileName, secret: newRefresh, context: context)
@@ -352,7 +359,7 @@ public struct TokenManager: Sendable {
         let refresh = found[.refresh]?.value
         let access = found[.access]?.value.flatMap(IssuedToken.init)?.claims
         let id = found[.id]?.value.flatMap(IssuedToken.init)?.claims
-        let aws = found[.awsCredentials]?.value.flatMap(AWSCredentials.init(stored:))
+        let aws = AWSCredentials(found: found, identityPoolID: profile.identityPoolID)
         return SessionStatus(
             profile: profileName,
             // A machine has no refresh token: its access token is its session.
@@ -368,7 +375,7 @@ public struct TokenManager: Sendable {
             authTime: id?.authTime ?? access?.authTime,
             scope: access?.scope,
             identityID: found[.identityID]?.value,
-            awsCredentialsExpireAt: aws?.identityPoolID == profile.identityPoolID ? aws?.expiration : nil,
+            awsCredentialsExpireAt: aws?.expiration,
             now: clock.now())
     }
 }

@@ -10,30 +10,58 @@ public struct AWSCredentials: Sendable, Equatable {
     /// The identity pool they came from: credentials of another pool than
     /// the profile names now are never handed out.
     public var identityPoolID: String
+    /// The `sub` of the ID token they were fetched with: credentials of
+    /// another user than the one whose ID token is stored now are never
+    /// handed out (the items are the profile's, the IAM role the user's).
+    public var subject: String
 
-    public init(accessKeyID: String, secretAccessKey: String, sessionToken: String, expiration: Int64, identityPoolID: String) {
+    public init(
+        accessKeyID: String, secretAccessKey: String, sessionToken: String, expiration: Int64, identityPoolID: String, subject: String
+    ) {
         self.accessKeyID = accessKeyID
         self.secretAccessKey = secretAccessKey
         self.sessionToken = sessionToken
         self.expiration = expiration
         self.identityPoolID = identityPoolID
+        self.subject = subject
     }
 
-    /// From the stored secret; nil when it is not one cog-cred wrote.
+    /// From the stored secret; nil when it is not one cog-cred wrote (items
+    /// written before credentials carried their user's `sub` included: they
+    /// are fetched again).
     public init?(stored text: String) {
         guard case .object(let members)? = JSONValue.parse(Array(text.utf8)),
             case .string(let key)? = members["AccessKeyId"], case .string(let secret)? = members["SecretAccessKey"],
             case .string(let session)? = members["SessionToken"], case .string(let pool)? = members["IdentityPoolId"],
-            case .int(let expiration)? = members["Expiration"], !key.isEmpty, !secret.isEmpty, !session.isEmpty
+            case .int(let expiration)? = members["Expiration"], case .string(let subject)? = members["Sub"],
+            !key.isEmpty, !secret.isEmpty, !session.isEmpty, !subject.isEmpty
         else { return nil }
-        self.init(accessKeyID: key, secretAccessKey: secret, sessionToken: session, expiration: expiration, identityPoolID: pool)
+        self.init(
+            accessKeyID: key, secretAccessKey: secret, sessionToken: session, expiration: expiration, identityPoolID: pool,
+            subject: subject)
+    }
+
+    /// What `init?(found:identityPoolID:)` needs read, in one call.
+    public static let kinds: [SecretKind] = [.awsCredentials, .id]
+
+    /// The stored credentials that belong to the profile as it is now: in
+    /// cog-cred's shape, from the identity pool it names, and fetched for the
+    /// user whose ID token is stored (read bound to the profile's pool and
+    /// client). Fresh or not: the caller decides. The one rule both binaries
+    /// and `status` apply.
+    public init?(found: [SecretKind: StoredSecret], identityPoolID: String?) {
+        guard case .found(let text)? = found[.awsCredentials], let credentials = AWSCredentials(stored: text),
+            credentials.identityPoolID == identityPoolID,
+            let subject = found[.id]?.value.flatMap(IssuedToken.init)?.claims.sub, credentials.subject == subject
+        else { return nil }
+        self = credentials
     }
 
     /// The secret as stored.
     public var stored: String {
         JSONValue.object([
             "AccessKeyId": .string(accessKeyID), "SecretAccessKey": .string(secretAccessKey), "SessionToken": .string(sessionToken),
-            "Expiration": .int(expiration), "IdentityPoolId": .string(identityPoolID),
+            "Expiration": .int(expiration), "IdentityPoolId": .string(identityPoolID), "Sub": .string(subject),
         ]).compactText
     }
 

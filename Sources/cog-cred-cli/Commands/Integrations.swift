@@ -179,8 +179,10 @@ struct AWSCredentialsCommand: ParsableCommand {
             GetCredentialsForIdentity, with --role-arn as CustomRoleArn), or with configure \
             --basic-flow GetOpenIdToken and STS AssumeRoleWithWebIdentity. The credentials \
             are kept in the Secret Service and used again while they have more than 5 minutes \
-            (--min-ttl) left. In ~/.aws/config: credential_process = cog-cred aws-credentials \
-            --profile NAME.
+            (--min-ttl) left, and only for the user who fetched them: a sign-in deletes them \
+            (it may be another user's), and credentials of another user than the stored ID \
+            token's are fetched again. In ~/.aws/config: credential_process = cog-cred \
+            aws-credentials --profile NAME.
             """)
 
     @OptionGroup var profileOptions: ProfileOptions
