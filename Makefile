@@ -35,12 +35,15 @@ install: man
 	ln -sf cog-cred $(DESTDIR)$(PREFIX)/bin/docker-credential-cog-cred
 	install -d $(DESTDIR)$(PREFIX)/share/bash-completion/completions $(DESTDIR)$(PREFIX)/share/zsh/vendor-completions \
 		$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d $(DESTDIR)$(PREFIX)/share/doc/cog-cred
-	$(BIN)/cog-cred-cli --generate-completion-script bash > $(DESTDIR)$(PREFIX)/share/bash-completion/completions/cog-cred
+	# Sourced by bash-completion, never run: no hashbang (lintian's bash-completion-with-hashbang).
+	$(BIN)/cog-cred-cli --generate-completion-script bash | sed '1{/^#!/d;}' > $(DESTDIR)$(PREFIX)/share/bash-completion/completions/cog-cred
 	$(BIN)/cog-cred-cli --generate-completion-script zsh > $(DESTDIR)$(PREFIX)/share/zsh/vendor-completions/_cog-cred
 	$(BIN)/cog-cred-cli --generate-completion-script fish > $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/cog-cred.fish
 	install -m 0644 README.md docs/*.md docs/*.png $(DESTDIR)$(PREFIX)/share/doc/cog-cred/
 	install -D -m 0644 -t $(DESTDIR)$(PREFIX)/share/doc/cog-cred/integrations docs/integrations/*.md
 	install -D -m 0644 $(MAN) $(DESTDIR)$(PREFIX)/share/man/man1/cog-cred.1
+	ln -sf cog-cred.1 $(DESTDIR)$(PREFIX)/share/man/man1/git-credential-cog-cred.1
+	ln -sf cog-cred.1 $(DESTDIR)$(PREFIX)/share/man/man1/docker-credential-cog-cred.1
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/cog-cred $(DESTDIR)$(PREFIX)/bin/git-credential-cog-cred \
@@ -48,5 +51,6 @@ uninstall:
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/cog-cred \
 		$(DESTDIR)$(PREFIX)/share/zsh/vendor-completions/_cog-cred \
 		$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/cog-cred.fish \
-		$(DESTDIR)$(PREFIX)/share/man/man1/cog-cred.1
+		$(DESTDIR)$(PREFIX)/share/man/man1/cog-cred.1 $(DESTDIR)$(PREFIX)/share/man/man1/git-credential-cog-cred.1 \
+		$(DESTDIR)$(PREFIX)/share/man/man1/docker-credential-cog-cred.1
 	rm -rf $(DESTDIR)$(PREFIX)/lib/cog-cred $(DESTDIR)$(PREFIX)/share/doc/cog-cred

@@ -17,10 +17,33 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 root="$work/cog-cred_${version}_${arch}"
 make --no-print-directory install DESTDIR="$root" PREFIX=/usr >/dev/null
-strip --strip-unneeded "$root/usr/bin/cog-cred" "$root/usr/lib/cog-cred/cog-cred-cli"
+strip --strip-unneeded --remove-section=.comment "$root/usr/bin/cog-cred" "$root/usr/lib/cog-cred/cog-cred-cli"
+# Man pages compressed (policy 12.1), the helper names' links with them.
 gzip -9n "$root/usr/share/man/man1/cog-cred.1"
-# Debian policy 12.5: the licence, machine-readable (copyright-format 1.0).
+for link in "$root"/usr/share/man/man1/*-cog-cred.1; do
+    ln -s cog-cred.1.gz "$link.gz"
+    rm "$link"
+done
+# Debian policy 12.5: the licence, machine-readable (copyright-format 1.0);
+# 12.7: the changelog, in Debian's format (a native package: changelog.gz).
 install -m 0644 packaging/copyright "$root/usr/share/doc/cog-cred/copyright"
+gzip -9nc packaging/changelog > "$root/usr/share/doc/cog-cred/changelog.gz"
+install -D -m 0644 packaging/lintian-overrides "$root/usr/share/lintian/overrides/cog-cred"
+
+# The front is linked statically (docs/performance.md says why): name the
+# source packages whose static libraries scripts/build's link took in, at
+# the versions it took, so that a security update of glibc, dbus or json-c
+# shows the package is due a rebuild (Static-Built-Using). glibc is LGPL:
+# Built-Using keeps its source in the archive while this binary is.
+# (Swift's own Unicode tables come with the toolchain, not from Debian.)
+static_sources=$(
+    while read -r file; do
+        # Not from a Debian package (Swift's toolchain under /opt): skipped.
+        owner=$(dpkg -S "$(readlink -f "$file")" 2>/dev/null | cut -d: -f1) || continue
+        dpkg-query -W -f='${source:Package} (= ${source:Version})\n' "$owner"
+    done < <(grep '^/' .build/front/linked-files) | LC_ALL=C sort -u | paste -sd, | sed 's/,/, /g')
+[ -n "$static_sources" ] || { echo "build-deb.sh: no Debian package owns the front's static libraries" >&2; exit 1; }
+lgpl_sources=$(tr ',' '\n' <<<"$static_sources" | sed 's/^ //' | grep '^glibc ' | paste -sd, | sed 's/,/, /g')
 
 # dpkg-shlibdeps wants a source package around the binaries.
 mkdir -p "$work/debian"
@@ -37,6 +60,8 @@ Version: $version
 Architecture: $arch
 Maintainer: cog-cred developers <cog-cred@users.noreply.example>
 Depends: $depends
+Built-Using: $lgpl_sources
+Static-Built-Using: $static_sources
 Recommends: gnome-keyring | keepassxc
 Suggests: qrencode, libsecret-tools
 Section: utils
@@ -48,6 +73,8 @@ Description: Amazon Cognito tokens from the Secret Service for any tool
  KWallet), refreshes them before they expire, and hands a valid token to
  curl, git, docker, kubectl or any command.
 CONTROL
+
+(cd "$root" && find usr -type f -print0 | LC_ALL=C sort -z | xargs -0 md5sum) > "$root/DEBIAN/md5sums"
 
 mkdir -p dist
 dpkg-deb --root-owner-group --build "$root" "dist/cog-cred_${version}_${arch}.deb" >/dev/null

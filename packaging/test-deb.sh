@@ -36,6 +36,19 @@ check "Recommends a Secret Service" grep -qx "gnome-keyring | keepassxc" <<<"$re
 check "Suggests qrencode and secret-tool" grep -qx "qrencode, libsecret-tools" <<<"$suggests"
 check "the copyright file is in the package, mode 0644" grep -qE '^-rw-r--r-- root/root .* \./usr/share/doc/cog-cred/copyright$' <<<"$contents"
 check "the copyright file is machine-readable, Apache-2.0" bash -c "grep -qx 'Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/' '$root/usr/share/doc/cog-cred/copyright' && grep -qx 'License: Apache-2.0' '$root/usr/share/doc/cog-cred/copyright'"
+check "the changelog is Debian's, its newest entry this version" bash -c "test \"\$(zcat '$root/usr/share/doc/cog-cred/changelog.gz' | dpkg-parsechangelog -l - -S Version)\" = '$version'"
+# The static front: every library it took in statically, at the version it was built with.
+static=$(dpkg-deb -f "$deb" Static-Built-Using)
+for dev in libc6-dev libdbus-1-dev libjson-c-dev; do
+    source=$(dpkg-query -W -f='${source:Package} (= ${source:Version})' "$dev")
+    check "Static-Built-Using names $source" grep -qF "$source" <<<"$static"
+done
+check "Built-Using names glibc (LGPL)" grep -q "^glibc (= " <<<"$(dpkg-deb -f "$deb" Built-Using)"
+# Errors and warnings count unless overridden, each override with its reason.
+check "lintian: no error or warning" lintian --fail-on error,warning "$deb"
+check "every lintian override comes after a comment saying why" awk '/^#/ { why = 1; next } /^$/ { why = 0; next } { if (!why) bad = 1; why = 0 } END { exit bad }' packaging/lintian-overrides
+check "the helper names have the man page" bash -c "test \"\$(readlink '$root/usr/share/man/man1/git-credential-cog-cred.1.gz')\" = cog-cred.1.gz && test \"\$(readlink '$root/usr/share/man/man1/docker-credential-cog-cred.1.gz')\" = cog-cred.1.gz"
+check "the bash completion has no hashbang" bash -c "! head -n1 '$root/usr/share/bash-completion/completions/cog-cred' | grep -q '^#!'"
 check "apt can satisfy Depends" apt-get install --simulate --no-install-recommends "./$deb"
 check "the Swift runtime is linked in, not needed from the system" bash -c "! ldd '$root/usr/bin/cog-cred' '$root/usr/lib/cog-cred/cog-cred-cli' | grep -q libswift"
 check "--help works" "$root/usr/bin/cog-cred" --help

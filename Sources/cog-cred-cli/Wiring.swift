@@ -95,7 +95,8 @@ struct Wiring {
         // stop only what would send something to it.
         let clientSecret: @Sendable () throws -> String? = {
             guard profile.clientSecretInKeyring == true else { return nil }
-            guard let stored = try store.read(.clientSecret, profile: name) else {
+            // Bound like the tokens: a secret stored for another pool or client is not this client's.
+            guard let stored = try store.read(.clientSecret, profile: name, binding: profile.binding) else {
                 throw ConfigError.clientSecretMissing(profile: name)
             }
             return stored
@@ -182,5 +183,8 @@ struct FreshnessOptions: ParsableArguments {
         return value
     }
 
-    var policy: RefreshPolicy { RefreshPolicy(minTTL: minTTLText.flatMap(Self.seconds)) }
+    /// The seconds given, nil when none were.
+    var minTTL: Int64? { minTTLText.flatMap(Self.seconds) }
+
+    var policy: RefreshPolicy { RefreshPolicy(minTTL: minTTL) }
 }

@@ -76,18 +76,39 @@ import Testing
         return UInt16(bigEndian: address.sin_port)
     }
 
-    /// Sends `text` to the port and returns the whole answer.
-    func exchange(_ port: UInt16, _ text: String) -> String {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = port.bigEndian
-        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    /// A connection to the port on 127.0.0.1 (or ::1); -1 when refused.
+    func connection(_ port: UInt16, six: Bool = false) -> Int32 {
+        let fd = socket(six ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var connected: Int32
+        if six {
+            var address = sockaddr_in6()
+            address.sin6_family = sa_family_t(AF_INET6)
+            address.sin6_port = port.bigEndian
+            address.sin6_addr = in6addr_loopback
+            connected = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) }
+            }
+        } else {
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = port.bigEndian
+            address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+            connected = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
         }
-        guard connected == 0 else { return "" }
+        guard connected == 0 else {
+            close(fd)
+            return -1
+        }
+        return fd
+    }
+
+    /// Sends `text` to the port and returns the whole answer.
+    func exchange(_ port: UInt16, _ text: String, six: Bool = false) -> String {
+        let fd = connection(port, six: six)
+        guard fd >= 0 else { return "" }
+        defer { close(fd) }
         writeAll(fd, text)
         var answer: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
@@ -97,6 +118,16 @@ import Testing
             answer += buffer[0..<n]
         }
         return String(decoding: answer, as: UTF8.self)
+    }
+
+    /// `exchange` on a thread of its own; the answer once it is in.
+    func exchangeAside(_ port: UInt16, _ text: String, six: Bool = false) -> () -> String {
+        let answer = Mutex<String?>(nil)
+        Thread { answer.withLock { $0 = exchange(port, text, six: six) } }.start()
+        return {
+            while answer.withLock({ $0 == nil }) { usleep(1000) }
+            return answer.withLock { $0! }
+        }
     }
 
     @Test func takesTheBrowsersRequestAndAnswersWithAnEscapedPage() throws {
@@ -125,5 +156,102 @@ import Testing
         #expect(try first.next(waitingAtMost: 0.05) == nil)
         #expect(throws: LoopbackError.self) { try LoopbackListener(redirectURI: "https://localhost:\(port)/cb") }
         #expect(throws: LoopbackError.self) { try LoopbackListener(redirectURI: "http://example.com:\(port)/cb") }
+    }
+
+    @Test func localhostIsHeldOnIPv6TooAndEitherTakenAddressIsNamed() throws {
+        let port = freePort()
+        let listener = try LoopbackListener(redirectURI: "http://localhost:\(port)/callback")
+        // A browser trying ::1 first reaches cog-cred, not whoever else listens there.
+        let answer = exchangeAside(port, "GET /callback?code=six HTTP/1.1\r\nHost: localhost\r\n\r\n", six: true)
+        let request = try #require(try listener.next(waitingAtMost: 10))
+        #expect(request.query == "code=six")
+        request.respond(status: 200, title: "Signed in", message: "")
+        #expect(answer().hasPrefix("HTTP/1.1 200 OK"))
+
+        // Another program on [::1]:PORT alone: localhost is refused at once, 127.0.0.1 is not concerned.
+        let other = freePort()
+        let squatter = socket(AF_INET6, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(squatter) }
+        var one: Int32 = 1
+        setsockopt(squatter, Int32(IPPROTO_IPV6), IPV6_V6ONLY, &one, socklen_t(MemoryLayout<Int32>.size))
+        var address = sockaddr_in6()
+        address.sin6_family = sa_family_t(AF_INET6)
+        address.sin6_port = other.bigEndian
+        address.sin6_addr = in6addr_loopback
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(squatter, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) }
+        }
+        #expect(bound == 0 && listen(squatter, 1) == 0)
+        #expect(throws: LoopbackError.portTaken(other)) { try LoopbackListener(redirectURI: "http://localhost:\(other)/cb") }
+        _ = try LoopbackListener(redirectURI: "http://127.0.0.1:\(other)/cb")
+    }
+
+    @Test func aConnectionThatSendsNothingHoldsUpNoOther() throws {
+        let port = freePort()
+        let listener = try LoopbackListener(redirectURI: "http://localhost:\(port)/callback")
+        var idle: [Int32] = []
+        for _ in 0..<4 { idle.append(connection(port)) }
+        defer { for fd in idle { close(fd) } }
+        let answer = exchangeAside(port, "GET /callback?code=c HTTP/1.1\r\n\r\n")
+        // Each idle connection may take 5 s; the browser's request is read beside them.
+        let request = try #require(try listener.next(waitingAtMost: 4))
+        #expect(request.query == "code=c")
+        request.respond(status: 200, title: "Signed in", message: "")
+        #expect(answer().hasPrefix("HTTP/1.1 200 OK"))
+    }
+
+    @Test func theKernelsTableNamesThisProcessAsThePeer() throws {
+        let port = freePort()
+        let listener = try LoopbackListener(redirectURI: "http://localhost:\(port)/callback")
+        for six in [false, true] {
+            let client = connection(port, six: six)
+            defer { close(client) }
+            var poller = pollfd(fd: listener.sockets[six ? 1 : 0], events: Int16(POLLIN), revents: 0)
+            #expect(poll(&poller, 1, 10_000) == 1)
+            let accepted = accept(listener.sockets[six ? 1 : 0], nil, nil)
+            defer { close(accepted) }
+            #expect(LoopbackPeer.ownerUID(of: accepted) == getuid())
+            // The peer gone (its socket closed): no owner to name, so not this user.
+            close(client)
+            #expect(LoopbackPeer.ownerUID(of: accepted) == nil)
+        }
+        #expect(LoopbackPeer.hex(UInt32(0x7F00_0001).byteSwapped, width: 8) == "0100007F" && LoopbackPeer.hex(8400, width: 4) == "20D0")
+    }
+}
+
+@Suite struct LoopbackSignInTests {
+    let helper = LoopbackListenerTests()
+
+    static func get(_ path: String) -> String { "GET \(path) HTTP/1.1\r\nHost: localhost\r\n\r\n" }
+
+    @Test func theStartAddressLeadsToTheAuthorizeURLOnceAndOnlyTheRightStateEndsTheWait() throws {
+        let port = helper.freePort()
+        let request = AuthorizationRequest(
+            domain: "https://login.example.com", clientID: "client123", redirectURI: "http://localhost:\(port)/callback",
+            scopes: ["openid"], identityProvider: nil, state: "st4te")
+        let signIn = try LoopbackSignIn(request)
+        #expect(signIn.startAddress.hasPrefix("http://localhost:\(port)/start/") && !signIn.startAddress.contains("st4te"))
+        let target = String(signIn.startAddress.dropFirst("http://localhost:\(port)".count))
+        // One after another, each once the one before is answered: the wait goes on through the first two.
+        let pages = Mutex<[String]?>(nil)
+        Thread {
+            let sent = [target, "/callback?code=planted&state=other", "/callback?code=good&state=st4te"].map {
+                helper.exchange(port, LoopbackSignInTests.get($0))
+            }
+            pages.withLock { $0 = sent }
+        }.start()
+        var notes: [String] = []
+        let callback = try signIn.answer(within: 10) { notes.append($0) }
+        #expect(callback == .code("good"))
+        while pages.withLock({ $0 == nil }) { usleep(1000) }
+        let answered = pages.withLock { $0! }
+        #expect(answered[0].hasPrefix("HTTP/1.1 302 Found\r\n") && answered[0].contains("Location: \(request.url)\r\n"))
+        #expect(answered[1].hasPrefix("HTTP/1.1 400 ") && answered[1].contains("another sign-in"))
+        #expect(answered[2].contains("Signed in"))
+        #expect(notes.count == 1 && notes[0].contains("belongs to another sign-in"))
+        // Once only: a second visit finds nothing there.
+        let again = helper.exchangeAside(port, LoopbackSignInTests.get(target))
+        #expect(try signIn.answer(within: 1) { _ in } == nil)
+        #expect(again().hasPrefix("HTTP/1.1 404 "))
     }
 }

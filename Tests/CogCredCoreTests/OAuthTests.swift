@@ -163,32 +163,64 @@ final class FakeOAuth: OAuthClient {
         domain: "https://d", clientID: testProfile.clientID, redirectURI: "http://localhost:8400/callback", scopes: ["openid"],
         identityProvider: nil, state: "s", nonce: "the-nonce", verifier: "v")
 
-    func tokens(nonce: String) -> AuthenticationResult {
-        let id = TestJWT.make([
+    static let issuer = "https://cognito-idp.us-east-1.amazonaws.com/\(testProfile.userPoolID)"
+
+    func tokens(nonce: String, _ changes: [String: Any] = [:]) -> AuthenticationResult {
+        var claims: [String: Any] = [
             "iat": now, "exp": now + 3600, "token_use": "id", "aud": testProfile.clientID, "nonce": nonce,
-            "iss": "https://cognito-idp.us-east-1.amazonaws.com/\(testProfile.userPoolID)", "cognito:username": "alice",
-        ])
-        return AuthenticationResult(accessToken: TestJWT.access(iat: now, lifetime: 3600), idToken: id, refreshToken: "r")
+            "iss": Self.issuer, "cognito:username": "alice",
+        ]
+        claims.merge(changes) { $1 }
+        return AuthenticationResult(
+            accessToken: TestJWT.access(iat: now, lifetime: 3600), idToken: TestJWT.make(claims), refreshToken: "r")
     }
 
     func manager(_ store: InMemoryTokenStore, _ oauth: FakeOAuth) -> TokenManager {
         TokenManager(profileName: "default", profile: testProfile, store: store, cognito: { FakeCognito() }, oauth: { oauth }, clock: FakeClock(now))
     }
 
+    func signIn(_ store: InMemoryTokenStore, _ result: AuthenticationResult) throws -> TokenManager.RefreshedTokens {
+        try manager(store, FakeOAuth([.success(result)])).signIn(.code("c"), of: request, issuers: [Self.issuer])
+    }
+
     @Test func theIDTokenMustCarryTheRequestsNonce() throws {
         let store = InMemoryTokenStore()
-        let replayed = FakeOAuth([.success(tokens(nonce: "another-request"))])
-        #expect(throws: AuthError.nonceMismatch) { try manager(store, replayed).signIn(.code("c"), of: request) }
+        #expect(throws: AuthError.nonceMismatch) { try signIn(store, tokens(nonce: "another-request")) }
         #expect(try store.read(.refresh, profile: "default") == nil && store.read(.access, profile: "default") == nil)
-        let genuine = FakeOAuth([.success(tokens(nonce: "the-nonce"))])
-        _ = try manager(store, genuine).signIn(.code("c"), of: request)
+        _ = try signIn(store, tokens(nonce: "the-nonce"))
+        #expect(try store.read(.refresh, profile: "default") == "r")
+    }
+
+    /// OpenID Connect Core 3.1.3.7: issuer, audience, token_use and expiry, each before anything is stored.
+    @Test func theIDTokenMustBeThisPoolsForThisClientAndUnexpired() throws {
+        let store = InMemoryTokenStore()
+        let refusals: [(String, [String: Any])] = [
+            ("issuer", ["iss": "https://cognito-idp.us-east-1.amazonaws.com/us-east-1_Other"]),
+            ("issuer", ["iss": "https://evil.example/\(testProfile.userPoolID)"]),
+            ("audience", ["aud": "another-client"]),
+            ("audience", ["aud": ["another-client", "a-third"]]),
+            ("token_use", ["token_use": "access"]),
+            ("expiry", ["exp": now - 1]),
+        ]
+        for (check, changes) in refusals {
+            do {
+                _ = try signIn(store, tokens(nonce: "the-nonce", changes))
+                Issue.record("stored with \(changes)")
+            } catch AuthError.idTokenRejected(let failed, _) {
+                #expect(failed == check, "\(changes)")
+            }
+            #expect(try store.read(.refresh, profile: "default") == nil)
+        }
+        // An aud array that contains this client is this client's (RFC 7519 4.1.3).
+        _ = try signIn(store, tokens(nonce: "the-nonce", ["aud": ["a-resource-server", testProfile.clientID]]))
         #expect(try store.read(.refresh, profile: "default") == "r")
     }
 
     @Test func aRefusalFromTheManagedLoginStoresNothing() throws {
         let store = InMemoryTokenStore()
         #expect {
-            try manager(store, FakeOAuth([])).signIn(.refused(error: "access_denied", description: "User cancelled"), of: request)
+            try manager(store, FakeOAuth([])).signIn(
+                .refused(error: "access_denied", description: "User cancelled"), of: request, issuers: [Self.issuer])
         } throws: { error in
             (error as? AuthError)?.category == .notAuthenticated
         }

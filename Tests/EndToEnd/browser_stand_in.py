@@ -22,6 +22,12 @@ class NoRedirects(urllib.request.HTTPRedirectHandler):
 
 def main(address):
     opener = urllib.request.build_opener(NoRedirects)
+    # cog-cred's one-time start address sends the browser on to the managed login.
+    try:
+        opener.open(address, timeout=10)
+        raise SystemExit("the start address did not redirect")
+    except urllib.error.HTTPError as redirect:
+        address = redirect.headers["Location"]
     page = opener.open(address, timeout=10).read().decode()
     session = re.search(r'name="login_session" value="([^"]+)"', page).group(1)
     form = urllib.parse.urlencode({"login_session": session, "username": "alice@example.com",

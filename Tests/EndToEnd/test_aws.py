@@ -10,6 +10,7 @@ error) is tested against the project's Cognito double.
 """
 import json
 import os
+import re
 import subprocess
 import threading
 import urllib.request
@@ -129,6 +130,21 @@ def test_the_id_token_buys_the_credentials_and_they_are_reused(cog, bus, identit
     second = json.loads(cog.ok("aws-credentials", "--min-ttl", "43200").stdout)
     assert second["AccessKeyId"] != first["AccessKeyId"]
     assert identity.calls("GetId") == 1 and identity.calls("GetCredentialsForIdentity") == 2
+
+
+def test_exec_aws_keeps_min_ttl_and_tells_the_sdk_the_expiry(cog, bus, identity):
+    """The AWS SDKs read AWS_CREDENTIAL_EXPIRATION beside the keys (and
+    refuse expired ones); --min-ttl means the same as for aws-credentials."""
+    first = json.loads(cog.ok("aws-credentials").stdout)
+    show = ["--", "sh", "-c", 'printf "%s %s" "$AWS_ACCESS_KEY_ID" "$AWS_CREDENTIAL_EXPIRATION"']
+    assert cog.ok("exec", "--aws", *show).stdout.split(" ") == [first["AccessKeyId"], first["Expiration"]]
+    assert identity.calls("GetCredentialsForIdentity") == 1
+    # More life asked for than they have (an hour): new ones, as aws-credentials --min-ttl does.
+    key, expiration = cog.ok("exec", "--aws", "--min-ttl", "7200", *show).stdout.split(" ")
+    assert identity.calls("GetCredentialsForIdentity") == 2 and key != first["AccessKeyId"]
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", expiration)
+    kept = json.loads(cog.ok("aws-credentials").stdout)  # the ones exec was given, stored for the next call
+    assert (kept["AccessKeyId"], kept["Expiration"]) == (key, expiration)
 
 
 def test_credentials_taken_away_are_never_handed_out(cog, own_bus, identity):

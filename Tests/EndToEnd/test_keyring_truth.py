@@ -195,6 +195,22 @@ def test_an_item_replaced_by_another_program_is_served_on_the_next_call(cog, bus
     assert cog.ok("get-header").stdout == f"Authorization: Bearer {new}\n"
 
 
+def test_another_programs_item_with_the_same_attributes_loses_to_cog_creds_and_goes(cog, bus, signed_in):
+    """The service lists matching items in no set order: cog-cred's own
+    (its xdg:schema) is read whichever comes first, and the other is pruned.
+    (Stored without a schema, gnome-keyring replaces cog-cred's item instead:
+    the test above.)"""
+    ours = cog.ok("token").stdout.strip()
+    theirs = moto_tokens(signed_in)["AccessToken"]
+    cog.remember_secret(theirs)
+    attributes = {k: v for k, v in bound(signed_in.pool_id, signed_in.client_id, "access").items() if k != "xdg:schema"}
+    bus.store({**attributes, "xdg:schema": "org.example.OtherTool"}, theirs, label="another program's")
+    assert sorted(i["secret"] for i in bus.items(**attributes)) == sorted([ours, theirs])
+    assert cog.ok("token").stdout.strip() == ours
+    assert [i["secret"] for i in bus.items(**attributes)] == [ours]
+    assert cog.ok("get-header").stdout == f"Authorization: Bearer {ours}\n"
+
+
 def test_a_stored_value_that_is_not_a_token_is_never_handed_out(cog, bus, signed_in):
     cog.ok("configure", "--git-url", f"https://{GIT_HOST}/")
     valid = moto_tokens(signed_in)["AccessToken"]

@@ -11,6 +11,7 @@ loopback listener exactly as a desktop browser would.
 """
 import base64
 import json
+import os
 import re
 import signal
 import socket
@@ -104,12 +105,17 @@ def test_a_real_browser_signs_in_and_the_session_works(cog, bus, domain, browser
     code, out, err = run.finish()
     assert code == 0, err
     assert landed == "Signed in"  # cog-cred's own page, on its loopback listener
-    assert out == "" and f"Signed in as {USER}" in err and address in err  # the address is shown too
+    assert out == "" and f"Signed in as {USER}" in err
+    # The browser's command line (every local user's to read) has a one-time
+    # address on the listener; the authorize URL, with the state, is on the terminal only.
+    assert re.fullmatch(r"http://localhost:\d+/start/[A-Za-z0-9_-]{22}", address)
+    authorize = re.search(r"(http://\S+/oauth2/authorize\?\S+)", err).group(1)
     # What was asked: the authorization code flow with PKCE, state and nonce.
     sent = domain.admin("last_authorize")["params"]
     assert sent["response_type"] == "code" and sent["code_challenge_method"] == "S256"
     assert sent["scope"] == "openid email profile" and sent["redirect_uri"] == domain.callback
     assert len(sent["state"]) >= 22 and len(sent["nonce"]) >= 22 and len(sent["code_challenge"]) == 43
+    assert f"state={sent['state']}" in authorize
     assert items(bus) == {"access", "id", "refresh"}
     assert claims(stored(bus, "id"))["nonce"] == sent["nonce"]
     assert cog.ok("token").stdout.strip() == stored(bus, "access")
@@ -184,15 +190,59 @@ def test_the_user_cancelling_stores_nothing(cog, bus, domain, browser, tmp_path)
     assert items(bus) == set()
 
 
-def test_an_answer_with_another_state_is_refused(cog, bus, domain, tmp_path):
+def test_an_answer_with_another_state_is_refused_and_the_wait_goes_on(cog, bus, domain, browser, tmp_path):
     run = BrowserSignIn(cog, tmp_path)
-    run.address()
+    address = run.address()
     with pytest.raises(urllib.error.HTTPError) as refused:
         urllib.request.urlopen(domain.callback + "?code=planted&state=not-this-one", timeout=10)
-    assert refused.value.code == 400
+    assert refused.value.code == 400 and "belongs to another sign-in" in refused.value.read().decode()
+    assert run.proc.poll() is None  # one request cannot end somebody's sign-in
+    assert in_browser(browser, address) == "Signed in"
     code, _, err = run.finish()
-    assert code == 77 and "belongs to another sign-in" in err
-    assert items(bus) == set() and domain.calls("oauth2/token:authorization_code") == 0
+    assert code == 0 and "Refused an answer that belongs to another sign-in" in err
+    assert domain.calls("oauth2/token:authorization_code") == 1
+
+
+def as_nobody(*command):
+    """Runs a command as another local user (CI runs as root)."""
+    if os.getuid() != 0:
+        pytest.skip("acting as another local user takes root")
+    return subprocess.run(["runuser", "-u", "nobody", "--", *command], capture_output=True, text=True, timeout=30)
+
+
+def test_the_start_address_and_the_callback_take_only_this_users_requests(cog, bus, domain, tmp_path):
+    """Login CSRF (RFC 9700 4.7) by another local user: they get hold of the
+    authorize URL, sign in to their own account with its state and PKCE
+    challenge, and send the answer to the listener before the victim does."""
+    domain.add_user("mallory@example.com", "Mallory-Password-1")
+    run = BrowserSignIn(cog, tmp_path)
+    start = run.address()
+    status = ["curl", "-s", "-o", "/dev/null", "-w", "%{http_code} %{redirect_url}"]
+    # Another user cannot use the start address, and does not use it up either.
+    assert as_nobody(*status, start).stdout == "403 "
+    code, authorize = subprocess.run([*status, start], capture_output=True, text=True, timeout=30).stdout.split(" ")
+    assert code == "302" and authorize.startswith(domain.url + "oauth2/authorize?")
+    assert subprocess.run([*status, start], capture_output=True, text=True, timeout=30).stdout == "404 "  # once only
+    planted = sign_in_without_a_browser(authorize, "mallory@example.com", "Mallory-Password-1")
+    assert "state=" in planted and "code=" in planted
+    assert as_nobody(*status, planted).stdout == "403 "
+    assert run.proc.poll() is None and domain.calls("oauth2/token:authorization_code") == 0
+    # The same answer from this user is taken: it was refused for whose it was, nothing else.
+    urllib.request.urlopen(planted, timeout=10).read()
+    code, _, err = run.finish()
+    assert code == 0 and "Refused a request to the sign-in's address from another user's process (uid 65534)" in err
+    assert claims(stored(bus, "id"))["email"] == "mallory@example.com"
+
+
+def test_an_expired_id_token_from_the_managed_login_is_not_stored(cog, bus, domain, browser, tmp_path):
+    """OpenID Connect Core 3.1.3.7: the ID token is checked (issuer, audience,
+    token_use, expiry, nonce) before anything is stored."""
+    domain.configure(issued_at_offset=-7200)  # tokens that expired an hour ago
+    run = BrowserSignIn(cog, tmp_path)
+    assert in_browser(browser, run.address()) == "Signed in"  # the page comes before the exchange
+    code, out, err = run.finish()
+    assert code == 77 and out == "" and "the ID token from the managed login fails the expiry check" in err
+    assert items(bus) == set()
 
 
 def test_other_requests_to_the_listener_do_not_end_the_wait(cog, bus, domain, browser, tmp_path):
@@ -206,10 +256,14 @@ def test_other_requests_to_the_listener_do_not_end_the_wait(cog, bus, domain, br
     assert run.finish()[0] == 0
 
 
-def test_a_taken_port_is_named(cog, bus, domain, tmp_path):
+@pytest.mark.parametrize("family,address", [(socket.AF_INET, "127.0.0.1"), (socket.AF_INET6, "::1")], ids=["ipv4", "ipv6"])
+def test_a_taken_port_is_named(cog, bus, domain, tmp_path, family, address):
+    """localhost is either address to a browser: another program on either one would get the answer."""
     port = int(domain.callback.split(":")[2].split("/")[0])
-    with socket.socket() as squatter:
-        squatter.bind(("127.0.0.1", port))
+    with socket.socket(family) as squatter:
+        if family == socket.AF_INET6:
+            squatter.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+        squatter.bind((address, port))
         squatter.listen()
         result = cog.run("sign-in")
     assert result.returncode == 75
@@ -233,8 +287,9 @@ def test_ctrl_c_while_waiting_stores_nothing(cog, bus, domain, tmp_path):
     assert items(bus) == set() and domain.calls("oauth2/token:authorization_code") == 0
     # The port is free again for the next attempt.
     port = int(domain.callback.split(":")[2].split("/")[0])
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", port))
+    for family, address in ((socket.AF_INET, "127.0.0.1"), (socket.AF_INET6, "::1")):
+        with socket.socket(family) as probe:
+            probe.bind((address, port))
 
 
 def test_no_browser_pastes_the_address_back(cog, bus, domain):
@@ -256,12 +311,28 @@ def test_no_browser_pastes_the_address_back(cog, bus, domain):
     assert headless.returncode == 64 and "no terminal" in headless.stderr
 
 
-def sign_in_without_a_browser(address):
+def test_an_overlong_paste_is_refused_and_none_of_it_reaches_the_shell(cog, bus, domain):
+    """What cog-cred leaves unread at its prompt, the shell reads next: as a command."""
+    pexpect = pytest.importorskip("pexpect")
+    script = '"$COG" sign-in --no-browser; echo "exit=$?"; IFS= read -r rest; echo "left:[$rest]"'
+    child = pexpect.spawn("/bin/sh", ["-c", script], env={**cog.env, "COG": cog.binary}, encoding="utf-8", timeout=30)
+    child.expect("paste the address")
+    child.sendline("x" * 3000)
+    child.expect(r"exit=(\d+)")
+    assert child.match.group(1) == "65" and "that line is longer than 1024 bytes" in child.before
+    child.sendline("after")
+    child.expect(r"left:\[(.*?)\]")
+    assert child.match.group(1) == "after"
+    child.expect(pexpect.EOF)
+    assert items(bus) == set() and domain.calls("oauth2/token:authorization_code") == 0
+
+
+def sign_in_without_a_browser(address, username=USER, password=PASSWORD):
     """The sign-in page's form, filled and posted; the address it redirects to."""
     opener = urllib.request.build_opener(NoRedirects)
     page = opener.open(address, timeout=10).read().decode()
     session = re.search(r'name="login_session" value="([^"]+)"', page).group(1)
-    form = urllib.parse.urlencode({"login_session": session, "username": USER, "password": PASSWORD}).encode()
+    form = urllib.parse.urlencode({"login_session": session, "username": username, "password": password}).encode()
     login = urllib.parse.urljoin(address, "/login")
     with pytest.raises(urllib.error.HTTPError) as redirected:
         opener.open(urllib.request.Request(login, data=form, method="POST"), timeout=10)
@@ -346,3 +417,32 @@ def test_a_machine_profile_needs_a_domain_and_a_secret(cog):
                         "--grant", "client-credentials", "--domain", "my-app")
     assert no_secret.returncode == 64 and "--client-secret-stdin" in no_secret.stderr
     assert not cog.config_file.exists()
+
+
+def test_a_client_secret_stays_with_its_app_client(cog, bus, machine):
+    """The secret is sent in the Basic header to the profile's domain: to
+    another client's domain it must not go."""
+    config = cog.config_file.read_text()
+    # A machine profile moves to another client only with that client's secret.
+    refused = cog.run("configure", "--client-id", "otherclient", "--domain", "http://127.0.0.1:9/")
+    assert refused.returncode == 64 and "--client-secret-stdin" in refused.stderr
+    assert cog.config_file.read_text() == config and stored(bus, "client-secret") == CLIENT_SECRET
+    # The config file edited by hand to name another client: the stored
+    # secret is bound to its own client, so it is not read, let alone sent.
+    cog.config_file.write_text(config.replace('"doubleclient"', '"otherclient"'))
+    edited = cog.run("sign-in")
+    assert edited.returncode == 78 and "has none for its user pool and app client" in edited.stderr
+    assert machine.calls("oauth2/token:client_credentials") == 0 and stored(bus, "client-secret") == CLIENT_SECRET
+    cog.config_file.write_text(config)
+    # Re-pointed as a user profile: the old client's secret is deleted, and said so.
+    moved = cog.ok("configure", "--client-id", "otherclient", "--grant", "user")
+    assert "The app client secret of client doubleclient was removed from the profile" in moved.stderr
+    assert stored(bus, "client-secret") is None and "client-secret-in-keyring" not in cog.config_file.read_text()
+    # Back to a machine profile of the first client, with its secret given again: it works as before.
+    cog.ok("configure", "--client-id", "doubleclient", "--grant", "client-credentials", "--client-secret-stdin",
+           input=CLIENT_SECRET + "\n")
+    assert cog.run("sign-in").returncode == 0 and machine.calls("oauth2/token:client_credentials") == 1
+    # A new client's secret given with the move replaces the old one.
+    cog.remember_secret("other-secret-0123456789")
+    cog.ok("configure", "--client-id", "otherclient", "--client-secret-stdin", input="other-secret-0123456789\n")
+    assert stored(bus, "client-secret") == "other-secret-0123456789"

@@ -2,45 +2,86 @@
 import Glibc
 #endif
 
-/// The redirect URI's end of a browser sign-in (RFC 8252 7.3): a TCP
-/// listener on 127.0.0.1 at the redirect URI's port, which takes the
-/// browser's request for the redirect path and answers it with a page.
+/// The redirect URI's end of a browser sign-in (RFC 8252 7.3): TCP
+/// listeners at the redirect URI's port, on 127.0.0.1 and, for `localhost`,
+/// on ::1 as well (RFC 8252 8.3: a browser may try either, and a port left
+/// free on one of them is another local user's to take). It takes requests
+/// from this user's processes only, several at a time, so that no
+/// connection can hold up the browser's.
 public final class LoopbackListener {
-    let fd: Int32
+    let sockets: [Int32]
     public let port: UInt16
+    /// The redirect URI's host, `localhost` or `127.0.0.1`.
+    public let host: String
     /// The redirect URI's path, such as `/callback`.
     public let path: String
+    /// Connections accepted whose request has not come in whole yet.
+    var waiting: [Connection] = []
 
     /// Listens at `redirectURI` (`http://localhost:PORT/PATH` or
     /// `http://127.0.0.1:PORT/PATH`).
     public init(redirectURI: String) throws(LoopbackError) {
-        guard let (port, path) = LoopbackListener.parse(redirectURI) else { throw .notLoopback(redirectURI) }
+        guard let (host, port, path) = LoopbackListener.parse(redirectURI) else { throw .notLoopback(redirectURI) }
+        self.host = host
         self.port = port
         self.path = path
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        var sockets: [Int32] = []
+        do {
+            sockets.append(try LoopbackListener.listen(family: AF_INET, port: port)!)
+            if host == "localhost", let six = try LoopbackListener.listen(family: AF_INET6, port: port) { sockets.append(six) }
+        } catch {
+            for fd in sockets { close(fd) }
+            throw error
+        }
+        self.sockets = sockets
+    }
+
+    deinit {
+        for fd in sockets { close(fd) }
+        for connection in waiting { close(connection.fd) }
+    }
+
+    /// A listening socket on the loopback address of `family`; nil for
+    /// IPv6 on a machine without it (no ::1: then nobody can listen there).
+    static func listen(family: Int32, port: UInt16) throws(LoopbackError) -> Int32? {
+        let fd = socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+        if fd < 0 && family == AF_INET6 && errno == EAFNOSUPPORT { return nil }
         guard fd >= 0 else { throw .failed(String(cString: strerror(errno))) }
         var one: Int32 = 1
         // A listener of an earlier sign-in in TIME_WAIT must not block this one.
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = port.bigEndian
-        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        let bound: Int32
+        if family == AF_INET6 {
+            // ::1 only: 127.0.0.1 has a socket of its own.
+            setsockopt(fd, Int32(IPPROTO_IPV6), IPV6_V6ONLY, &one, socklen_t(MemoryLayout<Int32>.size))
+            var address = sockaddr_in6()
+            address.sin6_family = sa_family_t(AF_INET6)
+            address.sin6_port = port.bigEndian
+            address.sin6_addr = in6addr_loopback
+            bound = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) }
+            }
+        } else {
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = port.bigEndian
+            address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+            bound = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
         }
-        guard bound == 0, listen(fd, 8) == 0 else {
+        guard bound == 0, Glibc.listen(fd, 16) == 0 else {
             let code = errno
             close(fd)
+            if family == AF_INET6 && code == EADDRNOTAVAIL { return nil }
             throw code == EADDRINUSE || code == EACCES ? .portTaken(port) : .failed(String(cString: strerror(code)))
         }
+        return fd
     }
 
-    deinit { close(fd) }
-
-    /// `http://localhost:8400/callback` → (8400, "/callback"); nil for
-    /// anything but plain HTTP to localhost or 127.0.0.1 with a port.
-    static func parse(_ uri: String) -> (UInt16, String)? {
+    /// `http://localhost:8400/callback` → ("localhost", 8400, "/callback");
+    /// nil for anything but plain HTTP to localhost or 127.0.0.1 with a port.
+    static func parse(_ uri: String) -> (String, UInt16, String)? {
         let lower = uri.lowercased()
         guard lower.hasPrefix("http://") else { return nil }
         let rest = uri.dropFirst(7)
@@ -50,12 +91,14 @@ public final class LoopbackListener {
         let host = authority[..<colon].lowercased()
         guard host == "localhost" || host == "127.0.0.1", let port = UInt16(authority[authority.index(after: colon)...]), port > 0
         else { return nil }
-        return (port, path.isEmpty ? "/" : String(path))
+        return (host, port, path.isEmpty ? "/" : String(path))
     }
 
     /// One request from the browser.
     public struct Request {
         let fd: Int32
+        /// The uid of the process that sent it, when the kernel says.
+        let owner: UInt32?
         /// The request target's path and query, as sent.
         public let path: String
         public let query: String
@@ -67,11 +110,21 @@ public final class LoopbackListener {
                 <body style="font-family:sans-serif;margin:3em"><h1>\(Self.escape(title))</h1>\
                 <p>\(Self.escape(message))</p></body></html>
                 """
-            let reason = status == 200 ? "OK" : status == 404 ? "Not Found" : "Bad Request"
+            answer(status: status, headers: "Content-Type: text/html; charset=utf-8\r\n", body: page)
+        }
+
+        /// Sends the browser on to `location` (302) and closes the connection.
+        public func redirect(to location: String) {
+            // The address carries the request's state: no Referer from the page it leads to.
+            answer(status: 302, headers: "Location: \(location)\r\nReferrer-Policy: no-referrer\r\n", body: "")
+        }
+
+        func answer(status: Int, headers: String, body: String) {
+            let reasons = [200: "OK", 302: "Found", 403: "Forbidden", 404: "Not Found"]
             let head =
-                "HTTP/1.1 \(status) \(reason)\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: \(page.utf8.count)\r\n"
+                "HTTP/1.1 \(status) \(reasons[status] ?? "Bad Request")\r\n\(headers)Content-Length: \(body.utf8.count)\r\n"
                 + "Cache-Control: no-store\r\nConnection: close\r\n\r\n"
-            writeAll(fd, head + page)
+            writeAll(fd, head + body)
             close(fd)
         }
 
@@ -93,49 +146,98 @@ public final class LoopbackListener {
         }
     }
 
-    /// The next request that reaches the listener, waiting at most
-    /// `seconds`; nil when none came. A connection that sends no complete
-    /// request head within 5 s (or a head over 8 KiB) is dropped.
-    public func next(waitingAtMost seconds: Double) throws(LoopbackError) -> Request? {
+    /// A connection accepted, and what it has sent so far.
+    struct Connection {
+        let fd: Int32
+        /// The uid of the process at the other end, when the kernel says.
+        let owner: UInt32?
+        let until: Deadline
+        var head: [UInt8] = []
+    }
+
+    /// At most this many connections wait for their request at once; a new
+    /// one pushes out the oldest.
+    static let connectionsAtOnce = 32
+    /// Seconds a connection has to send its request head (at most 8 KiB).
+    static let secondsPerRequest = 5.0
+
+    /// The next request from one of this user's processes, waiting at most
+    /// `seconds`; nil when none came. A request from another user's process
+    /// gets a 403 page and is reported to `refused` with its uid (nil: not
+    /// known) and path. Connections are read side by side, each for at most
+    /// 5 s and never past the time left, so a connection that sends nothing
+    /// holds up no other.
+    public func next(waitingAtMost seconds: Double, refused: (UInt32?, String) -> Void = { _, _ in }) throws(LoopbackError)
+        -> Request?
+    {
         let deadline = Deadline(secondsFromNow: seconds)
         while true {
-            let left = deadline.remaining
-            guard left > 0 else { return nil }
-            var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            let ready = poll(&poller, 1, Int32(min(left, 3600) * 1000))
+            waiting.removeAll { connection in
+                guard connection.until.remaining <= 0 else { return false }
+                close(connection.fd)
+                return true
+            }
+            let left = waiting.reduce(deadline.remaining) { min($0, $1.until.remaining) }
+            guard deadline.remaining > 0 else { return nil }
+            var pollers = (sockets + waiting.map(\.fd)).map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+            let ready = poll(&pollers, nfds_t(pollers.count), Int32((min(left, 3600) * 1000).rounded(.up)))
             if ready < 0 {
                 if errno == EINTR { continue }
                 throw .failed(String(cString: strerror(errno)))
             }
-            if ready == 0 { return nil }
-            let connection = accept(fd, nil, nil)
-            guard connection >= 0 else { continue }
-            _ = fcntl(connection, F_SETFD, FD_CLOEXEC)  // no browser or helper started later inherits it
-            if let target = LoopbackListener.readRequestTarget(connection) {
-                let path = String(target.prefix { $0 != "?" })
-                let query = target.firstIndex(of: "?").map { String(target[target.index(after: $0)...]) } ?? ""
-                return Request(fd: connection, path: path, query: query)
+            for (index, poller) in pollers.enumerated().reversed() where poller.revents != 0 {
+                if index < sockets.count {
+                    accept(from: poller.fd, deadline: deadline)
+                    continue
+                }
+                guard let request = read(waitingAt: index - sockets.count) else { continue }
+                guard request.owner == getuid() else {
+                    refused(request.owner, request.path)
+                    request.respond(
+                        status: 403, title: "Not your sign-in",
+                        message: "This address belongs to another user's sign-in. Nothing was taken from this request.")
+                    continue
+                }
+                return request
             }
-            close(connection)
         }
     }
 
-    /// The request line's target of a GET (`/callback?code=...`), reading
-    /// the head with a 5 s limit; nil for anything else.
-    static func readRequestTarget(_ fd: Int32) -> String? {
-        var head: [UInt8] = []
+    func accept(from listener: Int32, deadline: Deadline) {
+        let fd = Glibc.accept(listener, nil, nil)
+        guard fd >= 0 else { return }
+        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)  // no browser or helper started later inherits it
+        // Asked at once, while the peer's socket is surely open.
+        let owner = LoopbackPeer.ownerUID(of: fd)
+        if waiting.count >= LoopbackListener.connectionsAtOnce { close(waiting.removeFirst().fd) }
+        waiting.append(
+            Connection(fd: fd, owner: owner, until: Deadline(secondsFromNow: min(LoopbackListener.secondsPerRequest, deadline.remaining))))
+    }
+
+    /// Reads what waiting connection `index` has sent; the request once its
+    /// head is whole. A connection that closes, sends more than 8 KiB of
+    /// head or anything but a GET is dropped.
+    func read(waitingAt index: Int) -> Request? {
         var buffer = [UInt8](repeating: 0, count: 2048)
-        let until = Deadline(secondsFromNow: 5)
-        while head.count < 8192 && !head.ends(with: Array("\r\n\r\n".utf8)) {
-            let left = until.remaining
-            guard left > 0 else { return nil }
-            var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            guard poll(&poller, 1, Int32(left * 1000)) > 0 else { return nil }
-            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { return nil }
-            head.append(contentsOf: buffer[0..<n])
+        let fd = waiting[index].fd
+        let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+        if n < 0 && (errno == EINTR || errno == EAGAIN) { return nil }
+        if n > 0 { waiting[index].head.append(contentsOf: buffer[0..<n]) }
+        let head = waiting[index].head
+        let whole = head.ends(with: Array("\r\n\r\n".utf8))
+        guard n <= 0 || whole || head.count >= 8192 else { return nil }
+        let connection = waiting.remove(at: index)
+        guard whole, let target = LoopbackListener.requestTarget(head) else {
+            close(fd)
+            return nil
         }
+        let path = String(target.prefix { $0 != "?" })
+        let query = target.firstIndex(of: "?").map { String(target[target.index(after: $0)...]) } ?? ""
+        return Request(fd: fd, owner: connection.owner, path: path, query: query)
+    }
+
+    /// The request line's target of a GET (`/callback?code=...`); nil for anything else.
+    static func requestTarget(_ head: [UInt8]) -> String? {
         let line = head.prefix { $0 != UInt8(ascii: "\r") }
         let words = line.split(separator: UInt8(ascii: " "))
         guard words.count == 3, words[0].elementsEqual("GET".utf8) else { return nil }

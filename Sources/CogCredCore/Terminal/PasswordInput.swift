@@ -46,7 +46,9 @@ public enum PasswordInput {
             }
         }
 
-        var bytes = readTerminalLine(from: fd, limit: 4096)
+        guard var bytes = readTerminalLine(from: fd, limit: 4096) else {
+            throw InputError("that password is longer than 4096 bytes")
+        }
         if bytes.last == UInt8(ascii: "\r") { bytes.removeLast() }
         let password = String(decoding: bytes, as: UTF8.self)
         // Overwrite our copy; Swift's string copy is out of reach.
@@ -70,7 +72,9 @@ public enum PasswordInput {
         guard fd >= 0 else { throw InputError("no terminal to ask on", category: .usage) }
         defer { close(fd) }
         writeAll(fd, text)
-        let bytes = readTerminalLine(from: fd, limit: 1024)
+        guard let bytes = readTerminalLine(from: fd, limit: 1024) else {
+            throw InputError("that line is longer than 1024 bytes")
+        }
         return String(decoding: bytes, as: UTF8.self).trimmingWhitespace()
     }
 
@@ -84,16 +88,23 @@ public enum PasswordInput {
         return first
     }
 
-    /// One line from the terminal (up to a newline or end of input), bounded.
-    static func readTerminalLine(from fd: Int32, limit: Int) -> [UInt8] {
+    /// One line from the terminal (up to a newline or end of input), nil
+    /// when it is longer than `limit` bytes. The rest of an overlong line is
+    /// read and thrown away: left in the terminal, the shell would run it
+    /// as a command once cog-cred exits.
+    static func readTerminalLine(from fd: Int32, limit: Int) -> [UInt8]? {
         var bytes: [UInt8] = []
+        var overlong = false
         var byte: UInt8 = 0
         while true {
             let n = read(fd, &byte, 1)
             if n < 0 && errno == EINTR { continue }
             if n <= 0 || byte == UInt8(ascii: "\n") { break }
-            bytes.append(byte)
-            if bytes.count > limit { break }
+            if bytes.count < limit { bytes.append(byte) } else { overlong = true }
+        }
+        guard !overlong else {
+            for i in bytes.indices { bytes[i] = 0 }  // may be a password
+            return nil
         }
         return bytes
     }

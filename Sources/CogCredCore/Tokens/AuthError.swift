@@ -23,6 +23,9 @@ public enum AuthError: CogCredFailure, Equatable {
     case noIDToken(profile: String)
     /// The ID token of a browser sign-in does not carry the request's nonce.
     case nonceMismatch
+    /// The ID token of a browser sign-in fails one of OpenID Connect's
+    /// checks (issuer, audience, token_use, expiry): the named check and what was found.
+    case idTokenRejected(check: String, found: String)
     /// The browser's answer carries another sign-in's `state`.
     case stateMismatch
     /// No answer from the browser within the time allowed.
@@ -33,7 +36,7 @@ public enum AuthError: CogCredFailure, Equatable {
         case .notSignedIn, .unsupportedChallenge, .challengeNeedsInput, .requiredAttributes, .verificationFailed:
             return .notAuthenticated
         case .noIDToken: return .usage
-        case .nonceMismatch, .stateMismatch, .browserTimedOut: return .notAuthenticated
+        case .nonceMismatch, .idTokenRejected, .stateMismatch, .browserTimedOut: return .notAuthenticated
         case .remoteSignOutFailed: return .temporary
         case .malformedToken, .freshTokenExpired: return .temporary
         case .cognito(let error, let operation): return AuthError.category(of: error, operation)
@@ -62,6 +65,8 @@ public enum AuthError: CogCredFailure, Equatable {
             return "profile '\(profile)' is a machine (client credentials): it has an access token and no ID token"
         case .nonceMismatch:
             return "the ID token does not carry this sign-in's nonce (it was issued for another request); nothing was stored: sign in again"
+        case .idTokenRejected(let check, let found):
+            return "the ID token from the managed login fails the \(check) check (\(found.oneLine(limit: 200))); nothing was stored: check the profile's pool, client and domain, and this machine's clock"
         case .stateMismatch:
             return "the browser's answer belongs to another sign-in (its state does not match); nothing was stored: sign in again"
         case .browserTimedOut(let seconds):

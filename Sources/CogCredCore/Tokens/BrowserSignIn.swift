@@ -18,11 +18,15 @@ extension TokenManager {
     }
 
     /// Ends a browser sign-in: the code is exchanged at the token endpoint
-    /// with the PKCE verifier, the ID token must carry the request's nonce,
-    /// and the three tokens are stored exactly as a password sign-in stores
-    /// them. A refusal from the managed login (the user cancelled) stores
-    /// nothing.
-    public func signIn(_ callback: AuthorizationRequest.Callback, of request: AuthorizationRequest) throws -> RefreshedTokens {
+    /// with the PKCE verifier; the ID token must name one of `issuers` (the
+    /// pool at its endpoint: TokenVerifier.poolKeys), this client among its
+    /// audiences, `token_use` id, an expiry to come and the request's nonce;
+    /// then the three tokens are stored exactly as a password sign-in
+    /// stores them. A refusal from the managed login (the user cancelled)
+    /// stores nothing.
+    public func signIn(_ callback: AuthorizationRequest.Callback, of request: AuthorizationRequest, issuers: [String]) throws
+        -> RefreshedTokens
+    {
         let code: String
         switch callback {
         case .refused(let error, let description):
@@ -41,6 +45,8 @@ extension TokenManager {
         // another nonce; without `openid` there is no ID token to check.
         if let idToken = result.idToken {
             guard let token = IssuedToken(idToken) else { throw AuthError.malformedToken(.id) }
+            let checks = TokenVerifier.claimChecks(token.claims, kind: .id, issuers: issuers, clientID: profile.clientID, now: clock.now())
+            if let failed = checks.first(where: { !$0.passed }) { throw AuthError.idTokenRejected(check: failed.name, found: failed.detail) }
             guard token.claims.nonce == request.nonce else { throw AuthError.nonceMismatch }
         }
         return try lock.withLock(profile: profileName) { try save(result, requireRefreshToken: true) }

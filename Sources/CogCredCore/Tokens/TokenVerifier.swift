@@ -100,6 +100,18 @@ public struct TokenVerifier: Sendable {
             checks.append(VerificationCheck(name: "signature", passed: false, detail: "no key '\(header.kid ?? "")' in the pool's JWKS"))
         }
 
+        return checks + TokenVerifier.claimChecks(claims, kind: kind, issuers: issuers, clientID: clientID, now: now)
+    }
+
+    /// The checks of a token's claims, which need no key: issuer, token_use,
+    /// the client (`aud` of an ID token, which may be an array, or
+    /// `client_id` of an access token) and expiry. A browser sign-in makes
+    /// them of the ID token it is given before storing it (OpenID Connect
+    /// Core 3.1.3.7).
+    public static func claimChecks(_ claims: JWTClaims, kind: SecretKind, issuers: [String], clientID: String, now: Int64)
+        -> [VerificationCheck]
+    {
+        var checks: [VerificationCheck] = []
         let issuer = claims.issuer ?? ""
         let issuerDetail =
             issuer.isEmpty ? "missing"
@@ -108,10 +120,11 @@ public struct TokenVerifier: Sendable {
         let expectedUse = kind == .id ? "id" : "access"
         checks.append(
             VerificationCheck(name: "token_use", passed: claims.tokenUse == expectedUse, detail: claims.tokenUse ?? "missing"))
-        let audience = kind == .id ? claims.audience : claims.clientID
+        let audiences = kind == .id ? claims.audiences : claims.clientID.map { [$0] } ?? []
         checks.append(
             VerificationCheck(
-                name: kind == .id ? "audience" : "client_id", passed: audience == clientID, detail: audience ?? "missing"))
+                name: kind == .id ? "audience" : "client_id", passed: audiences.contains(clientID),
+                detail: audiences.isEmpty ? "missing" : audiences.joined(separator: ", ")))
         if let exp = claims.exp {
             checks.append(VerificationCheck(name: "expiry", passed: exp > now, detail: exp > now ? "valid until \(rfc3339(exp))" : "expired \(rfc3339(exp))"))
         } else {

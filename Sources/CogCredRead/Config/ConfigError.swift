@@ -42,7 +42,7 @@ public enum ConfigError: CogCredFailure, Equatable {
         case .unsafePermissions(_, let reason):
             return "refusing to use the config: \(reason)"
         case .clientSecretMissing(let profile):
-            return "profile '\(profile)' uses an app client secret, but the Secret Service has none for it; store it with: cog-cred configure\(profileFlag(profile)) --client-secret-stdin"
+            return "profile '\(profile)' uses an app client secret, but the Secret Service has none for its user pool and app client; store it with: cog-cred configure\(profileFlag(profile)) --client-secret-stdin"
         case .missingIdentityPool(let profile):
             return "profile '\(profile)' has no identity pool: cog-cred configure\(profileFlag(profile)) --identity-pool-id REGION:UUID"
         case .missingDomain:

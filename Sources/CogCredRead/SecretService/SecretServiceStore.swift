@@ -113,7 +113,7 @@ public struct SecretServiceStore: TokenStore {
         for (kind, items) in zip(kinds, found) {
             // Only locked items: gnome-keyring shows them, without secrets.
             if items.unlocked.isEmpty && !items.locked.isEmpty { throw .locked }
-            paths[kind] = items.unlocked.first
+            paths[kind] = try Self.preferred(items.unlocked, service, operation)
         }
         let secrets = try service.secrets(of: Array(paths.values), operation: operation)
         // A missing item, or one whose secret is withheld, is asked about
@@ -221,6 +221,29 @@ public struct SecretServiceStore: TokenStore {
         for item in found.unlocked { try service.deleteItem(item, operation: operation) }
         if found.unlocked.isEmpty { try service.checkDefaultCollectionUnlocked() }
         return !found.unlocked.isEmpty
+    }
+
+    /// Of several items with the attributes asked for, cog-cred's own (its
+    /// `xdg:schema`): the service lists them in no set order, and another
+    /// program's item with the same attributes must not win by chance. The
+    /// others are deleted (as a write deletes them), so the next read finds
+    /// one; none of cog-cred's own is, so a write in progress loses nothing.
+    static func preferred(_ items: [String], _ service: SecretServiceClient, _ operation: String) throws(SecretServiceError)
+        -> String?
+    {
+        guard items.count > 1 else { return items.first }  // the usual case: no call more
+        var ours: [String] = []
+        var others: [String] = []
+        for item in items {
+            if try service.attributes(of: item, operation: operation)["xdg:schema"] == schemaName {
+                ours.append(item)
+            } else {
+                others.append(item)
+            }
+        }
+        guard let chosen = ours.first else { return items.first }
+        for other in others { _ = try? service.deleteItem(other, operation: operation) }
+        return chosen
     }
 
     static func attributes(_ kind: SecretKind, _ profile: String, _ binding: ItemBinding?) -> [(String, String)] {

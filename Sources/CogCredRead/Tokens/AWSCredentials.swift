@@ -83,7 +83,11 @@ public struct AWSCredentials: Sendable, Equatable {
 
     /// What `exec --aws` sets.
     public var environment: [(String, String)] {
-        [("AWS_ACCESS_KEY_ID", accessKeyID), ("AWS_SECRET_ACCESS_KEY", secretAccessKey), ("AWS_SESSION_TOKEN", sessionToken)]
+        [
+            ("AWS_ACCESS_KEY_ID", accessKeyID), ("AWS_SECRET_ACCESS_KEY", secretAccessKey), ("AWS_SESSION_TOKEN", sessionToken),
+            // The SDKs (botocore, the JS and Java SDKs) read it to know when the keys run out.
+            ("AWS_CREDENTIAL_EXPIRATION", rfc3339(expiration)),
+        ]
     }
 
     /// The margin `aws-credentials` keeps unless --min-ttl says otherwise.

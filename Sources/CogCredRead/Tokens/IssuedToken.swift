@@ -55,10 +55,10 @@ public enum TokenChoice: Sendable, Equatable {
 extension JWTClaims {
     /// True when the token says it was issued by the binding's user pool
     /// (`iss` ends in `/<pool id>`) to its app client (`client_id` of an
-    /// access token, `aud` of an ID token). Unverified: this guards against
+    /// access token, one of `aud` of an ID token). Unverified: this guards against
     /// handing out the wrong pool's token, not against forgery.
     public func isIssued(to binding: ItemBinding, as kind: SecretKind) -> Bool {
         guard let issuer, issuer.hasSuffix("/" + binding.userPoolID) else { return false }
-        return (kind == .id ? audience : clientID) == binding.clientID
+        return kind == .id ? audiences.contains(binding.clientID) : clientID == binding.clientID
     }
 }

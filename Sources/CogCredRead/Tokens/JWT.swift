@@ -18,8 +18,8 @@ public struct JWTClaims: Sendable, Equatable {
     public var tokenUse: String?
     public var clientID: String?
     public var issuer: String?
-    /// `aud` of an ID token: the app client id.
-    public var audience: String?
+    /// `aud` of an ID token: the app client id, or a list that contains it.
+    public var audiences: [String] = []
     /// `email_verified`: a boolean, or the string "true"/"false" as Cognito sends it.
     public var emailVerified: Bool?
     /// `scope` of an access token: the granted OAuth scopes, space-separated.
@@ -49,7 +49,7 @@ public struct JWTClaims: Sendable, Equatable {
         scope = json["scope"]?.stringValue
         nonce = json["nonce"]?.stringValue
         // `aud` is a string, or an array of them (RFC 7519 section 4.1.3).
-        audience = json["aud"]?.stringValue ?? json["aud"]?.arrayValue?.first?.stringValue
+        audiences = json["aud"]?.stringValue.map { [$0] } ?? json["aud"]?.arrayValue?.compactMap { $0.stringValue } ?? []
         switch json["email_verified"] {
         case .bool(let flag)?: emailVerified = flag
         case .string("true")?: emailVerified = true

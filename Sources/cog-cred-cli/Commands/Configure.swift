@@ -107,7 +107,7 @@ struct Configure: ParsableCommand {
     @Option(name: .customLong("docker-registry"), help: ArgumentHelp("A registry host whose docker credentials this profile answers (repeatable; replaces the list; \"\" clears it).", valueName: "host"))
     var dockerRegistries: [String] = []
 
-    @Flag(help: "Read the app client's secret from the first line of standard input and keep it in the Secret Service.")
+    @Flag(help: "Read the app client's secret from the first line of standard input and keep it in the Secret Service (bound to the pool and client: a new --client-id drops the old one).")
     var clientSecretStdin = false
 
     @Flag(help: "Delete the stored app client secret (for an app client without one).")
@@ -206,6 +206,13 @@ struct Configure: ParsableCommand {
             throw ValidationError(error.message)
         }
         if let problem = Endpoint.profileProblem(profile) { throw ValidationError(problem) }
+        // A client secret is its app client's: it does not follow the profile
+        // to another client (or pool), where it would be sent to that
+        // client's domain. A new one comes with --client-secret-stdin.
+        let secretLeftBehind =
+            !clientSecretStdin
+            && (existing.map { $0.clientSecretInKeyring == true && ($0.userPoolID != poolID || $0.clientID != clientID) } ?? false)
+        if secretLeftBehind { profile.clientSecretInKeyring = nil }
         if profile.effectiveGrant == .clientCredentials && profile.clientSecretInKeyring != true && !clientSecretStdin {
             throw ValidationError("--grant client-credentials needs the app client's secret: add --client-secret-stdin")
         }
@@ -224,6 +231,14 @@ struct Configure: ParsableCommand {
         if removeClientSecret {
             try wiring.tokenStore.delete(.clientSecret, profile: name)
             profile.clientSecretInKeyring = nil
+        } else if secretLeftBehind {
+            // Bound to the old client in the keyring, so never read for the
+            // new one even if it cannot be deleted now.
+            do {
+                try wiring.tokenStore.delete(.clientSecret, profile: name)
+            } catch {
+                Output.note("cog-cred: warning: the old app client secret could not be deleted (\(error.message)); it will not be used")
+            }
         }
         // Tokens of the old pool, client or endpoint must not outlive the
         // settings they came from. They are bound to their pool and client
@@ -256,6 +271,10 @@ struct Configure: ParsableCommand {
 
         Output.note("Saved profile '\(name)' in \(store.path).")
         if clientSecretStdin { Output.note("The app client secret is in the Secret Service, not in the file.") }
+        if secretLeftBehind {
+            Output.note(
+                "The app client secret of client \(existing?.clientID ?? "") was removed from the profile: it is not \(clientID)'s. If \(clientID) has a secret, store it with cog-cred configure\(profileFlag(name)) --client-secret-stdin.")
+        }
         if rebound {
             let deleted = tokensDeleted > 0 ? " (its tokens were deleted)" : ""
             Output.note("The profile now names a different user pool, app client or endpoint\(deleted): sign in again.")

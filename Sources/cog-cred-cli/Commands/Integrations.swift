@@ -210,14 +210,16 @@ struct Exec: ParsableCommand {
             ("Bearer <access token>"), then replaces cog-cred with the command, so its exit \
             status and signals are the command's own. Tokens never go on a command line. \
             As in a shell, a command that is not found exits 127, one that cannot be run \
-            (not executable) 126. --aws also sets AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY \
-            and AWS_SESSION_TOKEN from the profile's identity pool (see aws-credentials).
+            (not executable) 126. --aws also sets AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, \
+            AWS_SESSION_TOKEN and AWS_CREDENTIAL_EXPIRATION (ISO 8601, read by the AWS SDKs) \
+            from the profile's identity pool (see aws-credentials), with at least --min-ttl \
+            seconds left (default 300).
             """)
 
     @OptionGroup var profileOptions: ProfileOptions
     @OptionGroup var freshness: FreshnessOptions
 
-    @Flag(help: "Also set AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN from the identity pool.")
+    @Flag(help: "Also set AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN and AWS_CREDENTIAL_EXPIRATION from the identity pool.")
     var aws = false
 
     @Argument(parsing: .postTerminator, help: "The command and its arguments, after --.")
@@ -232,7 +234,9 @@ struct Exec: ParsableCommand {
         let tokens = try manager.currentTokens(policy: freshness.policy)
         var variables = TokenOutput.execVariables(access: tokens.access, id: tokens.id)
         if aws {
-            for (name, value) in try manager.awsCredentials().environment { variables[name] = value }
+            // --min-ttl asks the same of them as of the tokens (their own default: 300 s).
+            let credentials = try manager.awsCredentials(margin: freshness.minTTL ?? AWSCredentials.defaultMinTTL)
+            for (name, value) in credentials.environment { variables[name] = value }
         }
         SecretServiceStore.disconnect()
         let failure = ProcessReplacement.exec(command, setting: variables)

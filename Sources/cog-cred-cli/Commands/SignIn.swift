@@ -23,9 +23,11 @@ struct SignIn: ParsableCommand {
             login instead, as a person would on the web (Google, Entra, Okta or SAML behind \
             the pool): the authorization code flow with PKCE. cog-cred listens on the \
             profile's redirect URI (http://localhost:8400/callback unless configure \
-            --redirect-uri says otherwise), opens $BROWSER or xdg-open at the pool's \
-            /oauth2/authorize and prints the address on stderr too; the browser comes back \
-            with a code, which is exchanged for the three tokens. --no-browser prints the \
+            --redirect-uri says otherwise; on 127.0.0.1 and ::1), opens $BROWSER or \
+            xdg-open at a one-time address there that leads on to the pool's \
+            /oauth2/authorize (the full address, printed on stderr, is on no command \
+            line), and takes requests from your own processes only; the browser comes \
+            back with a code, which is exchanged for the three tokens. --no-browser prints the \
             address only: open it on any machine and paste back the address the browser ended \
             on (or just its code). --timeout bounds the wait (300 s); Ctrl-C stores nothing.
 
@@ -84,7 +86,7 @@ struct SignIn: ParsableCommand {
         }
         let flow = authFlow.flatMap(AuthFlow.init(rawValue:)) ?? manager.profile.effectiveAuthFlow
         if browser || noBrowser || flow == .browser {
-            let tokens = try signInWithBrowser(manager, environment: wiring.environment)
+            let tokens = try signInWithBrowser(manager, wiring: wiring)
             let who = tokens.id?.claims.cognitoUsername ?? tokens.access.claims.subjectName ?? "the user"
             let until = tokens.access.claims.exp.map { "; access token valid until \(rfc3339($0))" } ?? ""
             return Output.note("Signed in as \(who) (profile '\(manager.profileName)')\(until).")
@@ -107,8 +109,10 @@ struct SignIn: ParsableCommand {
 
     /// The authorization-code flow: listen, open the browser, wait for its
     /// answer (or, with --no-browser, for the pasted address), exchange.
-    func signInWithBrowser(_ manager: TokenManager, environment: [String: String]) throws -> TokenManager.RefreshedTokens {
+    func signInWithBrowser(_ manager: TokenManager, wiring: Wiring) throws -> TokenManager.RefreshedTokens {
         let request = try manager.authorizationRequest()
+        // The issuer the ID token must name: the pool at its endpoint.
+        let issuers = TokenVerifier.poolKeys(endpoint: try wiring.endpoint(manager.profile).url, profile: manager.profile).issuers
         if noBrowser {
             guard PasswordInput.hasTerminal else {
                 throw ValidationError("--no-browser asks for the address the browser ended on, and there is no terminal to ask on")
@@ -123,42 +127,18 @@ struct SignIn: ParsableCommand {
             } catch {
                 throw ValidationError("that is neither the address the browser ended on nor a code")
             }
-            return try manager.signIn(callback, of: request)
+            return try manager.signIn(callback, of: request, issuers: issuers)
         }
-        // Listening first: the browser may come back at once.
-        let listener = try LoopbackListener(redirectURI: request.redirectURI)
-        let opened = Browser.open(request.url, environment: environment)
+        let loopback = try LoopbackSignIn(request)
+        let opened = Browser.open(loopback.startAddress, environment: wiring.environment)
+        // The whole address goes to the terminal only: a command line is every local user's to read.
         Output.note(
             opened
                 ? "Opening the browser to sign in; if it does not come up, open this address:\n\n  \(request.url)\n"
                 : "Open this address in a browser to sign in:\n\n  \(request.url)\n")
-        let started = Deadline(secondsFromNow: Double(timeout))
-        while true {
-            guard let incoming = try listener.next(waitingAtMost: started.remaining) else {
-                throw AuthError.browserTimedOut(seconds: timeout)
-            }
-            guard incoming.path == listener.path else {
-                incoming.respond(status: 404, title: "Not found", message: "This is cog-cred waiting for the sign-in's answer.")
-                continue
-            }
-            let callback: AuthorizationRequest.Callback
-            do {
-                callback = try request.callback(query: incoming.query)
-            } catch .notACallback {
-                incoming.respond(status: 400, title: "Not a sign-in answer", message: "This address expects the managed login's answer.")
-                continue
-            } catch {
-                incoming.respond(status: 400, title: "Sign-in refused", message: "This answer belongs to another sign-in. Nothing was stored.")
-                throw AuthError.stateMismatch
-            }
-            if case .refused(let error, let description) = callback {
-                incoming.respond(
-                    status: 200, title: "Sign-in not completed",
-                    message: "The sign-in ended with \(error)\(description.isEmpty ? "" : ": \(description)"). You can close this window.")
-            } else {
-                incoming.respond(status: 200, title: "Signed in", message: "cog-cred has your sign-in. You can close this window.")
-            }
-            return try manager.signIn(callback, of: request)
+        guard let callback = try loopback.answer(within: Double(timeout), note: Output.note) else {
+            throw AuthError.browserTimedOut(seconds: timeout)
         }
+        return try manager.signIn(callback, of: request, issuers: issuers)
     }
 }
