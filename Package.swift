@@ -44,7 +44,7 @@ let package = Package(
         // calls, verification. Unit-tested with in-memory fakes.
         .target(
             name: "CogCredCore",
-            dependencies: ["CogCredRead", "CCurl", "COpenSSL", "CLinux"]
+            dependencies: ["CogCredRead", "CCurl", "COpenSSL", "CLinux", "CSecret"]
         ),
         // Everything a read needs and nothing that loads libcurl, OpenSSL or
         // Foundation: paths, profiles and the config file, JWT claims, the
@@ -72,6 +72,11 @@ let package = Package(
             name: "CCurl",
             pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
+        .systemLibrary(
+            name: "CSecret",
+            pkgConfig: "libsecret-1",
+            providers: [.apt(["libsecret-1-dev"])]
         ),
         .systemLibrary(
             name: "COpenSSL",

@@ -97,7 +97,7 @@ struct CogCredCommand: ParsableCommand {
                 Output.data("cog-cred: \(failure.message.printable)")
                 finish(1)
             }
-            Output.error(failure.message)
+            Output.error(Wiring.describe(failure))
             finish(ExitStatus.code(for: failure.category))
         } catch {
             let code = exitCode(for: error)

@@ -60,7 +60,22 @@ struct Wiring {
         let seen = ["DISPLAY", "WAYLAND_DISPLAY"].contains { !(environment[$0] ?? "").isEmpty }
         var prompt = seen ? Wiring.unlockPrompt.withLock { $0 } : .never
         if case .waitingAtMost = prompt { prompt = .waitingAtMost(seconds: unlockWait) }
-        return SecretServiceStore(environment: environment, encryption: { SecretServiceCipher() }, unlockPrompt: prompt)
+        return SecretServiceStore(
+            environment: environment, encryption: { SecretServiceCipher() }, unlockPrompt: prompt, writer: Wiring.writer)
+    }
+
+    /// One libsecret connection for the process: writes, deletes and
+    /// unlocks follow the provider's prompts through it.
+    static let writer = LibsecretWriter(environment: { ProcessInfo.processInfo.environment[$0] })
+
+    /// A failure's one line; a Secret Service's in the words of the program
+    /// that provides it (KeePassXC, KWallet, gnome-keyring), asked only now.
+    static func describe(_ failure: any CogCredFailure) -> String {
+        guard let error = failure as? SecretServiceError,
+            let provider = SecretServiceProvider.current(environment: { ProcessInfo.processInfo.environment[$0] }),
+            let advice = provider.message(for: error, collectionLocked: error == .locked ? writer.defaultCollectionLocked() : nil)
+        else { return failure.message }
+        return advice
     }
 
     /// How long a person has to answer the keyring's unlock prompt:

@@ -10,14 +10,16 @@ Completed(dismissed=false) follows; with --answer dismiss, Completed
 all (a person who walked away). Each call is appended to --log as a line of
 JSON, so a test can tell whether a prompt was shown.
 
-Enough of the API for a read: ReadAlias, OpenSession (plain), SearchItems,
+Enough of the API for a read and an unlock: ReadAlias, OpenSession (plain
+only, NotSupported for any other algorithm), SearchItems (in the order of
+--items), each item's Attributes,
 GetSecrets, Unlock, the collection's Locked property, Prompt and Dismiss.
 """
 import argparse
 import asyncio
 import json
 
-from dbus_next import Variant
+from dbus_next import DBusError, Variant
 from dbus_next.aio import MessageBus
 from dbus_next.service import PropertyAccess, ServiceInterface, dbus_property, method, signal
 
@@ -45,6 +47,10 @@ class Service(ServiceInterface):
 
     @method()
     def OpenSession(self, algorithm: "s", input: "v") -> "vo":  # noqa: F821
+        # As the spec says of an algorithm a service does not offer: libsecret
+        # asks for an encrypted session first and falls back to plain on this.
+        if algorithm != "plain":
+            raise DBusError("org.freedesktop.DBus.Error.NotSupported", f"{algorithm} is not supported here")
         return [Variant("s", ""), SESSION]
 
     @method()
@@ -70,6 +76,16 @@ class Service(ServiceInterface):
         if not self.state.locked:
             return [objects, "/"]
         return [[], PROMPT]
+
+
+class Item(ServiceInterface):
+    def __init__(self, attributes):
+        super().__init__("org.freedesktop.Secret.Item")
+        self.attributes = attributes
+
+    @dbus_property(access=PropertyAccess.READ)
+    def Attributes(self) -> "a{ss}":  # noqa: F821
+        return self.attributes
 
 
 class Collection(ServiceInterface):
@@ -98,14 +114,16 @@ class Prompt(ServiceInterface):
     @method()
     def Dismiss(self):
         self.state.record("Dismiss")
-        self.Completed(True, Variant("s", ""))
+        # An unlock prompt's result is an "ao" even when dismissed, as
+        # gnome-keyring and KeePassXC send it (libsecret insists on it).
+        self.Completed(True, Variant("ao", []))
 
     def complete(self):
         if self.state.answer == "unlock":
             self.state.locked = False
             self.Completed(False, Variant("ao", [COLLECTION]))
         else:
-            self.Completed(True, Variant("s", ""))
+            self.Completed(True, Variant("ao", []))
 
     @signal()
     def Completed(self, dismissed, result) -> "bv":  # noqa: F821
@@ -118,13 +136,17 @@ async def main():
     parser.add_argument("--items", required=True)
     parser.add_argument("--answer", required=True, choices=["unlock", "dismiss", "never"])
     parser.add_argument("--log", required=True)
+    parser.add_argument("--unlocked", action="store_true", help="start unlocked (items listed in the order given)")
     args = parser.parse_args()
     with open(args.items) as f:
         state = State(json.load(f), args.answer, args.log)
+    state.locked = not args.unlocked
     bus = await MessageBus(bus_address=args.address).connect()
     bus.export("/org/freedesktop/secrets", Service(state))
     bus.export(COLLECTION, Collection(state))
     bus.export(PROMPT, Prompt(state))
+    for path, item in state.items.items():
+        bus.export(path, Item(item["attributes"]))
     await bus.request_name("org.freedesktop.secrets")
     await bus.wait_for_disconnect()
 

@@ -57,11 +57,18 @@ def sign_in(cog, double, env):
     cog.ok("sign-in", "--password-stdin", input=PASSWORD + "\n", env=env)
 
 
-def test_on_a_unix_socket_bus_the_session_is_plain(cog, bus, double, tmp_path):
+def test_on_a_unix_socket_bus_reads_are_plain_and_libsecrets_writes_encrypted(cog, bus, double, tmp_path):
+    # Writes go through libsecret (cog-cred-cli), which always asks for the
+    # encrypted session first; the reads of both binaries use plain there.
     monitor = Monitor({**cog.env, **bus.env}, tmp_path / "monitor.log")
     sign_in(cog, double, {})
-    traffic = monitor.text()
-    assert 'string "plain"' in traffic and "dh-ietf1024" not in traffic
+    writes = monitor.text()
+    assert 'string "dh-ietf1024-sha256-aes128-cbc-pkcs7"' in writes
+    monitor = Monitor({**cog.env, **bus.env}, tmp_path / "monitor-reads.log")
+    for command in (["token"], ["get-header"], ["status"]):
+        cog.ok(*command)
+    reads = monitor.text()
+    assert 'string "plain"' in reads and "dh-ietf1024" not in reads
 
 
 def test_an_address_list_that_also_names_tcp_is_not_plain(cog, bus, double, tmp_path):

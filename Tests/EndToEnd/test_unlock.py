@@ -17,7 +17,7 @@ import pytest
 
 from conftest import Bus, bus_config_without_activation, wait_until
 from test_core import stored
-from test_keyring_truth import lock_collection
+from test_keyring_truth import lock_collection, moto_tokens
 
 HERE = Path(__file__).resolve().parent
 DISPLAY = {"DISPLAY": ":97"}  # a display is named; the stand-in needs none
@@ -28,15 +28,16 @@ def locked_service(cog, bus, signed_in, tmp_path):
     """Starts the stand-in holding this profile's real items, locked; returns (start, calls)."""
     items = [item for item in bus.items(service="cog-cred", profile="default")]
     assert len(items) == 3
-    (tmp_path / "items.json").write_text(json.dumps(items))
     log = tmp_path / "calls.log"
     started = []
 
-    def start(answer):
+    def start(answer, unlocked=False, first=()):
+        (tmp_path / "items.json").write_text(json.dumps([*first, *items]))
         private = Bus(tmp_path / f"bus-{answer}", secrets=False,
                       config_file=bus_config_without_activation(tmp_path / f"bus-{answer}.conf"))
         proc = subprocess.Popen([sys.executable, str(HERE / "locked_secret_service.py"), "--address", private.address,
-                                 "--items", str(tmp_path / "items.json"), "--answer", answer, "--log", str(log)])
+                                 "--items", str(tmp_path / "items.json"), "--answer", answer, "--log", str(log)]
+                                + (["--unlocked"] if unlocked else []))
         started.append((proc, private))
         wait_until(private.has_secret_service, "the locked Secret Service", attempts=500)
         cog.env.update(private.env)
@@ -119,3 +120,18 @@ def test_the_real_headless_gnome_keyring_dismisses_and_the_command_exits_69(cog,
         assert "the keyring is locked; unlock it" in cog.run("token").stderr
     finally:
         private.stop()
+
+
+def test_cog_creds_own_item_wins_over_another_programs_listed_first(cog, bus, signed_in, locked_service):
+    """The service lists matching items in its own order: another program's
+    item with the same attributes, listed first, is not read; cog-cred's
+    (its xdg:schema) is. The stand-in lists them in the order given."""
+    start, _ = locked_service
+    ours = stored(bus, "access")
+    mine = next(i for i in bus.items(service="cog-cred", profile="default", kind="access"))
+    theirs = moto_tokens(signed_in)["AccessToken"]
+    cog.remember_secret(theirs)
+    other = {"attributes": {**mine["attributes"], "xdg:schema": "org.example.OtherTool"}, "secret": theirs}
+    start("unlock", unlocked=True, first=[other])
+    for args in (["token"], ["token", "--no-prompt"]):
+        assert cog.ok(*args).stdout == ours + "\n"

@@ -108,41 +108,6 @@ final class DBusConnection {
         return Int64(time.tv_sec) * 1000 + Int64(time.tv_nsec) / 1_000_000
     }
 
-    /// Asks the bus to forward the signals `rule` matches (D-Bus match-rule
-    /// syntax); waits for the bus's answer.
-    func addMatch(_ rule: String) throws(BusCallFailure) {
-        try checkHello()
-        var error = DBusError()
-        dbus_error_init(&error)
-        dbus_bus_add_match(raw, rule, &error)
-        if dbus_error_is_set(&error) != 0 { throw Self.consume(&error) }
-    }
-
-    /// The next signal `interface.member` sent from `path`, waiting at most
-    /// `milliseconds`; nil when none came. Other signals that arrive meanwhile
-    /// are dropped; the caller must have no method call in flight, since its
-    /// reply could be taken here too.
-    func waitForSignal(path: String, interface: String, member: String, waitingAtMost milliseconds: Int32)
-        throws(BusCallFailure) -> Reply?
-    {
-        let deadline = Self.now() + Int64(milliseconds)
-        while true {
-            while let message = dbus_connection_pop_message(raw) {
-                if dbus_message_is_signal(message, interface, member) != 0,
-                    let sender = dbus_message_get_path(message), String(cString: sender) == path
-                {
-                    return Reply(message)
-                }
-                dbus_message_unref(message)
-            }
-            let left = deadline - Self.now()
-            guard left > 0 else { return nil }
-            guard dbus_connection_read_write(raw, Int32(left)) != 0 else {
-                throw BusCallFailure(name: "org.freedesktop.DBus.Error.Disconnected", message: "the session bus closed the connection")
-            }
-        }
-    }
-
     /// One method call, waiting at most `timeoutMilliseconds` for the reply.
     func call(
         _ destination: String, _ path: String, _ interface: String, _ method: String, timeoutMilliseconds: Int32,

@@ -40,7 +40,6 @@ final class SecretServiceClient: @unchecked Sendable {
     static let serviceInterface = "org.freedesktop.Secret.Service"
     static let collectionInterface = "org.freedesktop.Secret.Collection"
     static let itemInterface = "org.freedesktop.Secret.Item"
-    static let promptInterface = "org.freedesktop.Secret.Prompt"
     static let propertiesInterface = "org.freedesktop.DBus.Properties"
 
     /// How long one call may take before it is given up: a hung keyring
@@ -262,65 +261,6 @@ final class SecretServiceClient: @unchecked Sendable {
         return result
     }
 
-    /// Creates (or, with the same attributes, replaces) an item in the
-    /// default collection; returns its path.
-    func createItem(
-        label: String, attributes: [(String, String)], secret: String, operation: String,
-        timeout: Int32 = callTimeoutMilliseconds
-    ) throws(SecretServiceError) -> String
-    {
-        // The session first: an encrypted one has its key only once OpenSession is answered.
-        let session = try session()
-        var sealed = (parameters: [UInt8](), value: Array(secret.utf8))
-        if let algorithm {
-            guard let encrypted = algorithm.encrypt(sealed.value) else {
-                throw .failed(operation: operation, domain: "cog-cred", code: 0, detail: "the secret could not be encrypted")
-            }
-            Self.wipe(&sealed.value)
-            sealed = encrypted
-        }
-        defer { Self.wipe(&sealed.value) }
-        let reply: Reply
-        do throws(SecretServiceError) {
-            reply = try call(try defaultCollection(), Self.collectionInterface, "CreateItem", operation: operation, timeout: timeout) {
-                args in
-                args.container(DBusType.array, "{sv}") { properties in
-                    properties.container(DBusType.dictEntry, nil) { entry in
-                        entry.string("org.freedesktop.Secret.Item.Label")
-                        entry.container(DBusType.variant, "s") { $0.string(label) }
-                    }
-                    properties.container(DBusType.dictEntry, nil) { entry in
-                        entry.string("org.freedesktop.Secret.Item.Attributes")
-                        entry.container(DBusType.variant, "a{ss}") { $0.stringDictionary(attributes) }
-                    }
-                }
-                args.container(DBusType.structure, nil) { secret in
-                    secret.objectPath(session)
-                    secret.bytes(sealed.parameters)
-                    secret.bytes(sealed.value)
-                    secret.string("text/plain")
-                }
-                args.bool(true)  // replace an item with the same attributes
-            }
-        } catch {
-            // No default collection, or a locked one, has its own message.
-            try checkDefaultCollectionUnlocked()
-            throw error
-        }
-        let (item, prompt) = try read(reply, operation: operation) { r throws(BusCallFailure) in
-            (try r.objectPath(), try r.objectPath())
-        }
-        // A prompt instead of an item: the collection must be unlocked first.
-        if prompt != "/" || item == "/" { throw .locked }
-        return item
-    }
-
-    func deleteItem(_ item: String, operation: String, timeout: Int32 = callTimeoutMilliseconds) throws(SecretServiceError) {
-        let reply = try call(item, Self.itemInterface, "Delete", operation: operation, timeout: timeout)
-        let prompt = try read(reply, operation: operation) { r throws(BusCallFailure) in try r.objectPath() }
-        if prompt != "/" { throw .locked }
-    }
-
     /// An item's attributes.
     func attributes(of item: String, operation: String) throws(SecretServiceError) -> [String: String] {
         let reply = try call(item, Self.propertiesInterface, "Get", operation: operation) { args in
@@ -330,48 +270,6 @@ final class SecretServiceClient: @unchecked Sendable {
         return try read(reply, operation: operation) { r throws(BusCallFailure) in
             try r.variant { v throws(BusCallFailure) in try v.stringDictionary() }
         }
-    }
-
-    /// Asks the Secret Service to unlock the default collection. The service
-    /// shows its own password dialog (gnome-keyring's, KeePassXC's) through
-    /// a Prompt object, as secret-tool and git's libsecret helper have it do;
-    /// this waits for the prompt's Completed signal. True once unlocked;
-    /// false when the prompt was dismissed, could not be shown (no display:
-    /// the service dismisses it) or got no answer in `seconds`.
-    func unlockDefaultCollection(waitingAtMost seconds: Int32) throws(SecretServiceError) -> Bool {
-        let collection = try defaultCollection()
-        let operation = "unlock the keyring"
-        let reply = try call(Self.servicePath, Self.serviceInterface, "Unlock", operation: operation) {
-            $0.objectPaths([collection])
-        }
-        let (unlocked, prompt) = try read(reply, operation: operation) { r throws(BusCallFailure) in
-            (try r.objectPaths(), try r.objectPath())
-        }
-        if prompt == "/" { return unlocked.contains(collection) }
-        // Every answer still owed (OpenSession's) is read now: waiting for
-        // the signal takes whatever else arrives off the connection.
-        settle()
-        do {
-            // Subscribed before the prompt starts, so its answer cannot be missed.
-            try bus.addMatch("type='signal',interface='\(Self.promptInterface)',member='Completed',path='\(prompt)'")
-        } catch {
-            throw Self.translate(error, operation: operation)
-        }
-        _ = try call(prompt, Self.promptInterface, "Prompt", operation: operation) { $0.string("") }
-        let completed: Reply?
-        do {
-            completed = try bus.waitForSignal(
-                path: prompt, interface: Self.promptInterface, member: "Completed", waitingAtMost: seconds * 1000)
-        } catch {
-            throw Self.translate(error, operation: operation)
-        }
-        guard let completed else {
-            _ = try? call(prompt, Self.promptInterface, "Dismiss", operation: operation)
-            return false
-        }
-        let dismissed = try read(completed, operation: operation) { r throws(BusCallFailure) in try r.bool() }
-        if dismissed { return false }
-        return try !isLocked(collection)
     }
 
     /// Throws `.noDefaultCollection` or `.locked` when the default collection

@@ -30,23 +30,27 @@ public struct SecretServiceStore: TokenStore {
     /// own password prompt (see `unlockingOnce`). Never in the front binary,
     /// whose reads must not wait on a person; cog-cred-cli decides per command.
     let unlockPrompt: UnlockPrompt
+    /// Writes, deletes and unlocks (cog-cred-cli: libsecret); nil in the
+    /// front, which only reads.
+    let writer: (any SecretServiceWriter)?
 
     /// `environment` decides which session bus is used.
     public init(
         environment: @escaping @Sendable (String) -> String?,
         encryption: (@Sendable () -> any SecretSessionAlgorithm)? = nil,
-        unlockPrompt: UnlockPrompt = .never
+        unlockPrompt: UnlockPrompt = .never, writer: (any SecretServiceWriter)? = nil
     ) {
         self.environment = environment
         self.encryption = encryption
         self.unlockPrompt = unlockPrompt
+        self.writer = writer
     }
 
     public init(
         environment: [String: String], encryption: (@Sendable () -> any SecretSessionAlgorithm)? = nil,
-        unlockPrompt: UnlockPrompt = .never
+        unlockPrompt: UnlockPrompt = .never, writer: (any SecretServiceWriter)? = nil
     ) {
-        self.init(environment: { environment[$0] }, encryption: encryption, unlockPrompt: unlockPrompt)
+        self.init(environment: { environment[$0] }, encryption: encryption, unlockPrompt: unlockPrompt, writer: writer)
     }
 
     /// When a locked keyring is unlocked by prompting.
@@ -63,8 +67,11 @@ public struct SecretServiceStore: TokenStore {
         do {
             return try body()
         } catch .locked {
-            guard case .waitingAtMost(let seconds) = unlockPrompt else { throw .locked }
-            guard try client().unlockDefaultCollection(waitingAtMost: seconds) else { throw .unlockDeclined }
+            guard case .waitingAtMost(let seconds) = unlockPrompt, let writer else { throw .locked }
+            // The items too: KeePassXC (ConfirmAccessItem) locks each item until its client is let in.
+            guard try writer.unlock(matching: [("service", Self.serviceName)], waitingAtMost: seconds) else {
+                throw .unlockDeclined
+            }
             return try body()
         }
     }
@@ -113,7 +120,7 @@ public struct SecretServiceStore: TokenStore {
         for (kind, items) in zip(kinds, found) {
             // Only locked items: gnome-keyring shows them, without secrets.
             if items.unlocked.isEmpty && !items.locked.isEmpty { throw .locked }
-            paths[kind] = try Self.preferred(items.unlocked, service, operation)
+            paths[kind] = try preferred(items.unlocked, service, operation)
         }
         let secrets = try service.secrets(of: Array(paths.values), operation: operation)
         // A missing item, or one whose secret is withheld, is asked about
@@ -173,6 +180,7 @@ public struct SecretServiceStore: TokenStore {
                 if let address = try? BusAddress.session(environment: environment) {
                     SecretServiceClient.discard(address: address)
                 }
+                writer?.reset()
                 sleep(seconds: pause)
                 pause = min(pause * 2, 1)
             }
@@ -190,22 +198,30 @@ public struct SecretServiceStore: TokenStore {
     func writeUnlocked(_ kind: SecretKind, profile: String, secret: String, context: ItemContext, timeout: Int32)
         throws(SecretServiceError)
     {
-        let service = try client()
         let operation = "store the \(kind.displayName)"
         let who = context.username.map { ": \($0)" } ?? ""
+        let label = "cog-cred \(kind.displayName) (\(profile)\(who))"
         var attributes = Self.attributes(kind, profile, context.binding)
         attributes.append(("xdg:schema", Self.schemaName))
-        // replace=true updates an item with exactly these attributes in place.
-        let item = try service.createItem(
-            label: "cog-cred \(kind.displayName) (\(profile)\(who))", attributes: attributes, secret: secret,
-            operation: operation, timeout: timeout)
-        // The profile's items of this kind bound to another pool or client,
-        // or to none (cog-cred 0.1), are replaced by the new one. Created
-        // first and pruned after, so a reader never finds none meanwhile.
-        for other in try service.search([Self.attributes(kind, profile, nil)], operation: operation, timeout: timeout)[0].unlocked
-        where other != item {
-            try service.deleteItem(other, operation: operation, timeout: timeout)
+        // The profile's items of this kind (the old value, and any bound to
+        // another pool or client, or to none: cog-cred 0.1) are replaced by
+        // the new one: created first and pruned after, so a reader never
+        // finds none meanwhile.
+        let writer = try self.writer(operation)
+        let item = try writer.createItem(label: label, attributes: attributes, secret: secret, timeout: timeout)
+        let found = try writer.items(matching: Self.attributes(kind, profile, nil), timeout: timeout)
+        // An old value this connection may not touch (KeePassXC's access
+        // confirmation) would be read again later: unlock first (unlockingOnce), then write again.
+        if !found.locked.isEmpty { throw .locked }
+        for other in found.unlocked where other != item {
+            try writer.deleteItem(other, timeout: timeout)
         }
+    }
+
+    /// The writer, which only cog-cred-cli has.
+    func writer(_ operation: String) throws(SecretServiceError) -> any SecretServiceWriter {
+        guard let writer else { throw .failed(operation: operation, domain: "cog-cred", code: 0, detail: "this program only reads") }
+        return writer
     }
 
     @discardableResult
@@ -214,36 +230,28 @@ public struct SecretServiceStore: TokenStore {
     }
 
     func deleteUnlocked(_ kind: SecretKind, profile: String) throws(SecretServiceError) -> Bool {
-        let service = try client()
         let operation = "delete the \(kind.displayName)"
-        let found = try service.search([Self.attributes(kind, profile, nil)], operation: operation)[0]
+        let writer = try self.writer(operation)
+        let timeout = SecretServiceClient.callTimeoutMilliseconds
+        let found = try writer.items(matching: Self.attributes(kind, profile, nil), timeout: timeout)
         if !found.locked.isEmpty { throw .locked }
-        for item in found.unlocked { try service.deleteItem(item, operation: operation) }
-        if found.unlocked.isEmpty { try service.checkDefaultCollectionUnlocked() }
+        for item in found.unlocked { try writer.deleteItem(item, timeout: timeout) }
+        if found.unlocked.isEmpty { try client().checkDefaultCollectionUnlocked() }
         return !found.unlocked.isEmpty
     }
 
     /// Of several items with the attributes asked for, cog-cred's own (its
     /// `xdg:schema`): the service lists them in no set order, and another
     /// program's item with the same attributes must not win by chance. The
-    /// others are deleted (as a write deletes them), so the next read finds
-    /// one; none of cog-cred's own is, so a write in progress loses nothing.
-    static func preferred(_ items: [String], _ service: SecretServiceClient, _ operation: String) throws(SecretServiceError)
+    /// next write deletes the others (it prunes every other item of its kind).
+    func preferred(_ items: [String], _ service: SecretServiceClient, _ operation: String) throws(SecretServiceError)
         -> String?
     {
         guard items.count > 1 else { return items.first }  // the usual case: no call more
-        var ours: [String] = []
-        var others: [String] = []
-        for item in items {
-            if try service.attributes(of: item, operation: operation)["xdg:schema"] == schemaName {
-                ours.append(item)
-            } else {
-                others.append(item)
-            }
+        for item in items where try service.attributes(of: item, operation: operation)["xdg:schema"] == Self.schemaName {
+            return item
         }
-        guard let chosen = ours.first else { return items.first }
-        for other in others { _ = try? service.deleteItem(other, operation: operation) }
-        return chosen
+        return items.first
     }
 
     static func attributes(_ kind: SecretKind, _ profile: String, _ binding: ItemBinding?) -> [(String, String)] {
