@@ -13,6 +13,7 @@
 // store, which keeps paths) are behind this switch; stable since 0.7.
 #define SECRET_API_SUBJECT_TO_CHANGE
 #include <libsecret/secret.h>
+#include <string.h>
 
 static GLogWriterOutput csecret_drop_log(GLogLevelFlags level, const GLogField *fields, gsize count, gpointer data) {
     return G_LOG_WRITER_HANDLED;
@@ -35,11 +36,6 @@ static inline GHashTable *csecret_attributes_new(void) {
 
 static inline void csecret_attributes_add(GHashTable *table, const char *name, const char *value) {
     g_hash_table_insert(table, g_strdup(name), g_strdup(value));
-}
-
-/// The D-Bus object path of a SecretItem or SecretCollection.
-static inline const char *csecret_path(gpointer proxy) {
-    return g_dbus_proxy_get_object_path(G_DBUS_PROXY(proxy));
 }
 
 static inline void csecret_unref(gpointer object) {
@@ -71,59 +67,64 @@ static inline SecretService *csecret_service(GCancellable *cancellable, GError *
     return secret_service_get_sync(SECRET_SERVICE_OPEN_SESSION, cancellable, error);
 }
 
-static inline SecretCollection *csecret_default_collection(SecretService *service, GCancellable *cancellable, GError **error) {
-    return secret_collection_for_alias_sync(service, SECRET_COLLECTION_DEFAULT, SECRET_COLLECTION_NONE, cancellable, error);
-}
-
-/// Creates an item; its path, to free with g_free. Never "replace": KeePassXC
-/// answers a replacing CreateItem with a dialog even with its confirmations
-/// off (headless, one that never closes); the store deletes the old item
-/// after writing the new one instead.
-static inline char *csecret_create(SecretCollection *collection, GHashTable *attributes, const char *label, const char *secret,
-                                   GCancellable *cancellable, GError **error) {
-    SecretValue *value = secret_value_new(secret, -1, "text/plain");
-    SecretItem *item = secret_item_create_sync(collection, NULL, attributes, label, value, SECRET_ITEM_CREATE_NONE,
-                                               cancellable, error);
-    secret_value_unref(value);
-    if (!item) return NULL;
-    char *path = g_strdup(csecret_path(item));
-    g_object_unref(item);
+/// The default collection's path (the alias's target: no proxy made); NULL
+/// with no error when there is none. Free with g_free.
+static inline char *csecret_default_collection(SecretService *service, GCancellable *cancellable, GError **error) {
+    char *path = secret_service_read_alias_dbus_path_sync(service, "default", cancellable, error);
+    if (path && (strcmp(path, "/") == 0 || path[0] == 0)) {
+        g_free(path);
+        return NULL;
+    }
     return path;
 }
 
-/// The items of the default collection whose attributes include these, locked or not.
-static inline GList *csecret_search(SecretCollection *collection, GHashTable *attributes, GCancellable *cancellable,
-                                    GError **error) {
-    return secret_collection_search_sync(collection, NULL, attributes, SECRET_SEARCH_ALL, cancellable, error);
+/// Creates an item in `collection`; its path, to free with g_free. Never
+/// "replace": KeePassXC answers a replacing CreateItem with a dialog even
+/// with its confirmations off (headless, one that never closes); the store
+/// deletes the old item after writing the new one instead. By path, as
+/// every call here: no proxy (and no property round trip) per object.
+static inline char *csecret_create(SecretService *service, const char *collection, GHashTable *attributes, const char *label,
+                                   const char *secret, GCancellable *cancellable, GError **error) {
+    GVariantBuilder builder;
+    g_variant_builder_init(&builder, G_VARIANT_TYPE("a{ss}"));
+    GHashTableIter iter;
+    gpointer name, value;
+    g_hash_table_iter_init(&iter, attributes);
+    while (g_hash_table_iter_next(&iter, &name, &value)) g_variant_builder_add(&builder, "{ss}", name, value);
+    GHashTable *properties = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, (GDestroyNotify)g_variant_unref);
+    g_hash_table_insert(properties, "org.freedesktop.Secret.Item.Label", g_variant_ref_sink(g_variant_new_string(label)));
+    g_hash_table_insert(properties, "org.freedesktop.Secret.Item.Attributes", g_variant_ref_sink(g_variant_builder_end(&builder)));
+    SecretValue *secret_value = secret_value_new(secret, -1, "text/plain");
+    char *path = secret_service_create_item_dbus_path_sync(service, collection, properties, secret_value, SECRET_ITEM_CREATE_NONE,
+                                                           cancellable, error);
+    secret_value_unref(secret_value);
+    g_hash_table_unref(properties);
+    return path;
+}
+
+/// The paths of the items whose attributes include these, unlocked and
+/// locked (all collections: the caller keeps the default one's). g_strfreev both.
+static inline gboolean csecret_search(SecretService *service, GHashTable *attributes, gchar ***unlocked, gchar ***locked,
+                                      GCancellable *cancellable, GError **error) {
+    return secret_service_search_for_dbus_paths_sync(service, NULL, attributes, cancellable, unlocked, locked, error);
 }
 
 static inline gboolean csecret_delete(SecretService *service, const char *path, GCancellable *cancellable, GError **error) {
-    SecretItem *item = secret_item_new_for_dbus_path_sync(service, path, SECRET_ITEM_NONE, cancellable, error);
-    if (!item) return FALSE;
-    gboolean deleted = secret_item_delete_sync(item, cancellable, error);
-    g_object_unref(item);
-    return deleted;
+    return secret_service_delete_item_dbus_path_sync(service, path, cancellable, error);
 }
 
-/// Unlocks the collection and the items matching `attributes` (both
-/// following the provider's prompt); TRUE when nothing stays locked.
-static inline gboolean csecret_unlock(SecretService *service, SecretCollection *collection, GHashTable *attributes,
-                                      GCancellable *cancellable, GError **error) {
-    GList *objects = g_list_prepend(NULL, g_object_ref(collection));
-    GList *items = secret_collection_search_sync(collection, NULL, attributes, SECRET_SEARCH_ALL, cancellable, NULL);
-    for (GList *each = items; each; each = each->next) {
-        if (secret_item_get_locked(each->data)) objects = g_list_append(objects, g_object_ref(each->data));
-    }
-    g_list_free_full(items, g_object_unref);
-    GList *unlocked = NULL;
-    gint count = secret_service_unlock_sync(service, objects, cancellable, &unlocked, error);
-    gboolean all = count >= 0 && (guint)count == g_list_length(objects);
-    g_list_free_full(unlocked, g_object_unref);
-    g_list_free_full(objects, g_object_unref);
-    return all;
+/// Unlocks these objects (the collection first, then items), following the
+/// provider's prompt; TRUE when the collection, or every object, is among
+/// those unlocked (a service may name only the collection). The read that
+/// follows finds out whether any item is still locked.
+static inline gboolean csecret_unlock(SecretService *service, const gchar **paths, GCancellable *cancellable, GError **error) {
+    gchar **unlocked = NULL;
+    gint count = secret_service_unlock_dbus_paths_sync(service, paths, cancellable, &unlocked, error);
+    gboolean done = count >= 0 && ((guint)count == g_strv_length((gchar **)paths) ||
+                                   (unlocked && g_strv_contains((const gchar *const *)unlocked, paths[0])));
+    g_strfreev(unlocked);
+    return done;
 }
-
-static inline gboolean csecret_is_locked(gpointer item) { return secret_item_get_locked(SECRET_ITEM(item)); }
 
 /// The process id of whoever owns org.freedesktop.secrets on the session
 /// bus (the bus daemon knows it); 0 when there is none or the bus does not
@@ -143,14 +144,20 @@ static inline guint32 csecret_provider_pid(void) {
     return pid;
 }
 
-/// Whether the default collection is locked now (a fresh proxy: no cached
-/// property); -1 when that cannot be told.
-static inline int csecret_default_collection_locked(SecretService *service) {
-    SecretCollection *collection = secret_collection_for_alias_sync(service, SECRET_COLLECTION_DEFAULT, SECRET_COLLECTION_NONE,
-                                                                     NULL, NULL);
-    if (!collection) return -1;
-    int locked = secret_collection_get_locked(collection) ? 1 : 0;
-    g_object_unref(collection);
+/// Whether the collection at `path` is locked now (asked of the service:
+/// no cached property); -1 when that cannot be told.
+static inline int csecret_collection_locked(SecretService *service, const char *path) {
+    GDBusConnection *bus = g_dbus_proxy_get_connection(G_DBUS_PROXY(service));
+    GVariant *reply = g_dbus_connection_call_sync(
+        bus, g_dbus_proxy_get_name(G_DBUS_PROXY(service)), path, "org.freedesktop.DBus.Properties", "Get",
+        g_variant_new("(ss)", "org.freedesktop.Secret.Collection", "Locked"), G_VARIANT_TYPE("(v)"), G_DBUS_CALL_FLAGS_NONE,
+        1500, NULL, NULL);
+    if (!reply) return -1;
+    GVariant *value = NULL;
+    g_variant_get(reply, "(v)", &value);
+    int locked = g_variant_is_of_type(value, G_VARIANT_TYPE_BOOLEAN) ? (g_variant_get_boolean(value) ? 1 : 0) : -1;
+    g_variant_unref(value);
+    g_variant_unref(reply);
     return locked;
 }
 

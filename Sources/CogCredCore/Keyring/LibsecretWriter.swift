@@ -23,7 +23,8 @@ public final class LibsecretWriter: SecretServiceWriter, @unchecked Sendable {
     /// libsecret's objects are used from one thread at a time.
     var mutex = pthread_mutex_t()
     var service: UnsafeMutablePointer<SecretService>?
-    var collection: UnsafeMutablePointer<SecretCollection>?
+    /// The default collection's path.
+    var collection: String?
 
     public init(environment: @escaping @Sendable (String) -> String?) {
         address = { () throws(SecretServiceError) in try BusAddress.session(environment: environment) }
@@ -34,10 +35,10 @@ public final class LibsecretWriter: SecretServiceWriter, @unchecked Sendable {
     public func createItem(label: String, attributes: [(String, String)], secret: String, timeout: Int32) throws(SecretServiceError)
         -> String
     {
-        try call("store an item", timeout: timeout) { (_, collection, deadline, error) in
+        try call("store an item", timeout: timeout) { (service, collection, deadline, error) in
             let table = LibsecretWriter.table(attributes)
             defer { g_hash_table_unref(table) }
-            guard let path = csecret_create(collection, table, label, secret, deadline, error) else { return nil }
+            guard let path = csecret_create(service, collection, table, label, secret, deadline, error) else { return nil }
             defer { g_free(path) }
             return String(cString: path)
         }
@@ -46,20 +47,21 @@ public final class LibsecretWriter: SecretServiceWriter, @unchecked Sendable {
     public func items(matching attributes: [(String, String)], timeout: Int32) throws(SecretServiceError)
         -> (unlocked: [String], locked: [String])
     {
-        try call("find the items", timeout: timeout) { (_, collection, deadline, error) in
+        try call("find the items", timeout: timeout) { (service, collection, deadline, error) in
             let table = LibsecretWriter.table(attributes)
             defer { g_hash_table_unref(table) }
-            let found = csecret_search(collection, table, deadline, error)
-            if error.pointee != nil { return nil }
-            defer { g_list_free_full(found) { csecret_unref($0) } }
-            var result: (unlocked: [String], locked: [String]) = ([], [])
-            var each = found
-            while let node = each {
-                let path = String(cString: csecret_path(node.pointee.data))
-                if csecret_is_locked(node.pointee.data) != 0 { result.locked.append(path) } else { result.unlocked.append(path) }
-                each = node.pointee.next
+            var unlocked: UnsafeMutablePointer<UnsafeMutablePointer<gchar>?>? = nil
+            var locked: UnsafeMutablePointer<UnsafeMutablePointer<gchar>?>? = nil
+            guard csecret_search(service, table, &unlocked, &locked, deadline, error) != 0 else { return nil }
+            defer {
+                g_strfreev(unlocked)
+                g_strfreev(locked)
             }
-            return result
+            // Items of other collections are not cog-cred's to touch.
+            let inCollection = { (paths: UnsafeMutablePointer<UnsafeMutablePointer<gchar>?>?) -> [String] in
+                LibsecretWriter.strings(paths).filter { $0.hasPrefix(collection + "/") }
+            }
+            return (inCollection(unlocked), inCollection(locked))
         }
     }
 
@@ -70,10 +72,10 @@ public final class LibsecretWriter: SecretServiceWriter, @unchecked Sendable {
     }
 
     public func unlock(matching attributes: [(String, String)], waitingAtMost seconds: Int32) throws(SecretServiceError) -> Bool {
-        try call("unlock the keyring", timeout: seconds * 1000) { (service, collection, deadline, error) in
-            let table = LibsecretWriter.table(attributes)
-            defer { g_hash_table_unref(table) }
-            let all = csecret_unlock(service, collection, table, deadline, error) != 0
+        // The collection, and its items this connection may not read.
+        let locked = try items(matching: attributes, timeout: 1500).locked
+        return try call("unlock the keyring", timeout: seconds * 1000) { (service, collection, deadline, error) in
+            let all = LibsecretWriter.withStrings([collection] + locked) { csecret_unlock(service, $0, deadline, error) != 0 }
             // A prompt dismissed, or not answered in time: still locked, not a failure.
             if let failure = error.pointee, LibsecretWriter.isCancelled(failure) {
                 g_clear_error(error)
@@ -86,8 +88,8 @@ public final class LibsecretWriter: SecretServiceWriter, @unchecked Sendable {
     /// Whether the default collection itself is locked now; nil when that
     /// cannot be told. (KeePassXC locks single items while its database is open.)
     public func defaultCollectionLocked() -> Bool? {
-        let locked: Int32? = try? call("check the keyring", timeout: 1500) { service, _, _, _ in
-            csecret_default_collection_locked(service)
+        let locked: Int32? = try? call("check the keyring", timeout: 1500) { service, collection, _, _ in
+            csecret_collection_locked(service, collection)
         }
         return locked.flatMap { $0 < 0 ? nil : $0 == 1 }
     }
@@ -103,8 +105,7 @@ public final class LibsecretWriter: SecretServiceWriter, @unchecked Sendable {
     /// A libsecret call: the service, the default collection, the call's
     /// deadline, and where its GError goes.
     typealias Body<T> = (
-        UnsafeMutablePointer<SecretService>, UnsafeMutablePointer<SecretCollection>, UnsafeMutablePointer<GCancellable>?,
-        UnsafeMutablePointer<UnsafeMutablePointer<GError>?>
+        UnsafeMutablePointer<SecretService>, String, UnsafeMutablePointer<GCancellable>?, UnsafeMutablePointer<UnsafeMutablePointer<GError>?>
     ) -> T?
 
     /// Runs `body` with the service and default collection under a
@@ -143,11 +144,12 @@ public final class LibsecretWriter: SecretServiceWriter, @unchecked Sendable {
             guard service != nil else { throw LibsecretWriter.translate(error, operation: "connect", timeout: timeout) }
         }
         if collection == nil {
-            collection = csecret_default_collection(service, deadline, &error)
-            if collection == nil {
+            guard let path = csecret_default_collection(service, deadline, &error) else {
                 if error == nil { throw .noDefaultCollection }
                 throw LibsecretWriter.translate(error, operation: "find the default collection", timeout: timeout)
             }
+            collection = String(cString: path)
+            g_free(path)
         }
         guard let result = body(service!, collection!, deadline, &error), error == nil else {
             throw LibsecretWriter.translate(error, operation: operation, timeout: timeout)
@@ -156,13 +158,31 @@ public final class LibsecretWriter: SecretServiceWriter, @unchecked Sendable {
     }
 
     func forget() {
-        if let collection { csecret_unref(collection) }
         collection = nil
         if let service {
             csecret_unref(service)
             secret_service_disconnect()
         }
         service = nil
+    }
+
+    static func strings(_ list: UnsafeMutablePointer<UnsafeMutablePointer<gchar>?>?) -> [String] {
+        var result: [String] = []
+        var each = list
+        while let string = each?.pointee {
+            result.append(String(cString: string))
+            each = each!.successor()
+        }
+        return result
+    }
+
+    /// `strings` as a NULL-terminated C array for the length of `body`.
+    static func withStrings<R>(_ strings: [String], _ body: (UnsafeMutablePointer<UnsafePointer<gchar>?>) -> R) -> R {
+        var copies: [UnsafeMutablePointer<CChar>?] = strings.map { strdup($0) } + [nil]
+        defer { for copy in copies { free(copy) } }
+        return copies.withUnsafeMutableBufferPointer { buffer in
+            buffer.baseAddress!.withMemoryRebound(to: UnsafePointer<gchar>?.self, capacity: buffer.count) { body($0) }
+        }
     }
 
     static func table(_ attributes: [(String, String)]) -> OpaquePointer {
