@@ -79,24 +79,7 @@ import Testing
     /// A connection to the port on 127.0.0.1 (or ::1); -1 when refused.
     func connection(_ port: UInt16, six: Bool = false) -> Int32 {
         let fd = socket(six ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var connected: Int32
-        if six {
-            var address = sockaddr_in6()
-            address.sin6_family = sa_family_t(AF_INET6)
-            address.sin6_port = port.bigEndian
-            address.sin6_addr = in6addr_loopback
-            connected = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) }
-            }
-        } else {
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_port = port.bigEndian
-            address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
-            connected = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-            }
-        }
+        let connected = LoopbackListener.withLoopbackAddress(family: six ? AF_INET6 : AF_INET, port: port) { connect(fd, $0, $1) }
         guard connected == 0 else {
             close(fd)
             return -1
@@ -174,13 +157,7 @@ import Testing
         defer { close(squatter) }
         var one: Int32 = 1
         setsockopt(squatter, Int32(IPPROTO_IPV6), IPV6_V6ONLY, &one, socklen_t(MemoryLayout<Int32>.size))
-        var address = sockaddr_in6()
-        address.sin6_family = sa_family_t(AF_INET6)
-        address.sin6_port = other.bigEndian
-        address.sin6_addr = in6addr_loopback
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(squatter, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) }
-        }
+        let bound = LoopbackListener.withLoopbackAddress(family: AF_INET6, port: other) { bind(squatter, $0, $1) }
         #expect(bound == 0 && listen(squatter, 1) == 0)
         #expect(throws: LoopbackError.portTaken(other)) { try LoopbackListener(redirectURI: "http://localhost:\(other)/cb") }
         _ = try LoopbackListener(redirectURI: "http://127.0.0.1:\(other)/cb")

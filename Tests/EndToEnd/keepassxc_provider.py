@@ -9,7 +9,7 @@ keepassxc`). Standard library only; talks D-Bus through `dbus-send`.
     kp.lock(); kp.unlock(); kp.pid(); kp.stop()
 
 What it sets up (each piece matters):
-- a dbus-daemon whose only <servicedir> is an empty directory, so nothing is ever
+- a dbus-daemon with no service directories (conftest.bus_config_without_activation), so nothing is ever
   activated on demand (no gnome-keyring answering instead of KeePassXC);
 - fresh HOME, XDG_* and TMPDIR under root_dir. TMPDIR matters: KeePassXC's
   single-instance lock and socket live in $TMPDIR (keepassxc-$USER.lock/.socket);
@@ -60,24 +60,13 @@ import uuid
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+from conftest import bus_config_without_activation
+
 SECRETS = "org.freedesktop.secrets"
 SERVICE_PATH = "/org/freedesktop/secrets"
 MAIN_WINDOW = "org.keepassxc.KeePassXC.MainWindow"
 EXPOSED_GROUP_KEY = "FDO_SECRETS_EXPOSED_GROUP"
 
-BUS_CONFIG = """<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig>
-  <type>session</type>
-  <listen>unix:tmpdir=/tmp</listen>
-  <servicedir>{servicedir}</servicedir>
-  <policy context="default">
-    <allow send_destination="*" eavesdrop="true"/>
-    <allow eavesdrop="true"/>
-    <allow own="*"/>
-  </policy>
-</busconfig>
-"""
 
 # Built databases by (password, group name): the CLI round trip costs ~1 s.
 _TEMPLATES = {}
@@ -165,10 +154,8 @@ class KeePassXC:
         return self
 
     def _start_bus(self):
-        services = self.root / "bus-services"  # stays empty: the bus activates nothing
-        services.mkdir(exist_ok=True)
-        config = self.root / "bus.conf"
-        config.write_text(BUS_CONFIG.format(servicedir=services))
+        # No service directories: the bus activates nothing (not gnome-keyring).
+        config = bus_config_without_activation(self.root / "bus.conf")
         # --nofork: the daemon stays our child, so stop() can wait for it (a --fork'ed
         # daemon is re-parented and can linger as a zombie where PID 1 does not reap).
         read_fd, write_fd = os.pipe()

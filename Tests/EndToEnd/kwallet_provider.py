@@ -56,6 +56,9 @@ import socket
 import subprocess
 import tempfile
 import time
+from pathlib import Path
+
+from conftest import bus_config_without_activation
 
 SECRETS = "org.freedesktop.secrets"
 SECRETS_PATH = "/org/freedesktop/secrets"
@@ -69,20 +72,6 @@ KWALLET_IFACE = "org.kde.KWallet"
 SALT_SIZE = 56      # pam_kwallet5's KWALLET_PAM_SALTSIZE
 KEY_SIZE = 56       # KWALLET_PAM_KEYSIZE == kwalletd's PBKDF2_SHA512_KEYSIZE
 ITERATIONS = 50000  # KWALLET_PAM_ITERATIONS
-
-BUS_CONFIG = """<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig>
-  <type>session</type>
-  <listen>unix:dir={rundir}</listen>
-  <servicedir>{servicedir}</servicedir>
-  <policy context="default">
-    <allow send_destination="*" eavesdrop="true"/>
-    <allow eavesdrop="true"/>
-    <allow own="*"/>
-  </policy>
-</busconfig>
-"""
 
 
 class KWalletError(RuntimeError):
@@ -187,7 +176,7 @@ class KWallet:
         # can be longer: the bus socket and pam_kwallet5's hand-over socket
         # go to a short directory of their own, removed by stop().
         self._sockdir = tempfile.mkdtemp(prefix="kwallet-")
-        for d in ("home", "config", "cache", "runtime", "services"):
+        for d in ("home", "config", "cache", "runtime"):
             os.makedirs(self._path(d), exist_ok=True)
         os.makedirs(self.wallet_dir, exist_ok=True)
         os.chmod(self._path("runtime"), 0o700)
@@ -206,11 +195,9 @@ class KWallet:
         return salt
 
     def _start_bus(self):
-        config = self._path("bus.conf")
-        with open(config, "w") as f:
-            # An empty <servicedir>: nothing is ever activated (in particular
-            # not gnome-keyring from /usr/share/dbus-1/services).
-            f.write(BUS_CONFIG.format(rundir=self._sockdir, servicedir=self._path("services")))
+        # No service directories: nothing is ever activated (in particular
+        # not gnome-keyring from /usr/share/dbus-1/services).
+        config = bus_config_without_activation(Path(self._path("bus.conf")))
         read_fd, write_fd = os.pipe()
         log = open(self._path("dbus-daemon.log"), "ab")
         try:

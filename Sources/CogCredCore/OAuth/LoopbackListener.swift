@@ -50,26 +50,11 @@ public final class LoopbackListener {
         var one: Int32 = 1
         // A listener of an earlier sign-in in TIME_WAIT must not block this one.
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
-        let bound: Int32
         if family == AF_INET6 {
             // ::1 only: 127.0.0.1 has a socket of its own.
             setsockopt(fd, Int32(IPPROTO_IPV6), IPV6_V6ONLY, &one, socklen_t(MemoryLayout<Int32>.size))
-            var address = sockaddr_in6()
-            address.sin6_family = sa_family_t(AF_INET6)
-            address.sin6_port = port.bigEndian
-            address.sin6_addr = in6addr_loopback
-            bound = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) }
-            }
-        } else {
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_port = port.bigEndian
-            address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
-            bound = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-            }
         }
+        let bound = LoopbackListener.withLoopbackAddress(family: family, port: port) { bind(fd, $0, $1) }
         guard bound == 0, Glibc.listen(fd, 16) == 0 else {
             let code = errno
             close(fd)
@@ -77,6 +62,28 @@ public final class LoopbackListener {
             throw code == EADDRINUSE || code == EACCES ? .portTaken(port) : .failed(String(cString: strerror(code)))
         }
         return fd
+    }
+
+    /// Calls `body` with 127.0.0.1:`port` (AF_INET) or [::1]:`port` (AF_INET6)
+    /// as a socket address and its length.
+    static func withLoopbackAddress<R>(family: Int32, port: UInt16, _ body: (UnsafePointer<sockaddr>, socklen_t) -> R) -> R {
+        func call<A>(_ address: inout A) -> R {
+            withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, socklen_t(MemoryLayout<A>.size)) }
+            }
+        }
+        if family == AF_INET6 {
+            var address = sockaddr_in6()
+            address.sin6_family = sa_family_t(AF_INET6)
+            address.sin6_port = port.bigEndian
+            address.sin6_addr = in6addr_loopback
+            return call(&address)
+        }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+        return call(&address)
     }
 
     /// `http://localhost:8400/callback` → ("localhost", 8400, "/callback");
