@@ -1,6 +1,16 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+#if arch(arm64)
+let multiarch = "aarch64-linux-gnu"
+#else
+let multiarch = "x86_64-linux-gnu"
+#endif
+/// `pkg-config --cflags libsecret-1` on Debian, for the one C file that includes it.
+let libsecretHeaders = [
+    "-I/usr/include/libsecret-1", "-I/usr/include/glib-2.0", "-I/usr/lib/\(multiarch)/glib-2.0/include",
+]
+
 let package = Package(
     name: "cog-cred",
     products: [
@@ -68,20 +78,22 @@ let package = Package(
             pkgConfig: "dbus-1",
             providers: [.apt(["libdbus-1-dev"])]
         ),
-        .systemLibrary(
-            name: "CCurl",
-            pkgConfig: "libcurl",
-            providers: [.apt(["libcurl4-openssl-dev"])]
-        ),
-        .systemLibrary(
-            name: "CSecret",
-            pkgConfig: "libsecret-1",
-            providers: [.apt(["libsecret-1-dev"])]
-        ),
+        // libcurl, loaded by dlopen (CCurl.h says why), not linked: so no
+        // pkg-config target, whose libraries SwiftPM would link. Its header
+        // (libcurl4-openssl-dev) is on the compiler's own path.
+        .target(name: "CCurl"),
         .systemLibrary(
             name: "COpenSSL",
             pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"])]
+        ),
+        // libsecret, loaded by dlopen when a write first needs it, not linked
+        // (CSecret.h says why): so no pkg-config target, whose libraries
+        // SwiftPM would link; its headers (libsecret-1-dev, GLib's) are
+        // named here, at Debian's paths.
+        .target(
+            name: "CSecret",
+            cSettings: [.unsafeFlags(libsecretHeaders)]
         ),
         // Linux calls Swift cannot make directly (CLinux.h says which), and
         // base64url by glibc's b64_pton, in libresolv.

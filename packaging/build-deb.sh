@@ -50,6 +50,19 @@ mkdir -p "$work/debian"
 printf 'Source: cog-cred\n\nPackage: cog-cred\nArchitecture: any\n' > "$work/debian/control"
 depends=$(cd "$work" && dpkg-shlibdeps -O "$root/usr/bin/cog-cred" "$root/usr/lib/cog-cred/cog-cred-cli" 2>/dev/null |
     sed -n 's/^shlibs:Depends=//p')
+# cog-cred-cli loads libcurl and libsecret by dlopen (Sources/CCurl,
+# Sources/CSecret: not at start-up), so dpkg-shlibdeps cannot see them: each
+# one's dependency is read from the shlibs file dpkg-shlibdeps would have
+# used, for the SONAME the C file loads.
+for loader in Sources/CCurl/ccurl.c Sources/CSecret/csecret.c; do
+    loaded=$(sed -n 's/^#define LIBRARY "\(.*\)"$/\1/p' "$loader")
+    loaded_path=$(ldconfig -p | awk -v so="$loaded" '$1 == so { print $NF; exit }')
+    loaded_owner=$(dpkg -S "$(readlink -f "$loaded_path")" | cut -d: -f1)
+    loaded_depends=$(dpkg-query --control-show "$loaded_owner" shlibs |
+        awk -v name="${loaded%.so.*}" -v version="${loaded##*.so.}" '$1 == name && $2 == version { $1 = $2 = ""; sub(/^ +/, ""); print; exit }')
+    [ -n "$loaded_depends" ] || { echo "build-deb.sh: no shlibs entry for $loaded (from $loaded_owner)" >&2; exit 1; }
+    depends="$depends, $loaded_depends"
+done
 
 # Recommends: a Secret Service to keep the tokens in. Suggests: qrencode
 # draws the authenticator set-up as a QR code; secret-tool reads the items.

@@ -81,6 +81,9 @@ struct CogCredCommand: ParsableCommand {
     /// documented exit status.
     static func main() {
         Hardening.forbidCoreDumps()
+        // libcurl loads on a thread while the command parses, reads its
+        // config and prompts: ready, or nearly, by its first request.
+        CurlTransport.preload()
         let arguments = arguments()
         // docker, skopeo, podman and docker-py read a helper's failure from
         // stdout, and expect exit status 1, whatever the failure.

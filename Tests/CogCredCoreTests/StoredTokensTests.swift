@@ -133,6 +133,7 @@ import Testing
             if !lock.held.withLock({ $0 }) { deletesOutsideLock.withLock { $0 += 1 } }
             return try inner.delete(kind, profile: profile)
         }
+        func prepareWrites() {}
     }
 
     @Test func signOutDeletesHoldingTheRefreshLock() throws {
@@ -172,6 +173,7 @@ import Testing
         func delete(_ kind: SecretKind, profile: String) throws(SecretServiceError) -> Bool {
             try inner.delete(kind, profile: profile)
         }
+        func prepareWrites() {}
     }
 
     final class Warnings: @unchecked Sendable {

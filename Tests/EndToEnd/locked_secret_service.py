@@ -10,10 +10,17 @@ Completed(dismissed=false) follows; with --answer dismiss, Completed
 all (a person who walked away). Each call is appended to --log as a line of
 JSON, so a test can tell whether a prompt was shown.
 
-Enough of the API for a read and an unlock: ReadAlias, OpenSession (plain
-only, NotSupported for any other algorithm), SearchItems (in the order of
---items), each item's Attributes,
-GetSecrets, Unlock, the collection's Locked property, Prompt and Dismiss.
+Enough of the API for a read, a write and an unlock: ReadAlias, OpenSession
+(plain only, NotSupported for any other algorithm), SearchItems (in the
+order of --items), each item's Attributes and Delete, CreateItem (never in
+place), GetSecrets, Unlock, the collection's Locked property, Prompt and
+Dismiss.
+
+--fail-once METHOD (OpenSession, CreateItem or Delete; repeatable) makes the
+first such call fail as KWallet fails about one libsecret session in a
+hundred (kwallet_provider.py): the encrypted OpenSession with "Client public
+key size is invalid", a call whose secret it cannot read with "invalid or
+unencryptable secret". Plain sessions (cog-cred's reads) are not failed.
 """
 import argparse
 import asyncio
@@ -29,11 +36,21 @@ PROMPT = "/org/freedesktop/secrets/prompt/1"
 
 
 class State:
-    def __init__(self, items, answer, log):
+    def __init__(self, items, answer, log, fail_once):
         self.items = {f"{COLLECTION}/{i + 1}": item for i, item in enumerate(items)}
+        self.created = len(items)
         self.locked = True
         self.answer = answer
         self.log = log
+        self.fail_once = set(fail_once)
+        self.bus = None
+
+    def failing(self, call, message):
+        """Raises KWallet's error the first time `call` is made with --fail-once."""
+        if call in self.fail_once:
+            self.fail_once.discard(call)
+            self.record(call, failed=True)
+            raise DBusError("org.freedesktop.DBus.Error.Failed", message)
 
     def record(self, call, **details):
         with open(self.log, "a") as f:
@@ -50,6 +67,7 @@ class Service(ServiceInterface):
         # As the spec says of an algorithm a service does not offer: libsecret
         # asks for an encrypted session first and falls back to plain on this.
         if algorithm != "plain":
+            self.state.failing("OpenSession", "Client public key size is invalid")
             raise DBusError("org.freedesktop.DBus.Error.NotSupported", f"{algorithm} is not supported here")
         return [Variant("s", ""), SESSION]
 
@@ -79,13 +97,22 @@ class Service(ServiceInterface):
 
 
 class Item(ServiceInterface):
-    def __init__(self, attributes):
+    def __init__(self, state, path):
         super().__init__("org.freedesktop.Secret.Item")
-        self.attributes = attributes
+        self.state = state
+        self.path = path
 
     @dbus_property(access=PropertyAccess.READ)
     def Attributes(self) -> "a{ss}":  # noqa: F821
-        return self.attributes
+        return self.state.items[self.path]["attributes"]
+
+    @method()
+    def Delete(self) -> "o":  # noqa: F821
+        self.state.failing("Delete", "invalid or unencryptable secret")
+        self.state.record("Delete", path=self.path)
+        del self.state.items[self.path]
+        self.state.bus.unexport(self.path)
+        return "/"
 
 
 class Collection(ServiceInterface):
@@ -96,6 +123,19 @@ class Collection(ServiceInterface):
     @dbus_property(access=PropertyAccess.READ)
     def Locked(self) -> "b":  # noqa: F821
         return self.state.locked
+
+    @method()
+    def CreateItem(self, properties: "a{sv}", secret: "(oayays)", replace: "b") -> "oo":  # noqa: F821
+        self.state.failing("CreateItem", "invalid or unencryptable secret")
+        if self.state.locked:
+            raise DBusError("org.freedesktop.Secret.Error.IsLocked", "the collection is locked")
+        self.state.created += 1
+        path = f"{COLLECTION}/{self.state.created}"
+        attributes = properties["org.freedesktop.Secret.Item.Attributes"].value
+        self.state.items[path] = {"attributes": attributes, "secret": bytes(secret[2]).decode()}
+        self.state.bus.export(path, Item(self.state, path))
+        self.state.record("CreateItem", path=path)
+        return [path, "/"]
 
 
 class Prompt(ServiceInterface):
@@ -137,16 +177,18 @@ async def main():
     parser.add_argument("--answer", required=True, choices=["unlock", "dismiss", "never"])
     parser.add_argument("--log", required=True)
     parser.add_argument("--unlocked", action="store_true", help="start unlocked (items listed in the order given)")
+    parser.add_argument("--fail-once", action="append", default=[], choices=["OpenSession", "CreateItem", "Delete"])
     args = parser.parse_args()
     with open(args.items) as f:
-        state = State(json.load(f), args.answer, args.log)
+        state = State(json.load(f), args.answer, args.log, args.fail_once)
     state.locked = not args.unlocked
     bus = await MessageBus(bus_address=args.address).connect()
+    state.bus = bus
     bus.export("/org/freedesktop/secrets", Service(state))
     bus.export(COLLECTION, Collection(state))
     bus.export(PROMPT, Prompt(state))
-    for path, item in state.items.items():
-        bus.export(path, Item(item["attributes"]))
+    for path in state.items:
+        bus.export(path, Item(state, path))
     await bus.request_name("org.freedesktop.secrets")
     await bus.wait_for_disconnect()
 

@@ -85,6 +85,16 @@ def lookup(keyring, kind):
     return None
 
 
+def item_paths(keyring, kind):
+    """The D-Bus paths of the profile's items of `kind` (asked up to three
+    times, as `lookup` is)."""
+    for _ in range(3):
+        found = keyring.secret_tool("search", "--all", "service", "cog-cred", "profile", "default", "kind", kind)
+        if found.returncode == 0 or not found.stderr:
+            return sorted(line.strip("[]") for line in found.stdout.splitlines() if line.startswith("[/"))
+    return None
+
+
 def test_sign_in_hand_out_refresh_and_sign_out(provider, double):
     name, keyring, cog = provider
     cog.ok("sign-in", "--password-stdin", input=PASSWORD + "\n")
@@ -94,11 +104,17 @@ def test_sign_in_hand_out_refresh_and_sign_out(provider, double):
     assert cog.ok("get-header").stdout == f"Authorization: Bearer {token}\n"
     git = cog.ok("git-credential", "get", input=f"protocol=https\nhost={GIT_HOST}\n\n").stdout
     assert f"password={token}\n" in git
-    # A refresh stores the new access token where the next read finds it.
+    # A refresh stores the new access token where the next read finds it:
+    # one item, gnome-keyring's updated in place (CreateItem's replace), the
+    # others' a new item with the old one deleted (they cannot replace).
+    before = item_paths(keyring, "access")
     cog.ok("refresh")
     refreshed = cog.ok("token").stdout.strip()
     cog.remember_secret(refreshed)
     assert refreshed == lookup(keyring, "access") and double.calls("GetTokensFromRefreshToken") == 1
+    after = item_paths(keyring, "access")
+    assert len(before) == 1 and len(after) == 1, (name, before, after)
+    assert (after == before) == (name == "gnome-keyring"), (name, before, after)
     # Signed out: the items are gone, and nothing is handed out.
     cog.ok("sign-out", "--local")
     assert all(lookup(keyring, kind) is None for kind in ("access", "id", "refresh"))

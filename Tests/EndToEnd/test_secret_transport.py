@@ -13,7 +13,11 @@ import json
 import subprocess
 import time
 
+import pytest
+
 from conftest import Bus, wait_until
+from test_core import stored
+from test_unlock import locked_service  # noqa: F401 (a fixture)
 
 USER = "transport@example.com"
 PASSWORD = "Transport-Password-7"
@@ -117,3 +121,30 @@ def test_on_any_other_bus_secrets_travel_encrypted(cog, double, tmp_path, monkey
         assert status["access_token_expires_at"] == time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(exp))
     finally:
         private.stop()
+
+
+
+@pytest.mark.parametrize("method", ["OpenSession", "CreateItem", "Delete"])
+def test_a_session_the_provider_refuses_once_is_opened_again(cog, bus, locked_service, method):
+    """KWallet refuses about one libsecret session in a hundred (kwallet_provider.py).
+    A write or a delete that meets it opens a new connection and session
+    once and goes on; here against a stand-in that refuses the first such
+    call every time."""
+    start, calls = locked_service
+    old = stored(bus, "access")
+    start("unlock", unlocked=True, fail_once=[method])
+    result = cog.run("refresh")
+    assert result.returncode == 0, result.stderr
+    records = calls(details=True)
+    # The call failed once, then went through on the new session.
+    failed = [record for record in records if record.get("failed")]
+    assert [record["call"] for record in failed] == [method]
+    later = [record["call"] for record in records[records.index(failed[0]) + 1:]]
+    assert ("CreateItem" if method == "OpenSession" else method) in later
+    # Each new item replaced exactly one old one, and the next read finds the new token.
+    created = [record for record in records if record["call"] == "CreateItem" and not record.get("failed")]
+    deleted = [record for record in records if record["call"] == "Delete" and not record.get("failed")]
+    assert len(created) == len(deleted) >= 2
+    fresh = cog.ok("token").stdout.strip()
+    cog.remember_secret(fresh)
+    assert fresh and fresh != old

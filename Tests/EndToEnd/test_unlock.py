@@ -31,20 +31,22 @@ def locked_service(cog, bus, signed_in, tmp_path):
     log = tmp_path / "calls.log"
     started = []
 
-    def start(answer, unlocked=False, first=()):
+    def start(answer, unlocked=False, first=(), fail_once=()):
         (tmp_path / "items.json").write_text(json.dumps([*first, *items]))
         private = Bus(tmp_path / f"bus-{answer}", secrets=False,
                       config_file=bus_config_without_activation(tmp_path / f"bus-{answer}.conf"))
         proc = subprocess.Popen([sys.executable, str(HERE / "locked_secret_service.py"), "--address", private.address,
                                  "--items", str(tmp_path / "items.json"), "--answer", answer, "--log", str(log)]
-                                + (["--unlocked"] if unlocked else []))
+                                + (["--unlocked"] if unlocked else [])
+                                + [argument for method in fail_once for argument in ("--fail-once", method)])
         started.append((proc, private))
         wait_until(private.has_secret_service, "the locked Secret Service", attempts=500)
         cog.env.update(private.env)
         return private
 
-    def calls():
-        return [json.loads(line)["call"] for line in log.read_text().splitlines()] if log.exists() else []
+    def calls(details=False):
+        records = [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
+        return records if details else [record["call"] for record in records]
 
     yield start, calls
     for proc, private in started:

@@ -22,18 +22,28 @@ public struct CurlTransport: HTTPTransport {
         var refusedOption: String?
     }
 
+    /// Starts loading libcurl on a thread (CCurl.h says why), so that it is
+    /// ready, or nearly, by the first request.
+    public static func preload() {
+        ccurl_load_in_background()
+    }
+
     public func send(_ request: HTTPRequest) throws(TransportError) -> HTTPResponse {
+        guard ccurl_load() != 0 else {
+            let why = ccurl_load_failure().map { String(cString: $0) } ?? "unknown"
+            throw TransportError(.other, "libcurl cannot be loaded (\(why)); install libcurl4", nothingSent: true)
+        }
         CurlTransport.globalInit
-        guard let handle = curl_easy_init() else { throw TransportError(.other, "libcurl could not start") }
-        defer { curl_easy_cleanup(handle) }
+        guard let handle = ccurl_easy_init() else { throw TransportError(.other, "libcurl could not start") }
+        defer { ccurl_easy_cleanup(handle) }
 
         var headerList: UnsafeMutablePointer<curl_slist>? = nil
         for (name, value) in request.headers {
-            headerList = curl_slist_append(headerList, "\(name): \(value)")
+            headerList = ccurl_slist_append(headerList, "\(name): \(value)")
         }
         // libcurl adds "Expect: 100-continue" for larger bodies; Cognito does not need the extra round trip.
-        headerList = curl_slist_append(headerList, "Expect:")
-        defer { curl_slist_free_all(headerList) }
+        headerList = ccurl_slist_append(headerList, "Expect:")
+        defer { ccurl_slist_free_all(headerList) }
 
         let sink = Sink()
         let context = Unmanaged.passUnretained(sink).toOpaque()
@@ -84,17 +94,17 @@ public struct CurlTransport: HTTPTransport {
                     return n
                 })
                 if let refused {
-                    sink.refusedOption = "libcurl refused CURLOPT_\(refused.option): \(String(cString: curl_easy_strerror(refused.code)))"
+                    sink.refusedOption = "libcurl refused CURLOPT_\(refused.option): \(String(cString: ccurl_easy_strerror(refused.code)))"
                     return refused.code
                 }
-                return curl_easy_perform(handle)
+                return ccurl_easy_perform(handle)
             }
         }
 
         guard code == CURLE_OK else {
             if let refused = sink.refusedOption { throw TransportError(.other, refused, nothingSent: true) }
             let detail = errorBuffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-            let text = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
+            let text = detail.isEmpty ? String(cString: ccurl_easy_strerror(code)) : detail
             if sink.overflowed { throw TransportError(.other, "the response was larger than \(sink.limit) bytes") }
             // Refused or unresolvable: the request never left this machine.
             let nothingSent = [CURLE_COULDNT_CONNECT, CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY, CURLE_UNSUPPORTED_PROTOCOL]
@@ -123,6 +133,6 @@ public struct CurlTransport: HTTPTransport {
 
     /// curl_global_init is not thread-safe; a lazy global runs it exactly once.
     private static let globalInit: Void = {
-        curl_global_init(Int(CURL_GLOBAL_DEFAULT))
+        ccurl_global_init(Int(CURL_GLOBAL_DEFAULT))
     }()
 }

@@ -22,24 +22,28 @@ public final class LibsecretWriter: SecretServiceWriter, @unchecked Sendable {
     let address: @Sendable () throws(SecretServiceError) -> BusAddress
     /// libsecret's objects are used from one thread at a time.
     var mutex = pthread_mutex_t()
-    var service: UnsafeMutablePointer<SecretService>?
+    var service: OpaquePointer?
     /// The default collection's path.
     var collection: String?
+    /// Whether the provider updates an item in place on CreateItem's
+    /// "replace" (SecretServiceProvider.replacesInPlace).
+    var replaces = false
 
     public init(environment: @escaping @Sendable (String) -> String?) {
         address = { () throws(SecretServiceError) in try BusAddress.session(environment: environment) }
         pthread_mutex_init(&mutex, nil)
-        csecret_quiet()
     }
 
     public func createItem(label: String, attributes: [(String, String)], secret: String, timeout: Int32) throws(SecretServiceError)
         -> String
     {
-        try call("store an item", timeout: timeout) { (service, collection, deadline, error) in
+        try call("store an item", timeout: timeout) { (service, collection, deadline, failure) in
             let table = LibsecretWriter.table(attributes)
-            defer { g_hash_table_unref(table) }
-            guard let path = csecret_create(service, collection, table, label, secret, deadline, error) else { return nil }
-            defer { g_free(path) }
+            defer { csecret_attributes_free(table) }
+            guard let path = csecret_create(service, collection, table, label, secret, replaces ? 1 : 0, deadline, failure) else {
+                return nil
+            }
+            defer { csecret_free(path) }
             return String(cString: path)
         }
     }
@@ -47,18 +51,18 @@ public final class LibsecretWriter: SecretServiceWriter, @unchecked Sendable {
     public func items(matching attributes: [(String, String)], timeout: Int32) throws(SecretServiceError)
         -> (unlocked: [String], locked: [String])
     {
-        try call("find the items", timeout: timeout) { (service, collection, deadline, error) in
+        try call("find the items", timeout: timeout) { (service, collection, deadline, failure) in
             let table = LibsecretWriter.table(attributes)
-            defer { g_hash_table_unref(table) }
-            var unlocked: UnsafeMutablePointer<UnsafeMutablePointer<gchar>?>? = nil
-            var locked: UnsafeMutablePointer<UnsafeMutablePointer<gchar>?>? = nil
-            guard csecret_search(service, table, &unlocked, &locked, deadline, error) != 0 else { return nil }
+            defer { csecret_attributes_free(table) }
+            var unlocked: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = nil
+            var locked: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = nil
+            guard csecret_search(service, table, &unlocked, &locked, deadline, failure) != 0 else { return nil }
             defer {
-                g_strfreev(unlocked)
-                g_strfreev(locked)
+                csecret_strfreev(unlocked)
+                csecret_strfreev(locked)
             }
             // Items of other collections are not cog-cred's to touch.
-            let inCollection = { (paths: UnsafeMutablePointer<UnsafeMutablePointer<gchar>?>?) -> [String] in
+            let inCollection = { (paths: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> [String] in
                 LibsecretWriter.strings(paths).filter { $0.hasPrefix(collection + "/") }
             }
             return (inCollection(unlocked), inCollection(locked))
@@ -66,32 +70,56 @@ public final class LibsecretWriter: SecretServiceWriter, @unchecked Sendable {
     }
 
     public func deleteItem(_ path: String, timeout: Int32) throws(SecretServiceError) {
-        let _: Bool = try call("delete an item", timeout: timeout) { (service, _, deadline, error) in
-            csecret_delete(service, path, deadline, error) != 0 ? true : nil
+        let _: Bool = try call("delete an item", timeout: timeout) { (service, _, deadline, failure) in
+            csecret_delete(service, path, deadline, failure) != 0 ? true : nil
         }
     }
 
     public func unlock(matching attributes: [(String, String)], waitingAtMost seconds: Int32) throws(SecretServiceError) -> Bool {
         // The collection, and its items this connection may not read.
         let locked = try items(matching: attributes, timeout: 1500).locked
-        return try call("unlock the keyring", timeout: seconds * 1000) { (service, collection, deadline, error) in
-            let all = LibsecretWriter.withStrings([collection] + locked) { csecret_unlock(service, $0, deadline, error) != 0 }
+        return try call("unlock the keyring", timeout: seconds * 1000) { (service, collection, deadline, failure) in
+            let all = LibsecretWriter.withStrings([collection] + locked) { csecret_unlock(service, $0, deadline, failure) != 0 }
             // A prompt dismissed, or not answered in time: still locked, not a failure.
-            if let failure = error.pointee, LibsecretWriter.isCancelled(failure) {
-                g_clear_error(error)
+            if failure.pointee.cancelled != 0 {
+                csecret_failure_clear(failure)
                 return false
             }
-            return error.pointee == nil ? all : nil
+            return failure.pointee.set == 0 ? all : nil
         }
     }
 
-    /// Whether the default collection itself is locked now; nil when that
-    /// cannot be told. (KeePassXC locks single items while its database is open.)
+    public func prepare() {
+        // A plain thread: Foundation's first Thread costs milliseconds more.
+        var thread = pthread_t()
+        let writer = Unmanaged.passRetained(self).toOpaque()
+        let started = pthread_create(&thread, nil, { writer in
+            Unmanaged<LibsecretWriter>.fromOpaque(writer!).takeRetainedValue().connect()
+            return nil
+        }, writer)
+        if started == 0 { pthread_detach(thread) } else { Unmanaged<LibsecretWriter>.fromOpaque(writer).release() }
+    }
+
+    /// Loads libsecret, connects and opens the session now, if not yet done.
+    func connect() {
+        pthread_mutex_lock(&mutex)
+        defer { pthread_mutex_unlock(&mutex) }
+        guard service == nil || collection == nil else { return }
+        let _: Bool? = try? once("connect", timeout: 1500) { _, _, _, _ in true }
+    }
+
+    /// (KeePassXC locks single items while its database is open.)
     public func defaultCollectionLocked() -> Bool? {
         let locked: Int32? = try? call("check the keyring", timeout: 1500) { service, collection, _, _ in
             csecret_collection_locked(service, collection)
         }
         return locked.flatMap { $0 < 0 ? nil : $0 == 1 }
+    }
+
+    /// The process id of the owner of org.freedesktop.secrets on the bus
+    /// GLib is set to; 0 when there is none (SecretServiceProvider).
+    static func providerPID() -> UInt32 {
+        csecret_provider_pid()
     }
 
     public func reset() {
@@ -103,13 +131,11 @@ public final class LibsecretWriter: SecretServiceWriter, @unchecked Sendable {
     // MARK: - Plumbing
 
     /// A libsecret call: the service, the default collection, the call's
-    /// deadline, and where its GError goes.
-    typealias Body<T> = (
-        UnsafeMutablePointer<SecretService>, String, UnsafeMutablePointer<GCancellable>?, UnsafeMutablePointer<UnsafeMutablePointer<GError>?>
-    ) -> T?
+    /// deadline, and where its failure goes.
+    typealias Body<T> = (OpaquePointer, String, OpaquePointer, UnsafeMutablePointer<csecret_failure>) -> T?
 
     /// Runs `body` with the service and default collection under a
-    /// deadline of `timeout` ms; nil from `body` with the GError set is a
+    /// deadline of `timeout` ms; nil from `body` with the failure set is a
     /// failure. A failure of the session is tried once more on a new one.
     func call<T>(
         _ operation: String, timeout: Int32,
@@ -130,43 +156,43 @@ public final class LibsecretWriter: SecretServiceWriter, @unchecked Sendable {
         _ operation: String, timeout: Int32,
         _ body: Body<T>
     ) throws(SecretServiceError) -> T {
-        let deadline = csecret_deadline(timeout)
-        defer {
-            g_cancellable_cancel(deadline)
-            g_object_unref(deadline)
+        guard csecret_load() != 0 else {
+            let why = csecret_load_failure().map { String(cString: $0) } ?? "unknown"
+            throw .failed(operation: operation, domain: "libsecret", code: 0, detail: "cannot be loaded (\(why)); install libsecret-1-0")
         }
-        var error: UnsafeMutablePointer<GError>? = nil
-        defer { if error != nil { g_error_free(error) } }
+        let deadline = csecret_deadline_start(timeout)!
+        defer { csecret_deadline_end(deadline) }
+        var failure = csecret_failure()
+        defer { csecret_failure_clear(&failure) }
         if service == nil {
             // GLib would otherwise look for its own bus (and may autolaunch one).
             setenv("DBUS_SESSION_BUS_ADDRESS", try address().text, 1)
-            service = csecret_service(deadline, &error)
-            guard service != nil else { throw LibsecretWriter.translate(error, operation: "connect", timeout: timeout) }
+            service = csecret_service_open(deadline, &failure)
+            guard service != nil else { throw LibsecretWriter.translate(failure, operation: "connect", timeout: timeout) }
+            replaces = SecretServiceProvider.onGLibBus()?.replacesInPlace ?? false
         }
         if collection == nil {
-            guard let path = csecret_default_collection(service, deadline, &error) else {
-                if error == nil { throw .noDefaultCollection }
-                throw LibsecretWriter.translate(error, operation: "find the default collection", timeout: timeout)
+            guard let path = csecret_default_collection(service, deadline, &failure) else {
+                if failure.set == 0 { throw .noDefaultCollection }
+                throw LibsecretWriter.translate(failure, operation: "find the default collection", timeout: timeout)
             }
             collection = String(cString: path)
-            g_free(path)
+            csecret_free(path)
         }
-        guard let result = body(service!, collection!, deadline, &error), error == nil else {
-            throw LibsecretWriter.translate(error, operation: operation, timeout: timeout)
+        guard let result = body(service!, collection!, deadline, &failure), failure.set == 0 else {
+            throw LibsecretWriter.translate(failure, operation: operation, timeout: timeout)
         }
         return result
     }
 
     func forget() {
         collection = nil
-        if let service {
-            csecret_unref(service)
-            secret_service_disconnect()
-        }
+        replaces = false
+        if service != nil { csecret_service_close(service) }
         service = nil
     }
 
-    static func strings(_ list: UnsafeMutablePointer<UnsafeMutablePointer<gchar>?>?) -> [String] {
+    static func strings(_ list: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> [String] {
         var result: [String] = []
         var each = list
         while let string = each?.pointee {
@@ -177,11 +203,11 @@ public final class LibsecretWriter: SecretServiceWriter, @unchecked Sendable {
     }
 
     /// `strings` as a NULL-terminated C array for the length of `body`.
-    static func withStrings<R>(_ strings: [String], _ body: (UnsafeMutablePointer<UnsafePointer<gchar>?>) -> R) -> R {
+    static func withStrings<R>(_ strings: [String], _ body: (UnsafeMutablePointer<UnsafePointer<CChar>?>) -> R) -> R {
         var copies: [UnsafeMutablePointer<CChar>?] = strings.map { strdup($0) } + [nil]
         defer { for copy in copies { free(copy) } }
         return copies.withUnsafeMutableBufferPointer { buffer in
-            buffer.baseAddress!.withMemoryRebound(to: UnsafePointer<gchar>?.self, capacity: buffer.count) { body($0) }
+            buffer.baseAddress!.withMemoryRebound(to: UnsafePointer<CChar>?.self, capacity: buffer.count) { body($0) }
         }
     }
 
@@ -191,24 +217,17 @@ public final class LibsecretWriter: SecretServiceWriter, @unchecked Sendable {
         return table
     }
 
-    static func isCancelled(_ error: UnsafeMutablePointer<GError>) -> Bool {
-        error.pointee.domain == g_io_error_quark() && error.pointee.code == Int32(G_IO_ERROR_CANCELLED.rawValue)
-    }
-
-    /// A GError as the store's errors: locked, no service, out of time, or
-    /// the failure with libsecret's domain, code and message.
-    static func translate(_ error: UnsafeMutablePointer<GError>?, operation: String, timeout: Int32) -> SecretServiceError {
-        guard let error else { return .failed(operation: operation, domain: "libsecret", code: 0, detail: "no answer") }
-        let domain = String(cString: g_quark_to_string(error.pointee.domain))
-        let message = error.pointee.message.map { String(cString: $0) } ?? ""
-        if isCancelled(error) { return .notResponding(seconds: Double(timeout) / 1000) }
-        if error.pointee.domain == secret_error_get_quark() && error.pointee.code == Int32(SECRET_ERROR_IS_LOCKED.rawValue) {
-            return .locked
-        }
-        if message.contains("org.freedesktop.Secret.Error.IsLocked") { return .locked }
+    /// A failed call as the store's errors: locked, no service, out of
+    /// time, or the failure with libsecret's domain, code and message.
+    static func translate(_ failure: csecret_failure, operation: String, timeout: Int32) -> SecretServiceError {
+        guard failure.set != 0 else { return .failed(operation: operation, domain: "libsecret", code: 0, detail: "no answer") }
+        let domain = failure.domain.map { String(cString: $0) } ?? ""
+        let message = failure.message.map { String(cString: $0) } ?? ""
+        if failure.cancelled != 0 { return .notResponding(seconds: Double(timeout) / 1000) }
+        if failure.locked != 0 || message.contains("org.freedesktop.Secret.Error.IsLocked") { return .locked }
         if message.contains("ServiceUnknown") || message.contains("was not provided by any .service files") {
             return .serviceUnavailable(message)
         }
-        return .failed(operation: operation, domain: domain, code: error.pointee.code, detail: message)
+        return .failed(operation: operation, domain: domain, code: failure.code, detail: message)
     }
 }

@@ -34,6 +34,7 @@ extension TokenManager {
         guard let subject = idToken.claims.sub, !subject.isEmpty else { throw AuthError.malformedToken(.id) }
         let logins = [identityProviderName: idToken.value]
         let identity = try makeIdentity()
+        store.prepareWrites()
         let context = ItemContext(userPoolID: profile.userPoolID, clientID: profile.clientID, username: idToken.claims.subjectName)
         func call<T>(_ body: () throws(CognitoError) -> T) throws(AuthError) -> T {
             do {

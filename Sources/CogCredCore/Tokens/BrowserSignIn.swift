@@ -35,6 +35,7 @@ extension TokenManager {
             code = value
         }
         let oauth = try makeOAuth()
+        store.prepareWrites()
         let result: AuthenticationResult
         do {
             result = try oauth.exchangeCode(code, redirectURI: request.redirectURI, verifier: request.verifier)

@@ -39,6 +39,7 @@ extension TokenManager {
     public func signIn(username: String, password: String, flow: AuthFlow = .srp, answers: any ChallengeAnswers) throws
         -> RefreshedTokens
     {
+        store.prepareWrites()
         let cognito = try makeCognito()
         var srp: SRPClient? = nil
         var outcome: AuthOutcome

@@ -138,6 +138,7 @@ public struct TokenManager: Sendable {
 
     func refreshHoldingLock() throws -> RefreshedTokens {
         if profile.effectiveGrant == .clientCredentials { return try fetchClientCredentials() }
+        store.prepareWrites()
         let refreshToken: String
         switch try store.read([.refresh], profile: profileName, binding: profile.binding)[.refresh] ?? .absent {
         case .found(let value) where !value.isEmpty: refreshToken = value
@@ -173,6 +174,7 @@ public struct TokenManager: Sendable {
     /// token or ID token to keep.
     func fetchClientCredentials() throws -> RefreshedTokens {
         let oauth = try makeOAuth()
+        store.prepareWrites()
         let result: AuthenticationResult
         do {
             result = try oauth.clientCredentials(scopes: profile.scopes)

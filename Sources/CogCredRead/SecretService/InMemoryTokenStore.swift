@@ -35,6 +35,8 @@ public final class InMemoryTokenStore: TokenStore {
         log.withLock { $0.append(key(kind, profile)) }
     }
 
+    public func prepareWrites() {}
+
     /// Memory is never slow and never restarts: one more try is the same write.
     public func writePatiently(_ kind: SecretKind, profile: String, secret: String, context: ItemContext)
         throws(SecretServiceError)

@@ -236,8 +236,14 @@ public struct SecretServiceStore: TokenStore {
         let found = try writer.items(matching: Self.attributes(kind, profile, nil), timeout: timeout)
         if !found.locked.isEmpty { throw .locked }
         for item in found.unlocked { try writer.deleteItem(item, timeout: timeout) }
-        if found.unlocked.isEmpty { try client().checkDefaultCollectionUnlocked() }
+        // Nothing found may mean a locked provider that hides its items
+        // (KeePassXC): asked on the writer's connection, not a new one.
+        if found.unlocked.isEmpty && writer.defaultCollectionLocked() == true { throw .locked }
         return !found.unlocked.isEmpty
+    }
+
+    public func prepareWrites() {
+        writer?.prepare()
     }
 
     /// Of several items with the attributes asked for, cog-cred's own (its

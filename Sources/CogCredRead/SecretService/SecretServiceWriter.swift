@@ -7,7 +7,8 @@
 /// over libdbus-1, and anything locked is handed to cog-cred-cli.
 public protocol SecretServiceWriter: AnyObject, Sendable {
     /// Creates the item in the default collection (beside any with the same
-    /// attributes, which the store then deletes); its path.
+    /// attributes, which the store then deletes; a provider that can is
+    /// asked to update such an item in place instead); its path.
     func createItem(label: String, attributes: [(String, String)], secret: String, timeout: Int32) throws(SecretServiceError)
         -> String
     /// The items of the default collection whose attributes include these.
@@ -18,6 +19,14 @@ public protocol SecretServiceWriter: AnyObject, Sendable {
     /// `attributes`, through the provider's prompt, waiting at most
     /// `seconds`; true when nothing stays locked.
     func unlock(matching attributes: [(String, String)], waitingAtMost seconds: Int32) throws(SecretServiceError) -> Bool
+    /// Connects and opens the session on another thread, so that the writes
+    /// after a network call do not wait for them (libsecret's encrypted
+    /// session costs a Diffie-Hellman exchange on both sides, about 5 ms).
+    /// A failure here is met again, and reported, by the write.
+    func prepare()
+    /// Whether the default collection itself is locked now; nil when that
+    /// cannot be told.
+    func defaultCollectionLocked() -> Bool?
     /// Forgets the connection and session, for a daemon that restarted.
     func reset()
 }

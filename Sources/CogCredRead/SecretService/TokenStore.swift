@@ -89,6 +89,9 @@ public protocol TokenStore: Sendable {
     /// true if one existed.
     @discardableResult
     func delete(_ kind: SecretKind, profile: String) throws(SecretServiceError) -> Bool
+    /// Called before a call to Cognito whose answer will be stored: the store
+    /// may get ready for the writes (open its session) while Cognito answers.
+    func prepareWrites()
 }
 
 extension TokenStore {

@@ -1,0 +1,81 @@
+// libcurl through a table of functions looked up at load (include/CCurl.h
+// says why). Nothing here calls libcurl by name.
+#include <dlfcn.h>
+#include <pthread.h>
+#include <string.h>
+
+#include "CCurl.h"
+
+#define LIBRARY "libcurl.so.4"
+
+#define FUNCTIONS(X)                                                                                       \
+    X(curl_global_init) X(curl_easy_init) X(curl_easy_cleanup) X(curl_easy_perform) X(curl_easy_strerror) \
+    X(curl_slist_append) X(curl_slist_free_all) X(curl_easy_setopt) X(curl_easy_getinfo)
+
+// (name): curl.h makes curl_easy_setopt a macro under some compilers; a
+// name not followed by "(" is not expanded.
+#define POINTER(name) __typeof__(name) *(name);
+static struct {
+    FUNCTIONS(POINTER)
+} api;
+
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static const char *failure_reason = "not loaded";
+static char reason[256];
+
+static void load(void) {
+    void *library = dlopen(LIBRARY, RTLD_NOW | RTLD_LOCAL);
+    if (!library) {
+        strncpy(reason, dlerror(), sizeof reason - 1);
+        failure_reason = reason;
+        return;
+    }
+#define LOOK_UP(name)                                                      \
+    if (!((api.name) = (__typeof__(name) *)dlsym(library, #name))) {        \
+        failure_reason = "a function is missing from " LIBRARY ": " #name; \
+        return;                                                            \
+    }
+    FUNCTIONS(LOOK_UP)
+#undef LOOK_UP
+    failure_reason = NULL;
+}
+
+static void *load_on_thread(void *unused) {
+    pthread_once(&once, load);
+    return NULL;
+}
+
+void ccurl_load_in_background(void) {
+    pthread_t thread;
+    if (pthread_create(&thread, NULL, load_on_thread, NULL) == 0) pthread_detach(thread);
+}
+
+int ccurl_load(void) {
+    pthread_once(&once, load);
+    return failure_reason == NULL;
+}
+
+const char *ccurl_load_failure(void) {
+    return failure_reason;
+}
+
+CURLcode ccurl_global_init(long flags) { return api.curl_global_init(flags); }
+CURL *ccurl_easy_init(void) { return api.curl_easy_init(); }
+void ccurl_easy_cleanup(CURL *handle) { api.curl_easy_cleanup(handle); }
+CURLcode ccurl_easy_perform(CURL *handle) { return api.curl_easy_perform(handle); }
+const char *ccurl_easy_strerror(CURLcode code) { return api.curl_easy_strerror(code); }
+struct curl_slist *ccurl_slist_append(struct curl_slist *list, const char *text) { return api.curl_slist_append(list, text); }
+void ccurl_slist_free_all(struct curl_slist *list) { api.curl_slist_free_all(list); }
+
+CURLcode ccurl_setopt_long(CURL *handle, CURLoption option, long value) { return (api.curl_easy_setopt)(handle, option, value); }
+CURLcode ccurl_setopt_string(CURL *handle, CURLoption option, const char *value) {
+    return (api.curl_easy_setopt)(handle, option, value);
+}
+CURLcode ccurl_setopt_pointer(CURL *handle, CURLoption option, void *value) { return (api.curl_easy_setopt)(handle, option, value); }
+CURLcode ccurl_setopt_slist(CURL *handle, CURLoption option, struct curl_slist *value) {
+    return (api.curl_easy_setopt)(handle, option, value);
+}
+CURLcode ccurl_setopt_write_callback(CURL *handle, CURLoption option, ccurl_write_callback value) {
+    return (api.curl_easy_setopt)(handle, option, value);
+}
+CURLcode ccurl_getinfo_long(CURL *handle, CURLINFO info, long *value) { return (api.curl_easy_getinfo)(handle, info, value); }

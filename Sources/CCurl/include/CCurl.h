@@ -1,0 +1,45 @@
+// CCurl: libcurl for Swift.
+//
+// curl_easy_setopt and curl_easy_getinfo are variadic, which Swift cannot
+// call. These typed wrappers give each kind of option its own signature, so a
+// wrong argument type is a compile error rather than undefined behaviour.
+//
+// libcurl is loaded by dlopen, not linked: with the libraries it brings
+// (33, TLS, LDAP, Kerberos, SSH among them) its loading costs about 5 ms,
+// which every command of cog-cred-cli paid at start-up before doing
+// anything, commands that never go to the network included.
+// `ccurl_load_in_background` starts the load on a thread as the command
+// starts; the first call here waits for it. Nothing links libcurl
+// (Package.swift), so a direct call to it fails to link; its header is
+// here for the types and constants.
+#ifndef CCURL_H
+#define CCURL_H
+
+#include <curl/curl.h>
+
+/// Starts loading libcurl (libcurl.so.4, Debian's libcurl4) on a thread.
+void ccurl_load_in_background(void);
+/// Loads libcurl (or waits for the load under way); 1 when it is loaded.
+/// Every other function here needs it loaded.
+int ccurl_load(void);
+/// Why ccurl_load failed.
+const char *ccurl_load_failure(void);
+
+CURLcode ccurl_global_init(long flags);
+CURL *ccurl_easy_init(void);
+void ccurl_easy_cleanup(CURL *handle);
+CURLcode ccurl_easy_perform(CURL *handle);
+const char *ccurl_easy_strerror(CURLcode code);
+struct curl_slist *ccurl_slist_append(struct curl_slist *list, const char *text);
+void ccurl_slist_free_all(struct curl_slist *list);
+
+typedef size_t (*ccurl_write_callback)(char *data, size_t size, size_t count, void *context);
+
+CURLcode ccurl_setopt_long(CURL *handle, CURLoption option, long value);
+CURLcode ccurl_setopt_string(CURL *handle, CURLoption option, const char *value);
+CURLcode ccurl_setopt_pointer(CURL *handle, CURLoption option, void *value);
+CURLcode ccurl_setopt_slist(CURL *handle, CURLoption option, struct curl_slist *value);
+CURLcode ccurl_setopt_write_callback(CURL *handle, CURLoption option, ccurl_write_callback value);
+CURLcode ccurl_getinfo_long(CURL *handle, CURLINFO info, long *value);
+
+#endif
