@@ -56,10 +56,11 @@ depends=$(cd "$work" && dpkg-shlibdeps -O "$root/usr/bin/cog-cred" "$root/usr/li
 # used, for the SONAME the C file loads.
 for loader in Sources/CCurl/ccurl.c Sources/CSecret/csecret.c; do
     loaded=$(sed -n 's/^#define LIBRARY "\(.*\)"$/\1/p' "$loader")
-    loaded_path=$(ldconfig -p | awk -v so="$loaded" '$1 == so { print $NF; exit }')
+    # awk reads to the end: an early exit would end ldconfig with SIGPIPE (pipefail).
+    loaded_path=$(ldconfig -p | awk -v so="$loaded" '!found && $1 == so { print $NF; found = 1 }')
     loaded_owner=$(dpkg -S "$(readlink -f "$loaded_path")" | cut -d: -f1)
     loaded_depends=$(dpkg-query --control-show "$loaded_owner" shlibs |
-        awk -v name="${loaded%.so.*}" -v version="${loaded##*.so.}" '$1 == name && $2 == version { $1 = $2 = ""; sub(/^ +/, ""); print; exit }')
+        awk -v name="${loaded%.so.*}" -v version="${loaded##*.so.}" '!found && $1 == name && $2 == version { $1 = $2 = ""; sub(/^ +/, ""); print; found = 1 }')
     [ -n "$loaded_depends" ] || { echo "build-deb.sh: no shlibs entry for $loaded (from $loaded_owner)" >&2; exit 1; }
     depends="$depends, $loaded_depends"
 done
