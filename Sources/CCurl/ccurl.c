@@ -37,14 +37,6 @@ static void load(void) {
     }
     FUNCTIONS(LOOK_UP)
 #undef LOOK_UP
-    // Here, on the loading thread, rather than before the first request:
-    // it costs about 1 ms (OpenSSL's set-up), and is thread-safe since
-    // libcurl 7.84 (bookworm has 7.88).
-    CURLcode code = api.curl_global_init(CURL_GLOBAL_DEFAULT);
-    if (code != CURLE_OK) {
-        failure_reason = api.curl_easy_strerror(code);
-        return;
-    }
     failure_reason = NULL;
 }
 
@@ -67,6 +59,7 @@ const char *ccurl_load_failure(void) {
     return failure_reason;
 }
 
+CURLcode ccurl_global_init(long flags) { return api.curl_global_init(flags); }
 CURL *ccurl_easy_init(void) { return api.curl_easy_init(); }
 void ccurl_easy_cleanup(CURL *handle) { api.curl_easy_cleanup(handle); }
 CURLcode ccurl_easy_perform(CURL *handle) { return api.curl_easy_perform(handle); }

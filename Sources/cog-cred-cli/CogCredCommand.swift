@@ -115,16 +115,27 @@ struct CogCredCommand: ParsableCommand {
                     finish(1)
                 }
                 Output.error(UsageError.line(cleaned, arguments: arguments))
-                Glibc.exit(ExitStatus.usage)
+                finish(ExitStatus.usage)
             }
-            exit(withError: error)
+            // What exit(withError:) prints (help, the version, a completion
+            // script on stdout; other errors on stderr), ended by finish.
+            let text = fullMessage(for: error)
+            if code == .success && !text.isEmpty {
+                Output.data(text)
+            } else if !text.isEmpty {
+                Output.note(text)
+            }
+            finish(code.rawValue)
         }
     }
 
-    /// Ends the process without running exit handlers: libcurl's, OpenSSL's
-    /// and GLib's only free memory the kernel takes back anyway, and cost
-    /// about 3 ms per command. Everything cog-cred writes goes out with
-    /// write(2) as it is produced; stdio is flushed for anything else.
+    /// Ends the process without running exit handlers, on every path: libcurl's,
+    /// OpenSSL's and GLib's only free memory the kernel takes back anyway,
+    /// and cost about 3 ms per command; and run while libcurl or libsecret
+    /// is still being loaded on another thread (CCurl.h, CSecret.h), they
+    /// could free what that thread is setting up. Everything cog-cred writes
+    /// goes out with write(2) as it is produced; stdio is flushed for
+    /// anything else.
     static func finish(_ code: Int32) -> Never {
         SecretServiceStore.disconnect()
         fflush(nil)

@@ -148,3 +148,21 @@ def test_a_session_the_provider_refuses_once_is_opened_again(cog, bus, locked_se
     fresh = cog.ok("token").stdout.strip()
     cog.remember_secret(fresh)
     assert fresh and fresh != old
+
+
+def test_a_search_that_finds_nothing_asks_whether_locked_only_a_provider_that_hides_items(cog, bus, double, locked_service,
+                                                                                          tmp_path):
+    """A delete that finds nothing must not pass for "nothing stored" on a
+    locked provider that hides its items (KeePassXC: test_providers exits
+    69 there), so cog-cred asks whether the collection is locked. gnome-keyring
+    lists a locked collection's items as locked, so there it is not asked:
+    a sign-in's deletes of the identity pool's items (none here) cost no
+    round trip. The stand-in, another program, is asked."""
+    monitor = Monitor({**cog.env, **bus.env}, tmp_path / "gnome-keyring.log")
+    sign_in(cog, double, {})
+    assert 'string "Locked"' not in monitor.text()
+    start, _ = locked_service
+    private = start("unlock", unlocked=True)
+    monitor = Monitor({**cog.env, **private.env}, tmp_path / "stand-in.log")
+    cog.ok("sign-out", "--local")
+    assert 'string "Locked"' in monitor.text()

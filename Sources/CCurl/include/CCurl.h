@@ -19,12 +19,13 @@
 
 /// Starts loading libcurl (libcurl.so.4, Debian's libcurl4) on a thread.
 void ccurl_load_in_background(void);
-/// Loads libcurl and runs curl_global_init (or waits for the load under
-/// way); 1 when it is ready. Every other function here needs it loaded.
+/// Loads libcurl (or waits for the load under way); 1 when it is loaded.
+/// Every other function here needs it loaded.
 int ccurl_load(void);
 /// Why ccurl_load failed.
 const char *ccurl_load_failure(void);
 
+CURLcode ccurl_global_init(long flags);
 CURL *ccurl_easy_init(void);
 void ccurl_easy_cleanup(CURL *handle);
 CURLcode ccurl_easy_perform(CURL *handle);

@@ -33,6 +33,7 @@ public struct CurlTransport: HTTPTransport {
             let why = ccurl_load_failure().map { String(cString: $0) } ?? "unknown"
             throw TransportError(.other, "libcurl cannot be loaded (\(why)); install libcurl4", nothingSent: true)
         }
+        CurlTransport.globalInit
         guard let handle = ccurl_easy_init() else { throw TransportError(.other, "libcurl could not start") }
         defer { ccurl_easy_cleanup(handle) }
 
@@ -129,4 +130,9 @@ public struct CurlTransport: HTTPTransport {
             return .other
         }
     }
+
+    /// curl_global_init is not thread-safe; a lazy global runs it exactly once.
+    private static let globalInit: Void = {
+        ccurl_global_init(Int(CURL_GLOBAL_DEFAULT))
+    }()
 }

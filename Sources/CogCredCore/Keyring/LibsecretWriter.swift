@@ -25,9 +25,9 @@ public final class LibsecretWriter: SecretServiceWriter, @unchecked Sendable {
     var service: OpaquePointer?
     /// The default collection's path.
     var collection: String?
-    /// Whether the provider updates an item in place on CreateItem's
-    /// "replace" (SecretServiceProvider.replacesInPlace).
-    var replaces = false
+    /// The program that answers, learnt at connection: its quirks
+    /// (SecretServiceProvider.replacesInPlace, .listsLockedItems).
+    var provider: SecretServiceProvider?
 
     public init(environment: @escaping @Sendable (String) -> String?) {
         address = { () throws(SecretServiceError) in try BusAddress.session(environment: environment) }
@@ -40,7 +40,8 @@ public final class LibsecretWriter: SecretServiceWriter, @unchecked Sendable {
         try call("store an item", timeout: timeout) { (service, collection, deadline, failure) in
             let table = LibsecretWriter.table(attributes)
             defer { csecret_attributes_free(table) }
-            guard let path = csecret_create(service, collection, table, label, secret, replaces ? 1 : 0, deadline, failure) else {
+            guard let path = csecret_create(
+                service, collection, table, label, secret, provider?.replacesInPlace == true ? 1 : 0, deadline, failure) else {
                 return nil
             }
             defer { csecret_free(path) }
@@ -108,6 +109,12 @@ public final class LibsecretWriter: SecretServiceWriter, @unchecked Sendable {
         let _: Bool? = try? once("connect", timeout: 1500) { _, _, _, _ in true }
     }
 
+    public var listsLockedItems: Bool {
+        pthread_mutex_lock(&mutex)
+        defer { pthread_mutex_unlock(&mutex) }
+        return provider?.listsLockedItems == true
+    }
+
     /// (KeePassXC locks single items while its database is open.)
     public func defaultCollectionLocked() -> Bool? {
         let locked: Int32? = try? call("check the keyring", timeout: 1500) { service, collection, _, _ in
@@ -169,7 +176,7 @@ public final class LibsecretWriter: SecretServiceWriter, @unchecked Sendable {
             setenv("DBUS_SESSION_BUS_ADDRESS", try address().text, 1)
             service = csecret_service_open(deadline, &failure)
             guard service != nil else { throw LibsecretWriter.translate(failure, operation: "connect", timeout: timeout) }
-            replaces = SecretServiceProvider.onGLibBus()?.replacesInPlace ?? false
+            provider = SecretServiceProvider.onGLibBus()
         }
         if collection == nil {
             guard let path = csecret_default_collection(service, deadline, &failure) else {
@@ -187,7 +194,7 @@ public final class LibsecretWriter: SecretServiceWriter, @unchecked Sendable {
 
     func forget() {
         collection = nil
-        replaces = false
+        provider = nil
         if service != nil { csecret_service_close(service) }
         service = nil
     }

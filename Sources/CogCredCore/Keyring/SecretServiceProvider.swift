@@ -36,6 +36,12 @@ public enum SecretServiceProvider: Equatable, Sendable {
     /// the rest get the new item and the deletion, which every provider does.
     var replacesInPlace: Bool { self == .gnomeKeyring }
 
+    /// Whether a search lists a locked collection's items (as locked, as
+    /// gnome-keyring does) rather than hiding them (KeePassXC): then a search
+    /// that finds none means there are none, with no need to ask whether the
+    /// collection is locked.
+    var listsLockedItems: Bool { self == .gnomeKeyring }
+
     init(processName name: String) {
         switch name {
         case let name where name.hasPrefix("gnome-keyring"): self = .gnomeKeyring

@@ -237,8 +237,9 @@ public struct SecretServiceStore: TokenStore {
         if !found.locked.isEmpty { throw .locked }
         for item in found.unlocked { try writer.deleteItem(item, timeout: timeout) }
         // Nothing found may mean a locked provider that hides its items
-        // (KeePassXC): asked on the writer's connection, not a new one.
-        if found.unlocked.isEmpty && writer.defaultCollectionLocked() == true { throw .locked }
+        // (KeePassXC): asked on the writer's connection, not a new one,
+        // unless the provider lists a locked collection's items (gnome-keyring).
+        if found.unlocked.isEmpty && !writer.listsLockedItems && writer.defaultCollectionLocked() == true { throw .locked }
         return !found.unlocked.isEmpty
     }
 

@@ -24,6 +24,10 @@ public protocol SecretServiceWriter: AnyObject, Sendable {
     /// session costs a Diffie-Hellman exchange on both sides, about 5 ms).
     /// A failure here is met again, and reported, by the write.
     func prepare()
+    /// Whether the provider's searches list a locked collection's items (as
+    /// locked) rather than hide them, as far as this connection has learnt:
+    /// then finding none means there are none.
+    var listsLockedItems: Bool { get }
     /// Whether the default collection itself is locked now; nil when that
     /// cannot be told.
     func defaultCollectionLocked() -> Bool?
