@@ -81,7 +81,7 @@ let package = Package(
         // libcurl, loaded by dlopen (CCurl.h says why), not linked: so no
         // pkg-config target, whose libraries SwiftPM would link. Its header
         // (libcurl4-openssl-dev) is on the compiler's own path.
-        .target(name: "CCurl"),
+        .target(name: "CCurl", dependencies: ["CLinux"]),
         .systemLibrary(
             name: "COpenSSL",
             pkgConfig: "libcrypto",
@@ -93,6 +93,7 @@ let package = Package(
         // named here, at Debian's paths.
         .target(
             name: "CSecret",
+            dependencies: ["CLinux"],
             cSettings: [.unsafeFlags(libsecretHeaders)]
         ),
         // Linux calls Swift cannot make directly (CLinux.h says which), and

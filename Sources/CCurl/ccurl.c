@@ -1,10 +1,10 @@
 // libcurl through a table of functions looked up at load (include/CCurl.h
 // says why). Nothing here calls libcurl by name.
-#include <dlfcn.h>
 #include <pthread.h>
 #include <string.h>
 
 #include "CCurl.h"
+#include "CLinux.h"
 
 #define LIBRARY "libcurl.so.4"
 
@@ -19,25 +19,17 @@ static struct {
     FUNCTIONS(POINTER)
 } api;
 
+// The names, in the struct's order: clinux_load_library fills it slot by slot.
+#define NAME(name) #name,
+static const char *const names[] = {FUNCTIONS(NAME)};
+_Static_assert(sizeof api == sizeof names / sizeof names[0] * sizeof(void *), "a slot for each name");
+
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static const char *failure_reason = "not loaded";
 static char reason[256];
 
 static void load(void) {
-    void *library = dlopen(LIBRARY, RTLD_NOW | RTLD_LOCAL);
-    if (!library) {
-        strncpy(reason, dlerror(), sizeof reason - 1);
-        failure_reason = reason;
-        return;
-    }
-#define LOOK_UP(name)                                                      \
-    if (!((api.name) = (__typeof__(name) *)dlsym(library, #name))) {        \
-        failure_reason = "a function is missing from " LIBRARY ": " #name; \
-        return;                                                            \
-    }
-    FUNCTIONS(LOOK_UP)
-#undef LOOK_UP
-    failure_reason = NULL;
+    failure_reason = clinux_load_library(LIBRARY, names, (void **)&api, sizeof names / sizeof names[0], reason, sizeof reason);
 }
 
 static void *load_on_thread(void *unused) {

@@ -9,11 +9,11 @@
 #define G_DISABLE_CAST_CHECKS
 #include <libsecret/secret.h>
 
-#include <dlfcn.h>
 #include <pthread.h>
 #include <string.h>
 
 #include "CSecret.h"
+#include "CLinux.h"
 
 #define LIBRARY "libsecret-1.so.0"
 
@@ -40,6 +40,11 @@ static struct {
     FUNCTIONS(POINTER)
 } api;
 
+// The names, in the struct's order: clinux_load_library fills it slot by slot.
+#define NAME(name) #name,
+static const char *const names[] = {FUNCTIONS(NAME)};
+_Static_assert(sizeof api == sizeof names / sizeof names[0] * sizeof(void *), "a slot for each name");
+
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static const char *failure_reason = "not loaded";
 static char reason[256];
@@ -49,24 +54,12 @@ static GLogWriterOutput drop_log(GLogLevelFlags level, const GLogField *fields, 
 }
 
 static void load(void) {
-    void *library = dlopen(LIBRARY, RTLD_NOW | RTLD_LOCAL);
-    if (!library) {
-        strncpy(reason, dlerror(), sizeof reason - 1);
-        failure_reason = reason;
-        return;
-    }
-#define LOOK_UP(name)                                                   \
-    if (!((api.name) = (__typeof__(name) *)dlsym(library, #name))) {     \
-        failure_reason = "a function is missing from " LIBRARY ": " #name; \
-        return;                                                         \
-    }
-    FUNCTIONS(LOOK_UP)
-#undef LOOK_UP
+    failure_reason = clinux_load_library(LIBRARY, names, (void **)&api, sizeof names / sizeof names[0], reason, sizeof reason);
+    if (failure_reason) return;
     // GLib's and libsecret's own warnings (a provider that answers out of
     // spec makes libsecret log "CRITICAL" lines) are for their developers:
     // cog-cred's stderr carries its own one-line errors only.
     api.g_log_set_writer_func(drop_log, NULL, NULL);
-    failure_reason = NULL;
 }
 
 int csecret_load(void) {

@@ -6,8 +6,10 @@
 #ifndef CLINUX_H
 #define CLINUX_H
 
+#include <dlfcn.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /// Makes this process undumpable: no core file, no /proc/<pid>/mem or
 /// environ for other processes of the same user, no ptrace attach. Returns 0
@@ -39,6 +41,27 @@ char *const *clinux_argv(void);
 /// padding) into `out` with glibc's b64_pton: the number of bytes written,
 /// or -1 for anything that is not base64url or does not fit `capacity`.
 long clinux_base64url_decode(const unsigned char *in, size_t length, unsigned char *out, size_t capacity);
+
+/// Loads `library` by its SONAME and looks up `count` functions, by `names`,
+/// into `slots`; NULL when every one was found, else why (written to
+/// `reason`). The one way the C shims that load a library when it is first
+/// needed instead of linking it (CCurl, CSecret) do it. Inline, so that
+/// only a binary that uses it refers to dlopen (never the static front).
+static inline const char *clinux_load_library(const char *library, const char *const *names, void **slots, size_t count,
+                                              char *reason, size_t size) {
+    void *handle = dlopen(library, RTLD_NOW | RTLD_LOCAL);
+    if (!handle) {
+        snprintf(reason, size, "%s", dlerror());
+        return reason;
+    }
+    for (size_t i = 0; i < count; i++) {
+        if (!(slots[i] = dlsym(handle, names[i]))) {
+            snprintf(reason, size, "%s has no function %s", library, names[i]);
+            return reason;
+        }
+    }
+    return NULL;
+}
 
 /// errno, which is a macro Swift cannot import.
 int clinux_errno(void);

@@ -123,12 +123,6 @@ public final class LibsecretWriter: SecretServiceWriter, @unchecked Sendable {
         return locked.flatMap { $0 < 0 ? nil : $0 == 1 }
     }
 
-    /// The process id of the owner of org.freedesktop.secrets on the bus
-    /// GLib is set to; 0 when there is none (SecretServiceProvider).
-    static func providerPID() -> UInt32 {
-        csecret_provider_pid()
-    }
-
     public func reset() {
         pthread_mutex_lock(&mutex)
         defer { pthread_mutex_unlock(&mutex) }

@@ -1,3 +1,5 @@
+import CSecret
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -23,7 +25,7 @@ public enum SecretServiceProvider: Equatable, Sendable {
 
     /// The owner on the bus GLib is set to (DBUS_SESSION_BUS_ADDRESS).
     static func onGLibBus() -> SecretServiceProvider? {
-        let pid = LibsecretWriter.providerPID()
+        let pid = csecret_provider_pid()
         guard pid != 0, let name = processName(pid) else { return nil }
         return SecretServiceProvider(processName: name)
     }
