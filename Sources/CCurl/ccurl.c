@@ -1,7 +1,6 @@
 // libcurl through a table of functions looked up at load (include/CCurl.h
 // says why). Nothing here calls libcurl by name.
 #include <pthread.h>
-#include <string.h>
 
 #include "CCurl.h"
 #include "CLinux.h"
@@ -12,28 +11,11 @@
     X(curl_global_init) X(curl_easy_init) X(curl_easy_cleanup) X(curl_easy_perform) X(curl_easy_strerror) \
     X(curl_slist_append) X(curl_slist_free_all) X(curl_easy_setopt) X(curl_easy_getinfo)
 
-// (name): curl.h makes curl_easy_setopt a macro under some compilers; a
-// name not followed by "(" is not expanded.
-#define POINTER(name) __typeof__(name) *(name);
-static struct {
-    FUNCTIONS(POINTER)
-} api;
-
-// The names, in the struct's order: clinux_load_library fills it slot by slot.
-#define NAME(name) #name,
-static const char *const names[] = {FUNCTIONS(NAME)};
-_Static_assert(sizeof api == sizeof names / sizeof names[0] * sizeof(void *), "a slot for each name");
-
-static pthread_once_t once = PTHREAD_ONCE_INIT;
-static const char *failure_reason = "not loaded";
-static char reason[256];
-
-static void load(void) {
-    failure_reason = clinux_load_library(LIBRARY, names, (void **)&api, sizeof names / sizeof names[0], reason, sizeof reason);
-}
+CLINUX_LIBRARY_TABLE(FUNCTIONS);
+static clinux_library library = CLINUX_LIBRARY_INIT;
 
 static void *load_on_thread(void *unused) {
-    pthread_once(&once, load);
+    ccurl_load();
     return NULL;
 }
 
@@ -43,12 +25,11 @@ void ccurl_load_in_background(void) {
 }
 
 int ccurl_load(void) {
-    pthread_once(&once, load);
-    return failure_reason == NULL;
+    return CLINUX_LIBRARY_LOAD(library, LIBRARY, NULL) == NULL;
 }
 
 const char *ccurl_load_failure(void) {
-    return failure_reason;
+    return CLINUX_LIBRARY_LOAD(library, LIBRARY, NULL);
 }
 
 CURLcode ccurl_global_init(long flags) { return api.curl_global_init(flags); }

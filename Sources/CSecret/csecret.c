@@ -33,42 +33,26 @@
     X(secret_service_unlock_dbus_paths_sync) X(secret_service_disconnect) X(secret_value_new) X(secret_value_unref)  \
     X(secret_error_get_quark)
 
-// (name): GLib makes some of these macros (g_object_ref); a name not
-// followed by "(" is not expanded.
-#define POINTER(name) __typeof__(name) *(name);
-static struct {
-    FUNCTIONS(POINTER)
-} api;
-
-// The names, in the struct's order: clinux_load_library fills it slot by slot.
-#define NAME(name) #name,
-static const char *const names[] = {FUNCTIONS(NAME)};
-_Static_assert(sizeof api == sizeof names / sizeof names[0] * sizeof(void *), "a slot for each name");
-
-static pthread_once_t once = PTHREAD_ONCE_INIT;
-static const char *failure_reason = "not loaded";
-static char reason[256];
+CLINUX_LIBRARY_TABLE(FUNCTIONS);
+static clinux_library library = CLINUX_LIBRARY_INIT;
 
 static GLogWriterOutput drop_log(GLogLevelFlags level, const GLogField *fields, gsize count, gpointer data) {
     return G_LOG_WRITER_HANDLED;
 }
 
-static void load(void) {
-    failure_reason = clinux_load_library(LIBRARY, names, (void **)&api, sizeof names / sizeof names[0], reason, sizeof reason);
-    if (failure_reason) return;
-    // GLib's and libsecret's own warnings (a provider that answers out of
-    // spec makes libsecret log "CRITICAL" lines) are for their developers:
-    // cog-cred's stderr carries its own one-line errors only.
+// GLib's and libsecret's own warnings (a provider that answers out of spec
+// makes libsecret log "CRITICAL" lines) are for their developers:
+// cog-cred's stderr carries its own one-line errors only.
+static void quiet(void) {
     api.g_log_set_writer_func(drop_log, NULL, NULL);
 }
 
 int csecret_load(void) {
-    pthread_once(&once, load);
-    return failure_reason == NULL;
+    return CLINUX_LIBRARY_LOAD(library, LIBRARY, quiet) == NULL;
 }
 
 const char *csecret_load_failure(void) {
-    return failure_reason;
+    return CLINUX_LIBRARY_LOAD(library, LIBRARY, quiet);
 }
 
 /// Moves a GError into `failure` and frees it.

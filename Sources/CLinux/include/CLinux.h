@@ -7,6 +7,7 @@
 #define CLINUX_H
 
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -42,25 +43,60 @@ char *const *clinux_argv(void);
 /// or -1 for anything that is not base64url or does not fit `capacity`.
 long clinux_base64url_decode(const unsigned char *in, size_t length, unsigned char *out, size_t capacity);
 
-/// Loads `library` by its SONAME and looks up `count` functions, by `names`,
-/// into `slots`; NULL when every one was found, else why (written to
-/// `reason`). The one way the C shims that load a library when it is first
-/// needed instead of linking it (CCurl, CSecret) do it. Inline, so that
-/// only a binary that uses it refers to dlopen (never the static front).
-static inline const char *clinux_load_library(const char *library, const char *const *names, void **slots, size_t count,
-                                              char *reason, size_t size) {
-    void *handle = dlopen(library, RTLD_NOW | RTLD_LOCAL);
-    if (!handle) {
-        snprintf(reason, size, "%s", dlerror());
-        return reason;
-    }
-    for (size_t i = 0; i < count; i++) {
-        if (!(slots[i] = dlsym(handle, names[i]))) {
-            snprintf(reason, size, "%s has no function %s", library, names[i]);
-            return reason;
+/// A library loaded when first needed instead of linked (CCurl, CSecret):
+/// whether it was tried, and why it failed (NULL once loaded). The one way
+/// those shims load theirs; inline, so that only a binary that uses it
+/// refers to dlopen (never the static front).
+typedef struct {
+    pthread_mutex_t mutex;
+    int tried;
+    const char *failure;
+    char reason[256];
+} clinux_library;
+#define CLINUX_LIBRARY_INIT {PTHREAD_MUTEX_INITIALIZER, 0, "not loaded", {0}}
+
+/// Declares `api`, a struct with a pointer for each function an X macro
+/// lists, and `api_names`, their names in the same order, for
+/// CLINUX_LIBRARY_LOAD to fill it slot by slot. `(name)`: a function GLib
+/// or curl.h also defines as a macro is not expanded where no "(" follows.
+#define CLINUX_POINTER(name) __typeof__(name) *(name);
+#define CLINUX_NAME(name) #name,
+#define CLINUX_LIBRARY_TABLE(FUNCTIONS)                      \
+    static struct {                                          \
+        FUNCTIONS(CLINUX_POINTER)                            \
+    } api;                                                   \
+    static const char *const api_names[] = {FUNCTIONS(CLINUX_NAME)}; \
+    _Static_assert(sizeof api == sizeof api_names / sizeof api_names[0] * sizeof(void *), "a slot for each name")
+
+/// Loads `soname` and looks up every function of `api` (CLINUX_LIBRARY_TABLE)
+/// the first time; `then` runs once after a success. Every later call, from
+/// any thread, waits for the first and gets its answer: NULL when loaded,
+/// else why.
+#define CLINUX_LIBRARY_LOAD(library, soname, then) \
+    clinux_library_load(&(library), soname, api_names, (void **)&api, sizeof api_names / sizeof api_names[0], then)
+
+static inline const char *clinux_library_load(clinux_library *library, const char *soname, const char *const *names,
+                                              void **slots, size_t count, void (*then)(void)) {
+    pthread_mutex_lock(&library->mutex);
+    if (!library->tried) {
+        library->tried = 1;
+        library->failure = NULL;
+        void *handle = dlopen(soname, RTLD_NOW | RTLD_LOCAL);
+        if (!handle) {
+            snprintf(library->reason, sizeof library->reason, "%s", dlerror());
+            library->failure = library->reason;
         }
+        for (size_t i = 0; handle && !library->failure && i < count; i++) {
+            if (!(slots[i] = dlsym(handle, names[i]))) {
+                snprintf(library->reason, sizeof library->reason, "%s has no function %s", soname, names[i]);
+                library->failure = library->reason;
+            }
+        }
+        if (!library->failure && then) then();
     }
-    return NULL;
+    const char *failure = library->failure;
+    pthread_mutex_unlock(&library->mutex);
+    return failure;
 }
 
 /// errno, which is a macro Swift cannot import.
