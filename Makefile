@@ -9,7 +9,7 @@ DESTDIR ?=
 BIN := $(shell swift build -c release --static-swift-stdlib --show-bin-path 2>/dev/null)
 
 MAN := .build/cog-cred.1
-VERSION := $(shell sed -n 's/^public let cogCredVersion = "\(.*\)"$$/\1/p' Sources/CogCredCore/Support/Version.swift)
+VERSION := $(shell sed -n 's/^public let cogCredVersion = "\(.*\)"$$/\1/p' Sources/CogCredWrite/Version.swift)
 
 .PHONY: build man install uninstall
 

@@ -16,7 +16,7 @@ let package = Package(
     products: [
         .executable(name: "cog-cred", targets: ["cog-cred"]),
         .executable(name: "cog-cred-cli", targets: ["cog-cred-cli"]),
-        .library(name: "CogCredCore", targets: ["CogCredCore"]),
+        .library(name: "CogCredWrite", targets: ["CogCredWrite"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -46,14 +46,14 @@ let package = Package(
         .executableTarget(
             name: "cog-cred-cli",
             dependencies: [
-                "CogCredCore",
+                "CogCredWrite",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         // The write side: Cognito (HTTPS), sign-in, refresh, SRP, account
         // calls, verification. Unit-tested with in-memory fakes.
         .target(
-            name: "CogCredCore",
+            name: "CogCredWrite",
             dependencies: ["CogCredRead", "CCurl", "COpenSSL", "CLinux", "CSecret"]
         ),
         // Everything a read needs and nothing that loads libcurl, OpenSSL or
@@ -100,8 +100,8 @@ let package = Package(
         // base64url by glibc's b64_pton, in libresolv.
         .target(name: "CLinux", linkerSettings: [.linkedLibrary("resolv")]),
         .testTarget(
-            name: "CogCredCoreTests",
-            dependencies: ["CogCredCore", "CogCredRead"],
+            name: "CogCredWriteTests",
+            dependencies: ["CogCredWrite", "CogCredRead"],
             // Read by path from the source tree (see SRPTests).
             exclude: ["Fixtures"]
         ),
@@ -120,7 +120,7 @@ if Context.environment["COG_CRED_FUZZ"] != nil {
         ("fuzz-oauth-callback", "FuzzOAuthCallback"), ("fuzz-token-response", "FuzzTokenResponse"),
         ("fuzz-identity-response", "FuzzIdentityResponse"),
     ] {
-        package.targets.append(.executableTarget(name: target, dependencies: ["CogCredCore", "CFuzzer"], path: "Tests/Fuzz/\(target)"))
+        package.targets.append(.executableTarget(name: target, dependencies: ["CogCredWrite", "CFuzzer"], path: "Tests/Fuzz/\(target)"))
         package.products.append(.executable(name: product, targets: [target]))
     }
 }

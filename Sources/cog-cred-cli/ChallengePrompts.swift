@@ -1,4 +1,4 @@
-import CogCredCore
+import CogCredWrite
 
 /// Answers Cognito's sign-in challenges from flags, else from the terminal;
 /// with neither, fails naming the flag (exit 77).

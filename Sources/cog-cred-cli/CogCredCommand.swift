@@ -1,5 +1,5 @@
 import ArgumentParser
-import CogCredCore
+import CogCredWrite
 
 #if canImport(Glibc)
 import Glibc
@@ -65,17 +65,10 @@ struct CogCredCommand: ParsableCommand {
     )
 
     /// The arguments, as if the subcommand had been named when the binary
-    /// runs under a helper name: git runs `git-credential-cog-cred [--profile P] get`
-    /// and docker runs `docker-credential-cog-cred get`.
-    static func arguments() -> [String] {
-        let given = Array(CommandLine.arguments.dropFirst())
-        let name = CommandLine.arguments.first.map { String($0.split(separator: "/").last ?? "") } ?? ""
-        switch name {
-        case "git-credential-cog-cred": return ["git-credential"] + given
-        case "docker-credential-cog-cred": return ["docker-credential"] + given
-        default: return CommandLineWords.profileAfterSubcommand(given)
-        }
-    }
+    /// runs under a helper name (git runs `git-credential-cog-cred
+    /// [--profile P] get`, docker `docker-credential-cog-cred get`): the
+    /// front's rule (ReadRequest.commandWords).
+    static func arguments() -> [String] { ReadRequest.commandWords(CommandLine.arguments) }
 
     /// Runs the command and turns every failure into one line on stderr and a
     /// documented exit status.

@@ -1,4 +1,4 @@
-import CogCredCore
+import CogCredWrite
 
 /// The documented exit statuses (sysexits.h values), one per failure category.
 enum ExitStatus {

@@ -1,6 +1,6 @@
 import ArgumentParser
 import Synchronization
-import CogCredCore
+import CogCredWrite
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -45,7 +45,7 @@ struct Wiring {
     }
 
     /// Taken once per process: the front binary's lock, if it handed one over.
-    static let handedOverLock = FileRefreshLock.takeHandedOverLock()
+    static let handedOverLock = HandedOverLock.take()
 
     var configStore: ConfigStore { ConfigStore(path: paths.configFile) }
 
@@ -147,7 +147,7 @@ struct Wiring {
             refreshMemory: FileRefreshMemory(directory: paths.stateDirectory),
             lock: FileRefreshLock(
                 directory: FileRefreshLock.directory(environment: environment),
-                wait: max(30, profile.timeouts.command), held: Wiring.handedOverLock),
+                wait: profile.refreshWait, held: Wiring.handedOverLock),
             warn: { Output.note($0) })
     }
 }
@@ -183,23 +183,24 @@ struct FreshnessOptions: ParsableArguments {
         name: .customLong("min-ttl"),
         parsing: .unconditional,
         help: ArgumentHelp(
-            "Refresh unless the token has at least this many seconds left, 0 to 86400 (default: 60 s or 10% of its lifetime, whichever is larger).",
+            "Refresh unless the token has at least this many seconds left, \(ReadRequest.tokenMinTTL.lowerBound) to \(ReadRequest.tokenMinTTL.upperBound) (default: 60 s or 10% of its lifetime, whichever is larger).",
             valueName: "seconds"))
     var minTTLText: String?
 
     func validate() throws {
-        if let minTTLText, Self.seconds(minTTLText) == nil {
-            throw ValidationError("--min-ttl takes a whole number of seconds from 0 to 86400, not '\(minTTLText)'")
-        }
-    }
-
-    static func seconds(_ text: String) -> Int64? {
-        guard let value = Int64(text), (0...86_400).contains(value) else { return nil }
-        return value
+        if let minTTLText { _ = try Self.seconds(minTTLText, in: ReadRequest.tokenMinTTL) }
     }
 
     /// The seconds given, nil when none were.
-    var minTTL: Int64? { minTTLText.flatMap(Self.seconds) }
+    var minTTL: Int64? { minTTLText.flatMap { ReadRequest.seconds($0, in: ReadRequest.tokenMinTTL) } }
 
     var policy: RefreshPolicy { RefreshPolicy(minTTL: minTTL) }
+
+    /// `--min-ttl`'s seconds, or the usage error that says what is wrong with them.
+    static func seconds(_ text: String, in range: ClosedRange<Int64>) throws -> Int64 {
+        guard let seconds = ReadRequest.seconds(text, in: range) else {
+            throw ValidationError("--min-ttl takes a whole number of seconds from \(range.lowerBound) to \(range.upperBound), not '\(text)'")
+        }
+        return seconds
+    }
 }

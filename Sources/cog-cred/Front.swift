@@ -77,15 +77,21 @@ struct Front {
         if kinds.isEmpty { handover.run() }
 
         let stored = StoredTokens(profileName: profileName, profile: profile, store: store)
-        do {
-            if let tokens = try stored.usable(kinds, policy: policy) { respond(tokens) }
-        } catch {
-            // Locked, no keyring, another pool: cog-cred-cli says which.
-            handover.run()
+        let read = { () -> Handover.Found in
+            do {
+                return try stored.usable(kinds, policy: policy).map { .tokens($0) } ?? .refreshDue
+            } catch {
+                return .failed
+            }
+        }
+        switch read() {
+        case .tokens(let tokens): respond(tokens)
+        case .failed: handover.run()  // locked, no keyring, another pool: cog-cred-cli says which
+        case .refreshDue: break
         }
         // A token needs a refresh: wait for the one another process may be
         // making, or hand over holding the profile's lock.
-        respond(handover.afterRefresh(of: profileName) { try? stored.usable(kinds, policy: policy) })
+        respond(handover.afterRefresh(of: profileName, waitingAtMost: profile.refreshWait, read))
     }
 
     func render(_ shape: ReadRequest.TokenRequest.Shape, _ choice: TokenChoice, _ tokens: [SecretKind: IssuedToken]) -> String {

@@ -14,15 +14,23 @@ struct Handover {
     /// in its place.
     var input: [UInt8]? = nil
 
-    /// How long a caller waits for another process's refresh, as cog-cred-cli does.
-    static let refreshWait = 30.0
+    /// What a read of the stored tokens found.
+    enum Found {
+        case tokens([SecretKind: IssuedToken])
+        /// Missing, expired or too close to expiry: a refresh (or a
+        /// sign-in: the refresh finds out) is due.
+        case refreshDue
+        /// The Secret Service could not answer, or the tokens are another
+        /// pool's: cog-cred-cli says which.
+        case failed
+    }
 
     /// Waits for a refresh of `profile`: when another process is making
-    /// one, waits (cheaply, on a shared lock) for it to end and returns what
-    /// `read` then finds. Otherwise takes the profile's lock and hands over
-    /// holding it, so that cog-cred-cli refreshes once for every caller
-    /// waiting here. Returns only with tokens.
-    func afterRefresh(of profile: String, _ read: () -> [SecretKind: IssuedToken]?) -> [SecretKind: IssuedToken] {
+    /// one, waits (cheaply, on a shared lock, at most `wait` seconds) for it
+    /// to end and returns what `read` then finds. Otherwise takes the
+    /// profile's lock and hands over holding it, so that cog-cred-cli
+    /// refreshes once for every caller waiting here. Returns only with tokens.
+    func afterRefresh(of profile: String, waitingAtMost wait: Double, _ read: () -> Found) -> [SecretKind: IssuedToken] {
         let directory = ProfileLockFile.directory { getenv($0).map { String(cString: $0) } }
         guard case .success(let fd) = ProfileLockFile.open(directory: directory, profile: profile) else { run() }
         var start = timespec()
@@ -30,10 +38,16 @@ struct Handover {
         while true {
             if flock(fd, LOCK_EX | LOCK_NB) == 0 {
                 // Someone may have refreshed between our read and the lock.
-                if let tokens = read() { return tokens }
-                _ = clinux_set_descriptor_flags(fd, 0)  // survive the exec
-                setenv(ProfileLockFile.heldLockVariable, "\(profile):\(fd)", 1)
-                run()
+                switch read() {
+                case .tokens(let tokens): return tokens
+                case .failed: run()  // the lock goes with the descriptor, closed on exec
+                case .refreshDue:
+                    // Handed over with what was found under it: cog-cred-cli
+                    // refreshes without reading the tokens again.
+                    _ = clinux_set_descriptor_flags(fd, 0)  // survive the exec
+                    setenv(ProfileLockFile.heldLockVariable, "\(profile):\(fd)", 1)
+                    run()
+                }
             }
             // Another process holds the lock: wait for it to let go, then
             // read again. If its refresh failed, go round for the lock: the
@@ -41,10 +55,13 @@ struct Handover {
             var now = timespec()
             clock_gettime(CLOCK_MONOTONIC, &now)
             let waited = Double(now.tv_sec - start.tv_sec) + Double(now.tv_nsec - start.tv_nsec) / 1e9
-            guard errno == EWOULDBLOCK, waited < Self.refreshWait,
-                ProfileLockFile.waitUntilFree(fd, waitingAtMost: Self.refreshWait - waited)
+            guard errno == EWOULDBLOCK, waited < wait, ProfileLockFile.waitUntilFree(fd, waitingAtMost: wait - waited)
             else { run() }
-            if let tokens = read() { return tokens }
+            switch read() {
+            case .tokens(let tokens): return tokens
+            case .failed: run()
+            case .refreshDue: continue
+            }
         }
     }
 

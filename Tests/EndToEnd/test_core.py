@@ -412,7 +412,7 @@ def test_help_documents_every_exit_status_and_version_matches(cog):
     for code in ("64", "65", "69", "75", "77", "78"):
         assert re.search(rf"^\s+{code}\s", help_text, re.M), code
     version = cog.ok("--version").stdout.strip()
-    source = (Path(__file__).resolve().parents[2] / "Sources/CogCredCore/Support/Version.swift").read_text()
+    source = (Path(__file__).resolve().parents[2] / "Sources/CogCredWrite/Version.swift").read_text()
     assert f'"{version}"' in source
 
 

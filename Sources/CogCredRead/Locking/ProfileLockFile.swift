@@ -15,7 +15,9 @@ import Glibc
 /// the one that refreshes hands its locked descriptor to cog-cred-cli
 /// through `heldLockVariable`.
 public enum ProfileLockFile {
-    /// "<profile>:<fd>" of a lock this process already holds.
+    /// "<profile>:<fd>" of a lock this process already holds, handed over
+    /// by the front after it found, under the lock, that the stored tokens
+    /// need a refresh (and only then).
     public static let heldLockVariable = "COG_CRED_HELD_LOCK"
 
     /// `$XDG_RUNTIME_DIR/cog-cred`, else `locks` in the state directory

@@ -31,17 +31,50 @@ public enum ReadRequest: Equatable, Sendable {
         public var minTTL: Int64?
     }
 
+    // The grammar both binaries parse by: cog-cred-cli's ArgumentParser
+    // commands take their bounds and names from here too.
+
+    /// `--min-ttl` of the token commands (`token`, `get-header`,
+    /// `kubectl-credential`, `exec`): up to a day, a token's longest life.
+    public static let tokenMinTTL: ClosedRange<Int64> = 0...86_400
+    /// `--min-ttl` of `aws-credentials`: up to 12 hours, the longest
+    /// credentials STS issues.
+    public static let awsMinTTL: ClosedRange<Int64> = 0...43_200
+
+    /// The names git and docker run their helpers by, and the subcommand
+    /// each stands for.
+    public static let helperNames = [
+        (name: "git-credential-cog-cred", command: "git-credential"),
+        (name: "docker-credential-cog-cred", command: "docker-credential"),
+    ]
+
+    /// The words to parse, from the arguments as the process got them
+    /// (argv[0] included): run by a helper name, its subcommand first; a
+    /// `--profile P` given before the subcommand moved after it.
+    public static func commandWords(_ arguments: [String]) -> [String] {
+        var words = Array(arguments.dropFirst())
+        let name = arguments.first.map(baseName)
+        if let helper = helperNames.first(where: { $0.name == name }) { words.insert(helper.command, at: 0) }
+        return CommandLineWords.profileAfterSubcommand(words)
+    }
+
+    /// `--min-ttl`'s text as seconds, nil unless a whole number in `range`.
+    public static func seconds(_ text: String, in range: ClosedRange<Int64>) -> Int64? {
+        guard let seconds = Int64(text), range.contains(seconds) else { return nil }
+        return seconds
+    }
+
     /// True when `arguments` name a command that `parse` may take: a cheap
     /// first look, so the Secret Service can be asked early.
     public static func mayBeRead(_ arguments: [String]) -> Bool {
         // Arrays, not sets: this runs first in every process, where each new
         // generic type costs its metadata's set-up.
-        let helpers = ["git-credential-cog-cred", "docker-credential-cog-cred"]
         let commands = [
             "token", "get-header", "kubectl-credential", "exec", "git-credential", "docker-credential", "aws-credentials",
         ]
         guard let first = arguments.first else { return false }
-        if helpers.contains(baseName(first)) { return true }
+        let name = baseName(first)
+        if helperNames.contains(where: { $0.name == name }) { return true }
         guard arguments.count > 1 else { return false }
         if commands.contains(arguments[1]) { return true }
         // `--profile P token`: only then is the command line rearranged here.
@@ -51,14 +84,7 @@ public enum ReadRequest: Equatable, Sendable {
 
     /// `arguments` as the process got them, argv[0] included.
     public static func parse(_ arguments: [String]) -> ReadRequest? {
-        var words = Array(arguments.dropFirst())
-        // git and docker run their helpers by these names.
-        switch arguments.first.map(baseName) {
-        case "git-credential-cog-cred": words.insert("git-credential", at: 0)
-        case "docker-credential-cog-cred": words.insert("docker-credential", at: 0)
-        default: break
-        }
-        var remaining = ArraySlice(CommandLineWords.profileAfterSubcommand(words))
+        var remaining = ArraySlice(commandWords(arguments))
         guard let command = remaining.popFirst() else { return nil }
         var options = Options(remaining)
         switch command {
@@ -84,7 +110,7 @@ public enum ReadRequest: Equatable, Sendable {
             else { return nil }
             return options.isEmpty ? .exec(profile: profile, minTTL: minTTL, command: command) : nil
         case "aws-credentials":
-            guard let profile = options.profile(), let minTTL = options.minTTL(max: 43_200), options.flag("--no-prompt") != nil,
+            guard let profile = options.profile(), let minTTL = options.minTTL(in: awsMinTTL), options.flag("--no-prompt") != nil,
                 options.isEmpty
             else { return nil }
             return .awsCredentials(profile: profile, minTTL: minTTL)
@@ -164,11 +190,11 @@ private struct Options {
         return .some(name)
     }
 
-    /// `--min-ttl SECONDS`, 0 to `max` as cog-cred-cli accepts.
-    mutating func minTTL(max: Int64 = 86_400) -> Int64?? {
+    /// `--min-ttl SECONDS`, in `range`.
+    mutating func minTTL(in range: ClosedRange<Int64> = ReadRequest.tokenMinTTL) -> Int64?? {
         guard let text = value("--min-ttl") else { return nil }
         guard let text else { return .some(nil) }
-        guard let seconds = Int64(text), seconds >= 0, seconds <= max else { return nil }
+        guard let seconds = ReadRequest.seconds(text, in: range) else { return nil }
         return .some(seconds)
     }
 

@@ -6,7 +6,7 @@ import Glibc
 
 /// How secrets travel between the Secret Service and this process: the
 /// spec's "plain" algorithm, or an encrypted session such as
-/// `dh-ietf1024-sha256-aes128-cbc-pkcs7` (implemented in CogCredCore with
+/// `dh-ietf1024-sha256-aes128-cbc-pkcs7` (implemented in CogCredWrite with
 /// OpenSSL, which the read-side library does not load).
 public protocol SecretSessionAlgorithm: AnyObject {
     /// The algorithm's name in OpenSession.

@@ -1,6 +1,6 @@
 /// The Secret Service calls that may meet a provider's prompt: creating,
 /// replacing and deleting items, and unlocking. cog-cred-cli makes them
-/// through libsecret (CogCredCore's `LibsecretWriter`), which follows every
+/// through libsecret (CogCredWrite's `LibsecretWriter`), which follows every
 /// prompt a provider returns, as the providers expect of their clients
 /// (KeePassXC answers CreateItem and Delete with a prompt even when its
 /// database is open). The front never writes and has none: its reads go

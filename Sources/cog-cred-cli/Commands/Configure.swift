@@ -1,5 +1,5 @@
 import ArgumentParser
-import CogCredCore
+import CogCredWrite
 
 #if canImport(Glibc)
 import Glibc
@@ -206,13 +206,9 @@ struct Configure: ParsableCommand {
             throw ValidationError(error.message)
         }
         if let problem = Endpoint.profileProblem(profile) { throw ValidationError(problem) }
-        // A client secret is its app client's: it does not follow the profile
-        // to another client (or pool), where it would be sent to that
-        // client's domain. A new one comes with --client-secret-stdin.
-        let secretLeftBehind =
-            !clientSecretStdin
-            && (existing.map { $0.clientSecretInKeyring == true && ($0.userPoolID != poolID || $0.clientID != clientID) } ?? false)
-        if secretLeftBehind { profile.clientSecretInKeyring = nil }
+        // What the old settings leave behind (ProfileChange says why each goes).
+        let change = ProfileChange(from: existing, to: profile, newClientSecret: clientSecretStdin)
+        if change.dropsClientSecret { profile.clientSecretInKeyring = nil }
         if profile.effectiveGrant == .clientCredentials && profile.clientSecretInKeyring != true && !clientSecretStdin {
             throw ValidationError("--grant client-credentials needs the app client's secret: add --client-secret-stdin")
         }
@@ -231,7 +227,7 @@ struct Configure: ParsableCommand {
         if removeClientSecret {
             try wiring.tokenStore.delete(.clientSecret, profile: name)
             profile.clientSecretInKeyring = nil
-        } else if secretLeftBehind {
+        } else if change.dropsClientSecret {
             // Bound to the old client in the keyring, so never read for the
             // new one even if it cannot be deleted now.
             do {
@@ -240,24 +236,14 @@ struct Configure: ParsableCommand {
                 Output.note("cog-cred: warning: the old app client secret could not be deleted (\(error.message)); it will not be used")
             }
         }
-        // Tokens of the old pool, client or endpoint must not outlive the
-        // settings they came from. They are bound to their pool and client
-        // in the keyring, so a keyring that cannot be reached now (locked,
-        // absent) leaves items that are never used; say so and go on.
-        let rebound = existing.map {
-            $0.userPoolID != profile.userPoolID || $0.clientID != profile.clientID || $0.endpointURL != profile.endpointURL
-                || $0.domain != profile.domain || $0.effectiveGrant != profile.effectiveGrant
-        } ?? false
+        // Stored items are bound to their pool and client, so a keyring that
+        // cannot be reached now (locked, absent) leaves items that are never
+        // used: say so and go on.
         var tokensDeleted = 0
-        // Credentials of another identity pool, role or flow are not what the
-        // profile now asks for (and an identity of another pool means nothing).
-        if !rebound, let existing,
-            existing.identityPoolID != profile.identityPoolID || existing.roleARN != profile.roleARN
-                || existing.basicFlow != profile.basicFlow
-        {
+        if change.dropsAWSCredentials {
             for kind in [SecretKind.awsCredentials, .identityID] { _ = try? wiring.tokenStore.delete(kind, profile: name) }
         }
-        if rebound {
+        if change.endsSession {
             do {
                 tokensDeleted = try wiring.tokenManager(named: name).signOut(.local)
             } catch let failure as SecretServiceError {
@@ -271,11 +257,11 @@ struct Configure: ParsableCommand {
 
         Output.note("Saved profile '\(name)' in \(store.path).")
         if clientSecretStdin { Output.note("The app client secret is in the Secret Service, not in the file.") }
-        if secretLeftBehind {
+        if change.dropsClientSecret {
             Output.note(
                 "The app client secret of client \(existing?.clientID ?? "") was removed from the profile: it is not \(clientID)'s. If \(clientID) has a secret, store it with cog-cred configure\(profileFlag(name)) --client-secret-stdin.")
         }
-        if rebound {
+        if change.endsSession {
             let deleted = tokensDeleted > 0 ? " (its tokens were deleted)" : ""
             Output.note("The profile now names a different user pool, app client or endpoint\(deleted): sign in again.")
         }

@@ -1,5 +1,5 @@
 import ArgumentParser
-import CogCredCore
+import CogCredWrite
 
 /// `cog-cred profiles`: every profile in the config, and whether it is signed in.
 struct Profiles: ParsableCommand {

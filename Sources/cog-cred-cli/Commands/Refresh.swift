@@ -1,5 +1,5 @@
 import ArgumentParser
-import CogCredCore
+import CogCredWrite
 
 struct Refresh: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,5 +1,5 @@
 import ArgumentParser
-import CogCredCore
+import CogCredWrite
 
 struct SignOut: ParsableCommand {
     static let configuration = CommandConfiguration(

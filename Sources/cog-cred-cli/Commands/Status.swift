@@ -1,5 +1,5 @@
 import ArgumentParser
-import CogCredCore
+import CogCredWrite
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials

@@ -1,6 +1,7 @@
 import ArgumentParser
-import CogCredCore
+import CogCredWrite
 
+/// `cog-cred token`: a valid token on stdout, in one of four formats.
 struct Token: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Print a valid access token (or ID token), refreshing it first if needed.",
@@ -34,21 +35,5 @@ struct Token: ParsableCommand {
             tokens[choice.kind] = try manager.currentToken(choice, policy: freshness.policy)
         }
         Output.data(TokenOutput.render(format, choice: choice, tokens: tokens))
-    }
-}
-
-struct GetHeader: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "get-header",
-        abstract: "Print 'Authorization: Bearer <access token>', refreshing first if needed.",
-        discussion: "For curl: curl -H \"$(cog-cred get-header)\" URL")
-
-    @OptionGroup var profileOptions: ProfileOptions
-    @OptionGroup var freshness: FreshnessOptions
-
-    func run() throws {
-        let manager = try Wiring().tokenManager(profileOptions)
-        let token = try manager.currentToken(.access, policy: freshness.policy)
-        Output.data(TokenOutput.header(token))
     }
 }

@@ -1,6 +1,6 @@
 import CFuzzer
 import Glibc
-import CogCredCore
+import CogCredWrite
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials

@@ -1,6 +1,6 @@
 import CFuzzer
 import Glibc
-import CogCredCore
+import CogCredWrite
 
 /// libFuzzer entry: a config file someone edited by hand.
 func fuzz(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {

@@ -1,6 +1,6 @@
 import CFuzzer
 import Glibc
-import CogCredCore
+import CogCredWrite
 
 /// libFuzzer entry: git credential helper input, as git (or anyone) could send it.
 func fuzz(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {

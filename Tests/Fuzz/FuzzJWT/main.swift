@@ -1,6 +1,6 @@
 import CFuzzer
 import Glibc
-import CogCredCore
+import CogCredWrite
 
 /// libFuzzer entry: a stored or received token, which may be anything, and
 /// the JSON parser its claims (and the config file) go through.

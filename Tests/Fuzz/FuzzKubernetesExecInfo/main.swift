@@ -1,6 +1,6 @@
 import CFuzzer
 import Glibc
-import CogCredCore
+import CogCredWrite
 
 /// A token the answers are built around: well formed, so `IssuedToken` takes it.
 let token = IssuedToken("eyJhbGciOiJSUzI1NiJ9.eyJleHAiOjE4MDAwMDAwMDB9.c2ln")!

@@ -1,6 +1,6 @@
 import CFuzzer
 import Glibc
-import CogCredCore
+import CogCredWrite
 
 let request = AuthorizationRequest(
     domain: "https://my-app.auth.us-east-1.amazoncognito.com", clientID: "client123",

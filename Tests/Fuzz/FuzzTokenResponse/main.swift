@@ -1,7 +1,7 @@
 import CFuzzer
 import Foundation
 import Glibc
-import CogCredCore
+import CogCredWrite
 
 /// An HTTP transport that answers with the fuzzer's bytes.
 struct Canned: HTTPTransport {

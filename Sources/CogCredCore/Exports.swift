@@ -1,3 +1,0 @@
-// The read side (config, JWT claims, the Secret Service, protocol renderers)
-// is part of what this library offers: users of CogCredCore get it too.
-@_exported import CogCredRead

@@ -1,0 +1,46 @@
+import ArgumentParser
+import CogCredWrite
+
+/// `cog-cred exec -- CMD ARGS...`: CMD runs with the tokens in its environment.
+struct Exec: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run a command with fresh tokens in its environment.",
+        discussion: """
+            Sets COG_CRED_ACCESS_TOKEN, COG_CRED_ID_TOKEN and COG_CRED_AUTHORIZATION \
+            ("Bearer <access token>"), then replaces cog-cred with the command, so its exit \
+            status and signals are the command's own. Tokens never go on a command line. \
+            As in a shell, a command that is not found exits 127, one that cannot be run \
+            (not executable) 126. --aws also sets AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, \
+            AWS_SESSION_TOKEN and AWS_CREDENTIAL_EXPIRATION (ISO 8601, read by the AWS SDKs) \
+            from the profile's identity pool (see aws-credentials), with at least --min-ttl \
+            seconds left (default 300).
+            """)
+
+    @OptionGroup var profileOptions: ProfileOptions
+    @OptionGroup var freshness: FreshnessOptions
+
+    @Flag(help: "Also set AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN and AWS_CREDENTIAL_EXPIRATION from the identity pool.")
+    var aws = false
+
+    @Argument(parsing: .postTerminator, help: "The command and its arguments, after --.")
+    var command: [String] = []
+
+    func validate() throws {
+        if command.isEmpty { throw ValidationError("give the command to run after --, as in: cog-cred exec -- curl URL") }
+    }
+
+    func run() throws {
+        let manager = try Wiring().tokenManager(profileOptions)
+        let tokens = try manager.currentTokens(policy: freshness.policy)
+        var variables = TokenOutput.execVariables(access: tokens.access, id: tokens.id)
+        if aws {
+            // --min-ttl asks the same of them as of the tokens (their own default: 300 s).
+            let credentials = try manager.awsCredentials(margin: freshness.minTTL ?? AWSCredentials.defaultMinTTL)
+            for (name, value) in credentials.environment { variables[name] = value }
+        }
+        SecretServiceStore.disconnect()
+        let failure = ProcessReplacement.exec(command, setting: variables)
+        Output.error("cannot run \(command[0]): \(failure.reason)")
+        throw ExitCode(failure.exitStatus)
+    }
+}

@@ -1,0 +1,77 @@
+import ArgumentParser
+import CogCredWrite
+
+/// git's credential helper: `cog-cred git-credential [--profile P] get|store|erase|capability`,
+/// also run as `git-credential-cog-cred` (the name git looks for).
+struct GitCredentialCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "git-credential",
+        abstract: "git credential helper for the hosts you name.",
+        discussion: """
+            get prints a fresh access token for the URL git asks about: as a Bearer credential \
+            when git announces capability[]=authtype (git 2.46+), else as the password. store \
+            does nothing; erase of the token we issued makes the next get refresh it. Malformed \
+            input exits 65.
+
+            The profile is --profile when given, else the profile whose --git-url pattern \
+            matches the URL. With neither, nothing is printed and git asks its next helper: \
+            COG_CRED_PROFILE and the "default" profile are never used here, so a helper set \
+            for every host never hands a Cognito token to one it was not told about (github.com, \
+            say). Set it up in one of two ways:
+
+              1. a helper for one host, with its profile:
+                 git config --global \\
+                   credential.https://git.example.com.helper "cog-cred --profile work"
+              2. URL patterns on the profiles, and one helper for every host:
+                 cog-cred configure --profile work --git-url https://git.example.com/
+                 git config --global credential.helper cog-cred
+            """)
+
+    @Option(
+        name: [.long, .customShort("p")],
+        help: ArgumentHelp("Profile to answer with (default: the profile whose --git-url matches; never $COG_CRED_PROFILE).", valueName: "name"),
+        completion: Completions.profileNames)
+    var profile: String?
+
+    func validate() throws {
+        if let profile, let problem = ProfileValidation.profileNameProblem(profile) {
+            throw ValidationError("invalid --profile: \(problem)")
+        }
+    }
+
+    @Argument(help: "get, store, erase or capability (others are ignored).", completion: Completions.gitActions)
+    var action: String
+
+    func run() throws {
+        switch action {
+        case "capability":
+            Output.raw(GitCredential.capabilityAnswer)
+        case "get", "erase":
+            let request = try GitCredential.parse(StandardInput.readRequest())
+            let wiring = Wiring()
+            guard let profile = try choose(request, wiring) else { return }
+            let manager = try wiring.tokenManager(named: profile)
+            if action == "get" {
+                Output.raw(GitCredential.answer(request, token: try manager.currentToken(.access)))
+            } else if let stored = try wiring.tokenStore.read(.access, profile: manager.profileName),
+                GitCredential.erases(request, token: stored)
+            {
+                // The server rejected our token: drop it, keep the refresh
+                // token, and the next get refreshes.
+                try wiring.tokenStore.delete(.access, profile: manager.profileName)
+            }
+        case "store":
+            // Tokens live in the Secret Service already; nothing to keep.
+            _ = try GitCredential.parse(StandardInput.readRequest())
+        default:
+            // Newer git may ask for actions we do not know: ignore them.
+            break
+        }
+    }
+
+    /// --profile when given, else the profile whose git URL patterns match.
+    func choose(_ request: GitCredential.Request, _ wiring: Wiring) throws -> String? {
+        if let profile { return profile }
+        return GitCredential.profile(for: request, named: nil, in: try wiring.configStore.load())
+    }
+}

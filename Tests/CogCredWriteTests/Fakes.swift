@@ -1,0 +1,258 @@
+import Foundation
+import Synchronization
+@testable import CogCredWrite
+@testable import CogCredRead
+
+/// Folders for tests that need real files, all inside one folder of this
+/// test process, removed when it exits: a run leaves nothing behind in /tmp.
+enum TestDirectories {
+    static let root: String = {
+        let path = NSTemporaryDirectory() + "cog-cred-unit-tests-\(getpid())"
+        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        atexit { try? FileManager.default.removeItem(atPath: TestDirectories.root) }
+        return path
+    }()
+
+    /// A new path under the root (not created).
+    static func path(_ name: String) -> String {
+        root + "/\(name)-\(UUID().uuidString)"
+    }
+}
+
+/// A clock the test sets.
+final class FakeClock: Clock {
+    private let current: Mutex<Int64>
+    init(_ now: Int64) { current = Mutex(now) }
+    func now() -> Int64 { current.withLock { $0 } }
+    func advance(_ seconds: Int64) { current.withLock { $0 += seconds } }
+}
+
+/// Makes unsigned-but-well-formed JWTs with the claims a test needs.
+enum TestJWT {
+    static func make(_ claims: [String: Any]) -> String {
+        func b64url(_ data: Data) -> String {
+            data.base64EncodedString()
+                .replacingOccurrences(of: "+", with: "-")
+                .replacingOccurrences(of: "/", with: "_")
+                .replacingOccurrences(of: "=", with: "")
+        }
+        let header = try! JSONSerialization.data(withJSONObject: ["alg": "RS256", "kid": "test", "typ": "JWT"])
+        let payload = try! JSONSerialization.data(withJSONObject: claims, options: [.sortedKeys])
+        return "\(b64url(header)).\(b64url(payload)).c2lnbmF0dXJl"
+    }
+
+    static func access(iat: Int64, lifetime: Int64, username: String = "alice", jti: String = UUID().uuidString) -> String {
+        make([
+            "iat": iat, "exp": iat + lifetime, "username": username, "token_use": "access", "jti": jti,
+            "iss": "https://cognito-idp.us-east-1.amazonaws.com/\(testProfile.userPoolID)", "client_id": testProfile.clientID,
+        ])
+    }
+
+    static func id(iat: Int64, lifetime: Int64, username: String = "alice", jti: String = UUID().uuidString) -> String {
+        make([
+            "iat": iat, "exp": iat + lifetime, "cognito:username": username, "sub": "sub-of-\(username)", "token_use": "id",
+            "email": "alice@example.com",
+            "jti": jti, "iss": "https://cognito-idp.us-east-1.amazonaws.com/\(testProfile.userPoolID)", "aud": testProfile.clientID,
+        ])
+    }
+}
+
+/// A Cognito that answers from scripted results and counts calls.
+final class FakeCognito: CognitoClient {
+    struct State {
+        var signInResults: [Result<AuthOutcome, CognitoError>] = []
+        var refreshResults: [Result<AuthenticationResult, CognitoError>] = []
+        var signInCalls: [(String, String)] = []
+        var refreshCalls: [String] = []
+        var refreshUsernames: [String?] = []
+        /// Account actions, in order, with their arguments.
+        var accountCalls: [String] = []
+        var accountError: CognitoError? = nil
+    }
+
+    let state = Mutex(State())
+
+    func signInWithPassword(username: String, password: String) throws(CognitoError) -> AuthOutcome {
+        let next: Result<AuthOutcome, CognitoError> = state.withLock { s in
+            s.signInCalls.append((username, password))
+            return s.signInResults.isEmpty ? .failure(.deadlineExceeded) : s.signInResults.removeFirst()
+        }
+        return try next.get()
+    }
+
+    func refresh(refreshToken: String, username: String?) throws(CognitoError) -> AuthenticationResult {
+        let next: Result<AuthenticationResult, CognitoError> = state.withLock { s in
+            s.refreshCalls.append(refreshToken)
+            s.refreshUsernames.append(username)
+            return s.refreshResults.isEmpty ? .failure(.deadlineExceeded) : s.refreshResults.removeFirst()
+        }
+        return try next.get()
+    }
+
+    /// Records an account action and fails it if the test asked for that.
+    private func account(_ call: String) throws(CognitoError) {
+        let error: CognitoError? = state.withLock { s in
+            s.accountCalls.append(call)
+            return s.accountError
+        }
+        if let error { throw error }
+    }
+
+    func signUp(username: String, password: String, attributes: [UserAttribute]) throws(CognitoError) -> SignUpResult {
+        try account("SignUp \(username) \(attributes.map { "\($0.name)=\($0.value)" }.joined(separator: ","))")
+        return SignUpResult(confirmed: false, userSub: "sub", delivery: CodeDelivery(destination: "a***@e***", medium: "EMAIL", attributeName: "email"))
+    }
+
+    func confirmSignUp(username: String, code: String) throws(CognitoError) {
+        try account("ConfirmSignUp \(username) \(code)")
+    }
+
+    func resendConfirmationCode(username: String) throws(CognitoError) -> CodeDelivery? {
+        try account("ResendConfirmationCode \(username)")
+        return nil
+    }
+
+    func forgotPassword(username: String) throws(CognitoError) -> CodeDelivery? {
+        try account("ForgotPassword \(username)")
+        return nil
+    }
+
+    func confirmForgotPassword(username: String, code: String, newPassword: String) throws(CognitoError) {
+        try account("ConfirmForgotPassword \(username) \(code)")
+    }
+
+    func changePassword(accessToken: String, previousPassword: String, proposedPassword: String) throws(CognitoError) {
+        try account("ChangePassword")
+    }
+
+    var accountCalls: [String] { state.withLock { $0.accountCalls } }
+
+    // MARK: Challenges, rotation and revocation
+
+    /// Scripted answers to InitiateAuth (SRP) and RespondToAuthChallenge, in order.
+    let challengeAnswers = Mutex<[Result<AuthOutcome, CognitoError>]>([])
+    /// Every RespondToAuthChallenge: name and responses.
+    let responses = Mutex<[(String, [String: String])]>([])
+    /// GetTokensFromRefreshToken's answers; empty means "not offered" (500 HTML, as moto).
+    let modernRefreshResults = Mutex<[Result<AuthenticationResult, CognitoError>]>([])
+    let modernRefreshCalls = Mutex(0)
+    let revocations = Mutex<[String]>([])
+
+    func initiateSRP(username: String, srpA: String) throws(CognitoError) -> AuthOutcome {
+        try nextChallengeAnswer()
+    }
+
+    func respondToChallenge(name: String, session: String?, responses: [String: String]) throws(CognitoError) -> AuthOutcome {
+        self.responses.withLock { $0.append((name, responses)) }
+        return try nextChallengeAnswer()
+    }
+
+    private func nextChallengeAnswer() throws(CognitoError) -> AuthOutcome {
+        let next: Result<AuthOutcome, CognitoError> = challengeAnswers.withLock { $0.isEmpty ? .failure(.deadlineExceeded) : $0.removeFirst() }
+        return try next.get()
+    }
+
+    func associateSoftwareToken(session: String?) throws(CognitoError) -> (secret: String, session: String?) {
+        ("JBSWY3DPEHPK3PXP", "associated")
+    }
+
+    func verifySoftwareToken(session: String?, code: String) throws(CognitoError) -> String? {
+        guard code == "123456" else { throw .service(code: "EnableSoftwareTokenMFAException", message: "Code mismatch", httpStatus: 400) }
+        return "verified"
+    }
+
+    /// Runs inside GetTokensFromRefreshToken, before it answers: lets a test
+    /// act as another process that refreshes at the same moment.
+    let duringModernRefresh = Mutex<(@Sendable () -> Void)?>(nil)
+
+    func getTokensFromRefreshToken(refreshToken: String) throws(CognitoError) -> AuthenticationResult {
+        modernRefreshCalls.withLock { $0 += 1 }
+        duringModernRefresh.withLock { $0 }?()
+        let next: Result<AuthenticationResult, CognitoError> = modernRefreshResults.withLock {
+            $0.isEmpty ? .failure(.badResponse(httpStatus: 500, detail: "not a JSON error")) : $0.removeFirst()
+        }
+        return try next.get()
+    }
+
+    func revokeToken(refreshToken: String) throws(CognitoError) {
+        revocations.withLock { $0.append("revoke \(refreshToken)") }
+        if let error = state.withLock({ $0.accountError }) { throw error }
+    }
+
+    func globalSignOut(accessToken: String) throws(CognitoError) {
+        revocations.withLock { $0.append("global") }
+        if let error = state.withLock({ $0.accountError }) { throw error }
+    }
+
+    var refreshCount: Int { state.withLock { $0.refreshCalls.count } }
+    var lastRefreshToken: String? { state.withLock { $0.refreshCalls.last } }
+
+    func onRefresh(_ result: Result<AuthenticationResult, CognitoError>) {
+        state.withLock { $0.refreshResults.append(result) }
+    }
+
+    func onSignIn(_ result: Result<AuthOutcome, CognitoError>) {
+        state.withLock { $0.signInResults.append(result) }
+    }
+}
+
+/// An HTTP transport that records the request and returns a canned answer.
+final class FakeTransport: HTTPTransport {
+    let answer: Result<HTTPResponse, TransportError>
+    let requests = Mutex<[HTTPRequest]>([])
+
+    init(_ answer: Result<HTTPResponse, TransportError>) { self.answer = answer }
+
+    convenience init(status: Int, body: String) {
+        self.init(.success(HTTPResponse(status: status, body: Data(body.utf8))))
+    }
+
+    func send(_ request: HTTPRequest) throws(TransportError) -> HTTPResponse {
+        requests.withLock { $0.append(request) }
+        return try answer.get()
+    }
+
+    var last: HTTPRequest? { requests.withLock { $0.last } }
+}
+
+let testProfile = Profile(userPoolID: "us-east-1_Test", clientID: "client123")
+
+func makeManager(store: InMemoryTokenStore = InMemoryTokenStore(), cognito: FakeCognito = FakeCognito(), clock: FakeClock)
+    -> TokenManager
+{
+    TokenManager(profileName: "default", profile: testProfile, store: store, cognito: cognito, clock: clock)
+}
+
+let context = ItemContext(userPoolID: "us-east-1_Test", clientID: "client123", username: "alice")
+
+/// Challenge answers a test sets up front; a nil answer means "no input available".
+struct ScriptedAnswers: ChallengeAnswers {
+    var newPassword: String? = nil
+    var code: String? = nil
+    var choice: MFAKind? = nil
+    let seen = Seen()
+
+    final class Seen: @unchecked Sendable {
+        var uris: [String] = []
+    }
+
+    func newPassword(for username: String) throws -> String {
+        guard let newPassword else { throw AuthError.challengeNeedsInput(challenge: "NEW_PASSWORD_REQUIRED", flag: "--new-password-stdin") }
+        return newPassword
+    }
+
+    func mfaCode(_ kind: MFAKind, destination: String?) throws -> String {
+        guard let code else { throw AuthError.challengeNeedsInput(challenge: kind.rawValue, flag: "--mfa-code") }
+        return code
+    }
+
+    func chooseMFA(from options: [MFAKind]) throws -> MFAKind {
+        guard let choice else { throw AuthError.challengeNeedsInput(challenge: "SELECT_MFA_TYPE", flag: "--mfa-type") }
+        return choice
+    }
+
+    func setUpAuthenticator(uri: String) throws -> String {
+        seen.uris.append(uri)
+        return try mfaCode(.totp, destination: nil)
+    }
+}

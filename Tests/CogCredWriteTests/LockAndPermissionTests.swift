@@ -1,0 +1,149 @@
+import Foundation
+import Synchronization
+import Testing
+@testable import CogCredWrite
+@testable import CogCredRead
+
+@Suite struct RefreshLockTests {
+    func directory() -> String {
+        TestDirectories.path("lock")
+    }
+
+    final class Occupancy: Sendable {
+        let inside = Mutex(0)
+        let most = Mutex(0)
+    }
+
+    @Test func holdersTakeTurns() throws {
+        let lock = FileRefreshLock(directory: directory(), wait: 10)
+        let room = Occupancy()
+        DispatchQueue.concurrentPerform(iterations: 8) { _ in
+            try? lock.withLock(profile: "p") {
+                let now = room.inside.withLock { $0 += 1; return $0 }
+                room.most.withLock { $0 = max($0, now) }
+                usleep(2000)
+                room.inside.withLock { $0 -= 1 }
+            }
+        }
+        #expect(room.most.withLock { $0 } == 1)
+    }
+
+    @Test func theWaitIsBounded() throws {
+        let dir = directory()
+        let holder = FileRefreshLock(directory: dir, wait: 10)
+        let waiter = FileRefreshLock(directory: dir, wait: 0.05)
+        _ = try holder.withLock(profile: "p") {
+            #expect(throws: RefreshLockError.timedOut(profile: "p", seconds: 0)) {
+                try waiter.withLock(profile: "p") {}
+            }
+        }
+        // Released with its holder: taken at once now.
+        try waiter.withLock(profile: "p") {}
+    }
+
+    func openLock(_ dir: String) throws -> Int32 {
+        guard case .success(let fd) = ProfileLockFile.open(directory: dir, profile: "p") else {
+            throw RefreshLockError.unusableDirectory(dir, "open failed")
+        }
+        return fd
+    }
+
+    /// A waiter blocked in flock wakes when the holder lets go, rather than
+    /// at its time limit (10 s here; the test process has other threads, so
+    /// this also shows the timer's signal reaches the waiting thread only).
+    @Test func aBlockedWaiterWakesOnRelease() throws {
+        let dir = directory()
+        let holder = try openLock(dir), waiter = try openLock(dir)
+        defer { close(holder); close(waiter) }
+        #expect(flock(holder, LOCK_EX | LOCK_NB) == 0)
+        let result = Mutex<Bool?>(nil)
+        let thread = Thread { result.withLock { $0 = ProfileLockFile.waitUntilFree(waiter, waitingAtMost: 10) } }
+        thread.start()
+        #expect(!ProfileLockFile.waitUntilFree(try openLock(dir), waitingAtMost: 0.05))  // still held
+        flock(holder, LOCK_UN)
+        let started = Date()
+        while result.withLock({ $0 }) == nil && Date().timeIntervalSince(started) < 20 { usleep(1000) }
+        #expect(result.withLock { $0 } == true)
+        #expect(Date().timeIntervalSince(started) < 10)
+        // waitUntilFree leaves the lock free: an exclusive lock is taken at once.
+        #expect(flock(holder, LOCK_EX | LOCK_NB) == 0)
+    }
+
+    /// The lock the front binary handed over is released as soon as the
+    /// refresh is done, so waiting callers need not wait for cog-cred-cli to
+    /// exit; a second use in the same process takes it again.
+    @Test func aHandedOverLockIsReleasedAfterItsUse() throws {
+        let dir = directory()
+        let held = try openLock(dir), other = try openLock(dir)
+        defer { close(held); close(other) }
+        #expect(flock(held, LOCK_EX | LOCK_NB) == 0)
+        let lock = FileRefreshLock(directory: dir, wait: 1, held: HandedOverLock(profile: "p", fd: held))
+        try lock.withLock(profile: "p") {
+            #expect(flock(other, LOCK_EX | LOCK_NB) != 0)  // still ours inside
+        }
+        #expect(flock(other, LOCK_EX | LOCK_NB) == 0)
+        flock(other, LOCK_UN)
+        try lock.withLock(profile: "p") {
+            #expect(flock(other, LOCK_EX | LOCK_NB) != 0)
+        }
+    }
+
+    @Test func theDirectoryIsPrivate() throws {
+        let dir = directory()
+        try FileRefreshLock(directory: dir, wait: 1).withLock(profile: "p") {}
+        var info = stat()
+        #expect(stat(dir, &info) == 0)
+        #expect(info.st_mode & 0o777 == 0o700)
+        chmod(dir, 0o755)
+        #expect(throws: RefreshLockError.self) { try FileRefreshLock(directory: dir, wait: 1).withLock(profile: "p") {} }
+    }
+}
+
+@Suite struct ConfigPermissionTests {
+    @Test func aConfigOthersCanWriteIsRefused() throws {
+        let dir = TestDirectories.path("permissions")
+        let store = ConfigStore(path: dir + "/config.json")
+        try store.save(ConfigFile(profiles: ["default": Profile(userPoolID: "us-east-1_A", clientID: "c")]))
+        _ = try store.load()
+        chmod(store.path, 0o666)
+        #expect(throws: ConfigError.self) { try store.load() }
+        chmod(store.path, 0o600)
+        chmod(dir, 0o777)
+        #expect(throws: ConfigError.self) { try store.load() }
+        chmod(dir, 0o700)
+        #expect(try store.load().profiles.count == 1)
+    }
+
+    /// ssh's StrictModes: every directory above the file counts, not only
+    /// its own; a root-owned sticky one (like /tmp) is fine.
+    @Test func aDirectoryHigherUpThatOthersCanWriteIsRefused() throws {
+        let top = TestDirectories.path("strict")
+        let store = ConfigStore(path: top + "/a/b/config.json")
+        try store.save(ConfigFile(profiles: ["default": Profile(userPoolID: "us-east-1_A", clientID: "c")]))
+        chmod(top, 0o777)
+        #expect(throws: ConfigError.self) { try store.load() }
+        if getuid() == 0 {
+            chmod(top, 0o1777)  // root's and sticky
+            #expect(try store.load().profiles.count == 1)
+        }
+        chmod(top, 0o755)
+        #expect(try store.load().profiles.count == 1)
+    }
+
+    @Test func aSymbolicLinkOrAFIFOIsNotRead() throws {
+        let dir = TestDirectories.path("link")
+        let real = ConfigStore(path: dir + "/real/config.json")
+        try real.save(ConfigFile(profiles: ["default": Profile(userPoolID: "us-east-1_A", clientID: "c")]))
+        let linked = ConfigStore(path: dir + "/config.json")
+        #expect(symlink(real.path, linked.path) == 0)
+        #expect {
+            try linked.load()
+        } throws: { error in
+            guard case .unsafePermissions(_, let reason)? = error as? ConfigError else { return false }
+            return reason.contains("symbolic link")
+        }
+        let fifo = ConfigStore(path: dir + "/fifo/config.json")
+        #expect(mkdir(dir + "/fifo", 0o700) == 0 && mkfifo(fifo.path, 0o600) == 0)
+        #expect(throws: ConfigError.unreadable(path: fifo.path, reason: "not a regular file")) { try fifo.load() }
+    }
+}

@@ -1,0 +1,250 @@
+import Foundation
+import Testing
+@testable import CogCredWrite
+@testable import CogCredRead
+
+@Suite struct SignInTests {
+    let now: Int64 = 1_800_000_000
+    let profile = Profile(userPoolID: "us-east-1_Pool", clientID: "client123")
+
+    func tokens() -> AuthOutcome {
+        .authenticated(AuthenticationResult(
+            accessToken: TestJWT.access(iat: now, lifetime: 3600), idToken: TestJWT.id(iat: now, lifetime: 3600), refreshToken: "r1"))
+    }
+
+    func manager(_ store: InMemoryTokenStore, _ cognito: FakeCognito) -> TokenManager {
+        TokenManager(profileName: "default", profile: profile, store: store, cognito: cognito, clock: FakeClock(now))
+    }
+
+    func srpChallenge() -> AuthOutcome {
+        let v = srpVectors[0]
+        return .challenge(
+            name: "PASSWORD_VERIFIER", session: "s1",
+            parameters: ["SALT": v.salt, "SRP_B": v.srp_b, "SECRET_BLOCK": v.secret_block, "USER_ID_FOR_SRP": "canonical-id", "USERNAME": "canonical-id"])
+    }
+
+    @Test func srpAnswersThePasswordVerifierAsTheCanonicalUser() throws {
+        let store = InMemoryTokenStore()
+        let cognito = FakeCognito()
+        cognito.challengeAnswers.withLock { $0 = [.success(srpChallenge()), .success(tokens())] }
+
+        try manager(store, cognito).signIn(username: "alice@example.com", password: "pw", flow: .srp, answers: ScriptedAnswers())
+
+        let (name, responses) = try #require(cognito.responses.withLock { $0.first })
+        #expect(name == "PASSWORD_VERIFIER")
+        #expect(responses["USERNAME"] == "canonical-id")
+        #expect(responses["PASSWORD_CLAIM_SECRET_BLOCK"] == srpVectors[0].secret_block)
+        #expect(responses["TIMESTAMP"] == SRPClient.timestamp(now))
+        #expect(Data(base64Encoded: responses["PASSWORD_CLAIM_SIGNATURE"] ?? "")?.count == 32)
+        #expect(responses["PASSWORD"] == nil)  // the password itself is never sent
+        #expect(store.writes == ["default/refresh", "default/id", "default/access"])
+    }
+
+    @Test func newPasswordThenAuthenticatorCode() throws {
+        let store = InMemoryTokenStore()
+        let cognito = FakeCognito()
+        cognito.onSignIn(.success(.challenge(name: "NEW_PASSWORD_REQUIRED", session: "s1", parameters: ["USER_ID_FOR_SRP": "alice", "requiredAttributes": "[]"])))
+        cognito.challengeAnswers.withLock {
+            $0 = [.success(.challenge(name: "SOFTWARE_TOKEN_MFA", session: "s2", parameters: [:])), .success(tokens())]
+        }
+        try manager(store, cognito).signIn(
+            username: "alice", password: "old", flow: .password, answers: ScriptedAnswers(newPassword: "New-Password-1", code: "654321"))
+        let sent = cognito.responses.withLock { $0 }
+        #expect(sent.map(\.0) == ["NEW_PASSWORD_REQUIRED", "SOFTWARE_TOKEN_MFA"])
+        #expect(sent[0].1 == ["USERNAME": "alice", "NEW_PASSWORD": "New-Password-1"])
+        #expect(sent[1].1 == ["USERNAME": "alice", "SOFTWARE_TOKEN_MFA_CODE": "654321"])
+    }
+
+    @Test func selectMFATypeThenSMS() throws {
+        let cognito = FakeCognito()
+        cognito.onSignIn(.success(.challenge(name: "SELECT_MFA_TYPE", session: "s1", parameters: ["MFAS_CAN_CHOOSE": #"["SMS_MFA","SOFTWARE_TOKEN_MFA"]"#])))
+        cognito.challengeAnswers.withLock {
+            $0 = [.success(.challenge(name: "SMS_MFA", session: "s2", parameters: ["CODE_DELIVERY_DESTINATION": "+*******1234"])), .success(tokens())]
+        }
+        try manager(InMemoryTokenStore(), cognito).signIn(
+            username: "alice", password: "pw", flow: .password, answers: ScriptedAnswers(code: "111222", choice: .sms))
+        let sent = cognito.responses.withLock { $0 }
+        #expect(sent[0].1["ANSWER"] == "SMS_MFA")
+        #expect(sent[1].1["SMS_MFA_CODE"] == "111222")
+    }
+
+    @Test func mfaSetupShowsAnOtpauthURIAndVerifiesTheFirstCode() throws {
+        let cognito = FakeCognito()
+        cognito.onSignIn(.success(.challenge(name: "MFA_SETUP", session: "s1", parameters: ["MFAS_CAN_SETUP": #"["SOFTWARE_TOKEN_MFA"]"#])))
+        cognito.challengeAnswers.withLock { $0 = [.success(tokens())] }
+        let answers = ScriptedAnswers(code: "123456")
+        try manager(InMemoryTokenStore(), cognito).signIn(username: "alice", password: "pw", flow: .password, answers: answers)
+        #expect(answers.seen.uris == ["otpauth://totp/Cognito%20us-east-1_Pool:alice?secret=JBSWY3DPEHPK3PXP&issuer=Cognito%20us-east-1_Pool"])
+        let (name, _) = try #require(cognito.responses.withLock { $0.first })
+        #expect(name == "MFA_SETUP")
+    }
+
+    @Test func aChallengeWithoutInputNamesTheFlagAndStoresNothing() {
+        let store = InMemoryTokenStore()
+        let cognito = FakeCognito()
+        cognito.onSignIn(.success(.challenge(name: "SOFTWARE_TOKEN_MFA", session: "s1", parameters: [:])))
+        #expect(throws: AuthError.challengeNeedsInput(challenge: "SOFTWARE_TOKEN_MFA", flag: "--mfa-code")) {
+            try manager(store, cognito).signIn(username: "a", password: "b", flow: .password, answers: ScriptedAnswers())
+        }
+        #expect(store.writes.isEmpty)
+        #expect(AuthError.challengeNeedsInput(challenge: "x", flag: "--mfa-code").category == .notAuthenticated)
+    }
+}
+
+@Suite struct RotationTests {
+    let now: Int64 = 1_800_000_000
+
+    func signedIn() throws -> InMemoryTokenStore {
+        let store = InMemoryTokenStore()
+        try store.write(.refresh, profile: "default", secret: "r1", context: context)
+        try store.write(.access, profile: "default", secret: TestJWT.access(iat: now - 7200, lifetime: 3600), context: context)
+        return store
+    }
+
+    func fresh(refresh: String?) -> AuthenticationResult {
+        AuthenticationResult(accessToken: TestJWT.access(iat: now, lifetime: 3600), idToken: nil, refreshToken: refresh)
+    }
+
+    @Test func getTokensFromRefreshTokenRotatesAndTheNewTokenIsStoredFirst() throws {
+        let store = try signedIn()
+        let cognito = FakeCognito()
+        cognito.modernRefreshResults.withLock { $0 = [.success(fresh(refresh: "r2"))] }
+        let before = store.writes.count
+        try makeManager(store: store, cognito: cognito, clock: FakeClock(now)).refresh()
+        #expect(Array(store.writes.dropFirst(before)) == ["default/refresh", "default/access"])
+        #expect(try store.read(.refresh, profile: "default") == "r2")
+        #expect(cognito.refreshCount == 0)
+    }
+
+    @Test func withoutGetTokensFromRefreshTokenFallsBackOnceAndRemembers() throws {
+        let store = try signedIn()
+        let cognito = FakeCognito()
+        let memory = InMemoryRefreshMemory()
+        cognito.onRefresh(.success(fresh(refresh: nil)))
+        cognito.onRefresh(.success(fresh(refresh: nil)))
+        let manager = TokenManager(profileName: "default", profile: testProfile, store: store, cognito: cognito, clock: FakeClock(now), refreshMemory: memory)
+        try manager.refresh()
+        #expect(cognito.modernRefreshCalls.withLock { $0 } == 1)
+        #expect(cognito.refreshCount == 1)
+        #expect(memory.prefersInitiateAuth(profile: "default"))
+        try manager.refresh()
+        #expect(cognito.modernRefreshCalls.withLock { $0 } == 1)  // not asked again
+        #expect(cognito.refreshCount == 2)
+    }
+
+    @Test func aRejectionIsNeverTakenForAMissingAction() throws {
+        let store = try signedIn()
+        let cognito = FakeCognito()
+        let revoked = CognitoError.service(code: "NotAuthorizedException", message: "Refresh Token has been revoked", httpStatus: 400)
+        cognito.modernRefreshResults.withLock { $0 = [.failure(revoked)] }
+        #expect(throws: AuthError.cognito(revoked, operation: .refresh(profile: "default"))) {
+            try makeManager(store: store, cognito: cognito, clock: FakeClock(now)).refresh()
+        }
+        #expect(cognito.refreshCount == 0)
+    }
+
+    @Test func reuseMeansAnotherProcessRotatedFirstAndItsTokensAreUsed() throws {
+        let store = try signedIn()
+        let cognito = FakeCognito()
+        let winner = TestJWT.access(iat: now, lifetime: 3600)
+        // While our call with "r1" is in flight, another process rotates and
+        // stores its tokens; Cognito then tells us r1 was already used.
+        cognito.duringModernRefresh.withLock {
+            $0 = {
+                try? store.write(.refresh, profile: "default", secret: "r2-by-other-process", context: context)
+                try? store.write(.access, profile: "default", secret: winner, context: context)
+            }
+        }
+        cognito.modernRefreshResults.withLock {
+            $0 = [.failure(.service(code: "RefreshTokenReuseException", message: "already used", httpStatus: 400))]
+        }
+        let token = try makeManager(store: store, cognito: cognito, clock: FakeClock(now)).currentToken(.access)
+        #expect(token.value == winner)
+        #expect(try store.read(.refresh, profile: "default") == "r2-by-other-process")
+        #expect(cognito.refreshCount == 0)
+    }
+
+    @Test func reuseWithNothingNewStoredIsAnError() throws {
+        let store = try signedIn()
+        let cognito = FakeCognito()
+        let reuse = CognitoError.service(code: "RefreshTokenReuseException", message: "already used", httpStatus: 400)
+        cognito.modernRefreshResults.withLock { $0 = [.failure(reuse)] }
+        #expect(throws: AuthError.cognito(reuse, operation: .refresh(profile: "default"))) {
+            try makeManager(store: store, cognito: cognito, clock: FakeClock(now)).refresh()
+        }
+    }
+}
+
+@Suite struct SignOutTests {
+    let now: Int64 = 1_800_000_000
+
+    func signedIn() throws -> InMemoryTokenStore {
+        let store = InMemoryTokenStore()
+        try store.write(.refresh, profile: "default", secret: "r1", context: context)
+        try store.write(.id, profile: "default", secret: TestJWT.id(iat: now, lifetime: 3600), context: context)
+        try store.write(.access, profile: "default", secret: TestJWT.access(iat: now, lifetime: 3600), context: context)
+        return store
+    }
+
+    @Test func revokesTheRefreshTokenThenDeletes() throws {
+        let store = try signedIn()
+        let cognito = FakeCognito()
+        #expect(try makeManager(store: store, cognito: cognito, clock: FakeClock(now)).signOut(.revoke) == 3)
+        #expect(cognito.revocations.withLock { $0 } == ["revoke r1"])
+        #expect(try store.read(.refresh, profile: "default") == nil)
+    }
+
+    @Test func globalSignsOutEverywhere() throws {
+        let cognito = FakeCognito()
+        try makeManager(store: try signedIn(), cognito: cognito, clock: FakeClock(now)).signOut(.global)
+        #expect(cognito.revocations.withLock { $0 } == ["global"])
+    }
+
+    @Test func offlineStillDeletesLocallyAndSaysSo() throws {
+        let store = try signedIn()
+        let cognito = FakeCognito()
+        let offline = CognitoError.transport(TransportError(.connectionFailed, "refused"))
+        cognito.state.withLock { $0.accountError = offline }
+        #expect(throws: AuthError.remoteSignOutFailed(offline)) {
+            try makeManager(store: store, cognito: cognito, clock: FakeClock(now)).signOut(.revoke)
+        }
+        #expect(try store.read(.refresh, profile: "default") == nil)
+        #expect(AuthError.remoteSignOutFailed(offline).category == .temporary)
+    }
+
+    @Test func anAlreadyDeadSessionIsNotAFailure() throws {
+        let store = try signedIn()
+        let cognito = FakeCognito()
+        cognito.state.withLock { $0.accountError = .service(code: "NotAuthorizedException", message: "revoked", httpStatus: 400) }
+        #expect(try makeManager(store: store, cognito: cognito, clock: FakeClock(now)).signOut(.revoke) == 3)
+    }
+
+    @Test func localCallsNothing() throws {
+        let cognito = FakeCognito()
+        try makeManager(store: try signedIn(), cognito: cognito, clock: FakeClock(now)).signOut(.local)
+        #expect(cognito.revocations.withLock { $0 }.isEmpty)
+    }
+}
+
+@Suite struct VerifierTests {
+    @Test func keysLiveUnderTheEndpointAndVouchOnlyForItsOwnIssuer() {
+        let profile = Profile(userPoolID: "eu-west-1_Abc", clientID: "c")
+        let aws = TokenVerifier.poolKeys(endpoint: "https://cognito-idp.eu-west-1.amazonaws.com/", profile: profile)
+        #expect(aws.jwksURL == "https://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_Abc/.well-known/jwks.json")
+        #expect(aws.issuers == ["https://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_Abc"])
+        let local = TokenVerifier.poolKeys(endpoint: "http://127.0.0.1:5000", profile: profile)
+        #expect(local.jwksURL == "http://127.0.0.1:5000/eu-west-1_Abc/.well-known/jwks.json")
+        // Keys an emulator or proxy serves cannot vouch for AWS's tokens.
+        #expect(local.issuers == ["http://127.0.0.1:5000/eu-west-1_Abc"])
+    }
+
+    @Test func anUnsignedOrForeignTokenFails() {
+        let verifier = TokenVerifier(transport: FakeTransport(status: 200, body: "{}"), timeouts: Timeouts(connect: 1, request: 1, command: 1), deadline: Deadline(secondsFromNow: 1))
+        let token = TestJWT.access(iat: 1_800_000_000, lifetime: 3600)
+        let checks = verifier.verify(token, kind: .access, keys: [], issuers: ["x"], clientID: "c", now: 1_800_000_000)
+        #expect(checks.first { $0.name == "signature" }?.passed == false)
+        #expect(checks.first { $0.name == "issuer" }?.passed == false)
+        #expect(checks.first { $0.name == "token_use" }?.passed == true)
+        #expect(verifier.verify("garbage", kind: .access, keys: [], issuers: [], clientID: "c", now: 0).map(\.passed) == [false])
+    }
+}
