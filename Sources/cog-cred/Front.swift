@@ -78,20 +78,28 @@ struct Front {
 
         let stored = StoredTokens(profileName: profileName, profile: profile, store: store)
         let read = { () -> Handover.Found in
-            do {
-                return try stored.usable(kinds, policy: policy).map { .tokens($0) } ?? .refreshDue
+            do throws(StoredTokensError) {
+                guard let tokens = try stored.usable(kinds, policy: policy) else { return .refreshDue }
+                return .tokens(tokens)
             } catch {
                 return .failed
             }
         }
-        switch read() {
-        case .tokens(let tokens): respond(tokens)
-        case .failed: handover.run()  // locked, no keyring, another pool: cog-cred-cli says which
-        case .refreshDue: break
+        let lockFile = handover.lockFile(profileName)
+        // Another process is refreshing (or signing out): what is stored is
+        // about to change, so wait for it rather than read it twice. In a
+        // burst of callers on an expired token, this keeps their reads off
+        // the keyring daemon while the one refresh needs it.
+        if !ProfileLockFile.isHeld(lockFile) {
+            switch read() {
+            case .tokens(let tokens): respond(tokens)
+            case .failed: handover.run()  // locked, no keyring, another pool: cog-cred-cli says which
+            case .refreshDue: break
+            }
         }
         // A token needs a refresh: wait for the one another process may be
         // making, or hand over holding the profile's lock.
-        respond(handover.afterRefresh(of: profileName, waitingAtMost: profile.refreshWait, read))
+        respond(handover.afterRefresh(of: profileName, lockFile: lockFile, waitingAtMost: profile.refreshWait, read))
     }
 
     func render(_ shape: ReadRequest.TokenRequest.Shape, _ choice: TokenChoice, _ tokens: [SecretKind: IssuedToken]) -> String {

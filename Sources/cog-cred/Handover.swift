@@ -25,14 +25,22 @@ struct Handover {
         case failed
     }
 
+    /// The profile's lock file, opened; hands over when it cannot be
+    /// (cog-cred-cli says why).
+    func lockFile(_ profile: String) -> Int32 {
+        let directory = ProfileLockFile.directory { getenv($0).map { String(cString: $0) } }
+        guard case .success(let fd) = ProfileLockFile.open(directory: directory, profile: profile) else { run() }
+        return fd
+    }
+
     /// Waits for a refresh of `profile`: when another process is making
     /// one, waits (cheaply, on a shared lock, at most `wait` seconds) for it
     /// to end and returns what `read` then finds. Otherwise takes the
     /// profile's lock and hands over holding it, so that cog-cred-cli
     /// refreshes once for every caller waiting here. Returns only with tokens.
-    func afterRefresh(of profile: String, waitingAtMost wait: Double, _ read: () -> Found) -> [SecretKind: IssuedToken] {
-        let directory = ProfileLockFile.directory { getenv($0).map { String(cString: $0) } }
-        guard case .success(let fd) = ProfileLockFile.open(directory: directory, profile: profile) else { run() }
+    func afterRefresh(of profile: String, lockFile fd: Int32, waitingAtMost wait: Double, _ read: () -> Found)
+        -> [SecretKind: IssuedToken]
+    {
         var start = timespec()
         clock_gettime(CLOCK_MONOTONIC, &start)
         while true {

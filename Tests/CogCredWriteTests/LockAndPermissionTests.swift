@@ -17,14 +17,22 @@ import Testing
     @Test func holdersTakeTurns() throws {
         let lock = FileRefreshLock(directory: directory(), wait: 10)
         let room = Occupancy()
+        let entered = Mutex(0)
         DispatchQueue.concurrentPerform(iterations: 8) { _ in
-            try? lock.withLock(profile: "p") {
-                let now = room.inside.withLock { $0 += 1; return $0 }
-                room.most.withLock { $0 = max($0, now) }
-                usleep(2000)
-                room.inside.withLock { $0 -= 1 }
+            do {
+                try lock.withLock(profile: "p") {
+                    entered.withLock { $0 += 1 }
+                    let now = room.inside.withLock { $0 += 1; return $0 }
+                    room.most.withLock { $0 = max($0, now) }
+                    usleep(2000)
+                    room.inside.withLock { $0 -= 1 }
+                }
+            } catch {
+                Issue.record("a holder could not take the lock: \(error)")
             }
         }
+        // Every holder got in, one at a time.
+        #expect(entered.withLock { $0 } == 8)
         #expect(room.most.withLock { $0 } == 1)
     }
 
@@ -145,5 +153,42 @@ import Testing
         let fifo = ConfigStore(path: dir + "/fifo/config.json")
         #expect(mkdir(dir + "/fifo", 0o700) == 0 && mkfifo(fifo.path, 0o600) == 0)
         #expect(throws: ConfigError.unreadable(path: fifo.path, reason: "not a regular file")) { try fifo.load() }
+    }
+}
+
+/// The front's finding that comes with a handed-over lock.
+@Suite struct HandedOverLockTests {
+    /// A lock whose finding says a refresh is due, once.
+    struct DueLock: RefreshLock {
+        let handed = HandedOverLock(profile: "default", fd: -1)
+        func withLock<T>(profile: String, _ body: () throws -> T) throws -> T { try body() }
+        func takeRefreshDue(profile: String) -> Bool { profile == handed.profile && handed.takeRefreshDue() }
+    }
+
+    @Test func theFindingIsTakenOnceAndOnlyForItsProfile() {
+        let lock = FileRefreshLock(directory: "/nonexistent", wait: 1, held: HandedOverLock(profile: "p", fd: -1))
+        #expect(!lock.takeRefreshDue(profile: "other"))
+        #expect(lock.takeRefreshDue(profile: "p"))
+        #expect(!lock.takeRefreshDue(profile: "p"))
+        #expect(!FileRefreshLock(directory: "/nonexistent", wait: 1).takeRefreshDue(profile: "p"))
+    }
+
+    /// With the finding, cog-cred-cli refreshes without looking at the
+    /// stored token (here one with life left, which a look would hand out);
+    /// the next call, finding used, hands out what the refresh stored.
+    @Test func aRefreshFoundDueIsMadeWithoutReadingAgain() throws {
+        let now: Int64 = 1_800_000_000
+        let store = InMemoryTokenStore()
+        try store.write(.refresh, profile: "default", secret: "refresh-1", context: context)
+        try store.write(.access, profile: "default", secret: TestJWT.access(iat: now - 100, lifetime: 3600), context: context)
+        let cognito = FakeCognito()
+        let fresh = TestJWT.access(iat: now, lifetime: 3600)
+        cognito.onRefresh(.success(AuthenticationResult(accessToken: fresh, idToken: nil, refreshToken: nil)))
+        let manager = TokenManager(
+            profileName: "default", profile: testProfile, store: store, cognito: cognito, clock: FakeClock(now), lock: DueLock())
+        #expect(try manager.currentToken(.access).value == fresh)
+        #expect(cognito.refreshCount == 1)
+        #expect(try manager.currentToken(.access).value == fresh)
+        #expect(cognito.refreshCount == 1)
     }
 }

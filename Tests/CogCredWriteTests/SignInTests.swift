@@ -221,8 +221,15 @@ import Testing
 
     @Test func localCallsNothing() throws {
         let cognito = FakeCognito()
-        try makeManager(store: try signedIn(), cognito: cognito, clock: FakeClock(now)).signOut(.local)
+        let store = try signedIn()
+        #expect(try makeManager(store: store, cognito: cognito, clock: FakeClock(now)).signOut(.local) == 3)
+        #expect(try store.read(.refresh, profile: "default") == nil)
+        // No call of any kind reached Cognito.
         #expect(cognito.revocations.withLock { $0 }.isEmpty)
+        #expect(cognito.accountCalls.isEmpty)
+        #expect(cognito.state.withLock { $0.signInCalls.isEmpty && $0.refreshCalls.isEmpty })
+        #expect(cognito.modernRefreshCalls.withLock { $0 } == 0)
+        #expect(cognito.responses.withLock { $0 }.isEmpty)
     }
 }
 

@@ -119,6 +119,7 @@ import Testing
         let inner = InMemoryTokenStore()
         let lock: WatchedLock
         let deletesOutsideLock = Mutex(0)
+        let deletesInsideLock = Mutex(0)
         init(lock: WatchedLock) { self.lock = lock }
         func read(_ kinds: [SecretKind], profile: String, binding: ItemBinding?) throws(SecretServiceError) -> [SecretKind: StoredSecret] {
             try inner.read(kinds, profile: profile, binding: binding)
@@ -130,7 +131,11 @@ import Testing
             try inner.writePatiently(kind, profile: profile, secret: secret, context: context)
         }
         func delete(_ kind: SecretKind, profile: String) throws(SecretServiceError) -> Bool {
-            if !lock.held.withLock({ $0 }) { deletesOutsideLock.withLock { $0 += 1 } }
+            if lock.held.withLock({ $0 }) {
+                deletesInsideLock.withLock { $0 += 1 }
+            } else {
+                deletesOutsideLock.withLock { $0 += 1 }
+            }
             return try inner.delete(kind, profile: profile)
         }
         func prepareWrites() {}
@@ -139,13 +144,16 @@ import Testing
     @Test func signOutDeletesHoldingTheRefreshLock() throws {
         let lock = WatchedLock()
         let store = WatchingStore(lock: lock)
-        try store.write(.refresh, profile: "default", secret: "r", context: context)
         let manager = TokenManager(
             profileName: "default", profile: testProfile, store: store, cognito: FakeCognito(), clock: FakeClock(now), lock: lock)
         for scope in [TokenManager.SignOutScope.local, .revoke] {
+            try store.write(.refresh, profile: "default", secret: "r", context: context)
             try store.write(.access, profile: "default", secret: TestJWT.access(iat: now, lifetime: 3600), context: context)
-            _ = try manager.signOut(scope)
+            #expect(try manager.signOut(scope) == 2)
+            #expect(try store.read(.refresh, profile: "default") == nil && store.read(.access, profile: "default") == nil)
         }
+        // Every kind was deleted (found or not), each under the lock.
+        #expect(store.deletesInsideLock.withLock { $0 } == 10)
         #expect(store.deletesOutsideLock.withLock { $0 } == 0)
     }
 

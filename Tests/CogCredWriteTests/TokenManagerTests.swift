@@ -57,9 +57,14 @@ import Testing
         let store = InMemoryTokenStore()
         let cognito = FakeCognito()
         try signedIn(store, accessIat: now - 7200)
-        cognito.onRefresh(.failure(.transport(TransportError(.connectionFailed, "refused"))))
+        let expired = try store.read(.access, profile: "default")
+        let refused = CognitoError.transport(TransportError(.connectionFailed, "refused"))
+        cognito.onRefresh(.failure(refused))
         let manager = makeManager(store: store, cognito: cognito, clock: FakeClock(now))
-        #expect(throws: AuthError.self) { try manager.currentToken(.access) }
+        // The refresh's own failure, not the expired token, and nothing stored changed.
+        #expect(throws: AuthError.cognito(refused, operation: .refresh(profile: "default"))) { try manager.currentToken(.access) }
+        #expect(cognito.refreshCount == 1)
+        #expect(try store.read(.access, profile: "default") == expired)
     }
 
     @Test func aTokenLivingLessThanTheMarginIsRefreshedOnceAndHandedOut() throws {
@@ -169,7 +174,8 @@ import Testing
         let store = InMemoryTokenStore()
         let cognito = FakeCognito()
         cognito.onSignIn(.success(.authenticated(AuthenticationResult(accessToken: TestJWT.access(iat: now, lifetime: 3600), idToken: nil, refreshToken: nil))))
-        #expect(throws: AuthError.self) {
+        let refused = AuthError.cognito(.badResponse(httpStatus: 200, detail: "no refresh token in the answer"), operation: .signIn)
+        #expect(throws: refused) {
             try makeManager(store: store, cognito: cognito, clock: FakeClock(now)).signIn(username: "a", password: "b", flow: .password, answers: ScriptedAnswers())
         }
         #expect(store.writes.isEmpty)
@@ -193,6 +199,15 @@ import Testing
         #expect(status.accessTokenExpiresAt == now + 3000)
         #expect(status.idTokenExpiresAt == now + 3000)
         #expect(status.email == "alice@example.com")
+        // Nothing in it is a secret: no stored value, nor a JWT's signed parts.
+        let shown = String(describing: status)
+        for kind in [SecretKind.refresh, .access, .id] {
+            let value = try #require(try store.read(kind, profile: "default"))
+            #expect(!shown.contains(value), "the \(kind) token's value")
+            for part in value.split(separator: ".") where part.count > 8 {
+                #expect(!shown.contains(part), "a part of the \(kind) token")
+            }
+        }
     }
 
     @Test func keyringFailuresPassThroughUnchanged() throws {

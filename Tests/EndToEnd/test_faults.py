@@ -148,6 +148,24 @@ def test_retries_are_quiet_and_bounded_by_the_deadline(cog, bus, session, proxy)
     log = [entry["mode_applied"] for entry in fault_log(proxy)]
     assert log[-3:] == ["status_503", "status_503", "forward"] or log[-4:-1].count("status_503") == 2
 
+    # Every answer too slow (3 s, beyond the 1 s request timeout): up to 4
+    # attempts of 1 s each and the pauses between them would take over 4 s,
+    # so the command's 4 s time limit is what ends the retries.
+    expire_tokens(cog, session, bus)
+    clear_fault_log(proxy)
+    plan(proxy, {"mode": "delay", "seconds": 3, "times": 10, "actions": ["GetTokensFromRefreshToken"]})
+    started = time.monotonic()
+    result = cog.run("token")
+    elapsed = time.monotonic() - started
+    assert result.returncode == 75, result.stderr
+    assert result.stdout == "" and len(result.stderr.splitlines()) == 1, result.stderr
+    attempts = [entry for entry in fault_log(proxy) if entry["action"] == "GetTokensFromRefreshToken"]
+    assert len(attempts) >= 2, attempts  # retried
+    # The limit, plus the start-up and exit of two processes (front and
+    # cog-cred-cli) on a busy machine: a retry past the deadline would add
+    # at least another second.
+    assert elapsed < 4 + 0.9, elapsed
+
 
 def test_https_with_a_private_ca(cog, bus, double_server, tmp_path):
     server, url, ca = fault_server.start_fault_server(double_server.url, tls=True, ca_out=str(tmp_path / "ca.pem"))

@@ -56,11 +56,19 @@ public enum ProfileLockFile {
         return .success(())
     }
 
+    /// True when another process holds the lock now (it is refreshing or
+    /// signing out). Never waits.
+    public static func isHeld(_ fd: Int32) -> Bool {
+        guard flock(fd, LOCK_SH | LOCK_NB) == 0 else { return errno == EWOULDBLOCK }
+        flock(fd, LOCK_UN)
+        return false
+    }
+
     /// Waits until no process holds the lock, at most `seconds`; false on
     /// a timeout or an error. It takes a shared lock and drops it at once:
     /// when a refresh ends, every caller waiting here wakes together and
-    /// answers from the cache the refresh filled, instead of queueing for
-    /// the exclusive lock one by one.
+    /// reads the tokens the refresh stored, instead of queueing for the
+    /// exclusive lock one by one.
     public static func waitUntilFree(_ fd: Int32, waitingAtMost seconds: Double) -> Bool {
         guard clinux_flock_within(fd, LOCK_SH, milliseconds(seconds)) == 0 else { return false }
         flock(fd, LOCK_UN)
