@@ -99,12 +99,24 @@ let package = Package(
         // Linux calls Swift cannot make directly (CLinux.h says which), and
         // base64url by glibc's b64_pton, in libresolv.
         .target(name: "CLinux", linkerSettings: [.linkedLibrary("resolv")]),
+        // Unit tests, one target per library, and the command line's
+        // grammar against the front's (CogCredCLITests); what they share
+        // (fixed JWTs, a settable clock) is in CogCredTestSupport.
+        .testTarget(
+            name: "CogCredReadTests",
+            dependencies: ["CogCredRead", "CogCredTestSupport"]
+        ),
         .testTarget(
             name: "CogCredWriteTests",
-            dependencies: ["CogCredWrite", "CogCredRead"],
+            dependencies: ["CogCredWrite", "CogCredRead", "CogCredTestSupport"],
             // Read by path from the source tree (see SRPTests).
             exclude: ["Fixtures"]
         ),
+        .testTarget(
+            name: "CogCredCLITests",
+            dependencies: ["cog-cred-cli", "CogCredRead"]
+        ),
+        .target(name: "CogCredTestSupport", dependencies: ["CogCredRead"], path: "Tests/TestSupport"),
     ]
 )
 

@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+import CogCredTestSupport
 @testable import CogCredWrite
 @testable import CogCredRead
 

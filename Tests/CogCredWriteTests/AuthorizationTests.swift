@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import Synchronization
 import Testing
+import CogCredTestSupport
 @testable import CogCredWrite
 @testable import CogCredRead
 

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import CogCredTestSupport
 import CCurl
 import Synchronization
 @testable import CogCredWrite

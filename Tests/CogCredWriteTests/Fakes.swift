@@ -2,60 +2,7 @@ import Foundation
 import Synchronization
 @testable import CogCredWrite
 @testable import CogCredRead
-
-/// Folders for tests that need real files, all inside one folder of this
-/// test process, removed when it exits: a run leaves nothing behind in /tmp.
-enum TestDirectories {
-    static let root: String = {
-        let path = NSTemporaryDirectory() + "cog-cred-unit-tests-\(getpid())"
-        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        atexit { try? FileManager.default.removeItem(atPath: TestDirectories.root) }
-        return path
-    }()
-
-    /// A new path under the root (not created).
-    static func path(_ name: String) -> String {
-        root + "/\(name)-\(UUID().uuidString)"
-    }
-}
-
-/// A clock the test sets.
-final class FakeClock: Clock {
-    private let current: Mutex<Int64>
-    init(_ now: Int64) { current = Mutex(now) }
-    func now() -> Int64 { current.withLock { $0 } }
-    func advance(_ seconds: Int64) { current.withLock { $0 += seconds } }
-}
-
-/// Makes unsigned-but-well-formed JWTs with the claims a test needs.
-enum TestJWT {
-    static func make(_ claims: [String: Any]) -> String {
-        func b64url(_ data: Data) -> String {
-            data.base64EncodedString()
-                .replacingOccurrences(of: "+", with: "-")
-                .replacingOccurrences(of: "/", with: "_")
-                .replacingOccurrences(of: "=", with: "")
-        }
-        let header = try! JSONSerialization.data(withJSONObject: ["alg": "RS256", "kid": "test", "typ": "JWT"])
-        let payload = try! JSONSerialization.data(withJSONObject: claims, options: [.sortedKeys])
-        return "\(b64url(header)).\(b64url(payload)).c2lnbmF0dXJl"
-    }
-
-    static func access(iat: Int64, lifetime: Int64, username: String = "alice", jti: String = UUID().uuidString) -> String {
-        make([
-            "iat": iat, "exp": iat + lifetime, "username": username, "token_use": "access", "jti": jti,
-            "iss": "https://cognito-idp.us-east-1.amazonaws.com/\(testProfile.userPoolID)", "client_id": testProfile.clientID,
-        ])
-    }
-
-    static func id(iat: Int64, lifetime: Int64, username: String = "alice", jti: String = UUID().uuidString) -> String {
-        make([
-            "iat": iat, "exp": iat + lifetime, "cognito:username": username, "sub": "sub-of-\(username)", "token_use": "id",
-            "email": "alice@example.com",
-            "jti": jti, "iss": "https://cognito-idp.us-east-1.amazonaws.com/\(testProfile.userPoolID)", "aud": testProfile.clientID,
-        ])
-    }
-}
+import CogCredTestSupport
 
 /// A Cognito that answers from scripted results and counts calls.
 final class FakeCognito: CognitoClient {
@@ -215,7 +162,6 @@ final class FakeTransport: HTTPTransport {
     var last: HTTPRequest? { requests.withLock { $0.last } }
 }
 
-let testProfile = Profile(userPoolID: "us-east-1_Test", clientID: "client123")
 
 func makeManager(store: InMemoryTokenStore = InMemoryTokenStore(), cognito: FakeCognito = FakeCognito(), clock: FakeClock)
     -> TokenManager
@@ -223,7 +169,6 @@ func makeManager(store: InMemoryTokenStore = InMemoryTokenStore(), cognito: Fake
     TokenManager(profileName: "default", profile: testProfile, store: store, cognito: cognito, clock: clock)
 }
 
-let context = ItemContext(userPoolID: "us-east-1_Test", clientID: "client123", username: "alice")
 
 /// Challenge answers a test sets up front; a nil answer means "no input available".
 struct ScriptedAnswers: ChallengeAnswers {

@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+import CogCredTestSupport
 @testable import CogCredWrite
 @testable import CogCredRead
 
@@ -104,55 +105,6 @@ import Testing
         #expect(info.st_mode & 0o777 == 0o700)
         chmod(dir, 0o755)
         #expect(throws: RefreshLockError.self) { try FileRefreshLock(directory: dir, wait: 1).withLock(profile: "p") {} }
-    }
-}
-
-@Suite struct ConfigPermissionTests {
-    @Test func aConfigOthersCanWriteIsRefused() throws {
-        let dir = TestDirectories.path("permissions")
-        let store = ConfigStore(path: dir + "/config.json")
-        try store.save(ConfigFile(profiles: ["default": Profile(userPoolID: "us-east-1_A", clientID: "c")]))
-        _ = try store.load()
-        chmod(store.path, 0o666)
-        #expect(throws: ConfigError.self) { try store.load() }
-        chmod(store.path, 0o600)
-        chmod(dir, 0o777)
-        #expect(throws: ConfigError.self) { try store.load() }
-        chmod(dir, 0o700)
-        #expect(try store.load().profiles.count == 1)
-    }
-
-    /// ssh's StrictModes: every directory above the file counts, not only
-    /// its own; a root-owned sticky one (like /tmp) is fine.
-    @Test func aDirectoryHigherUpThatOthersCanWriteIsRefused() throws {
-        let top = TestDirectories.path("strict")
-        let store = ConfigStore(path: top + "/a/b/config.json")
-        try store.save(ConfigFile(profiles: ["default": Profile(userPoolID: "us-east-1_A", clientID: "c")]))
-        chmod(top, 0o777)
-        #expect(throws: ConfigError.self) { try store.load() }
-        if getuid() == 0 {
-            chmod(top, 0o1777)  // root's and sticky
-            #expect(try store.load().profiles.count == 1)
-        }
-        chmod(top, 0o755)
-        #expect(try store.load().profiles.count == 1)
-    }
-
-    @Test func aSymbolicLinkOrAFIFOIsNotRead() throws {
-        let dir = TestDirectories.path("link")
-        let real = ConfigStore(path: dir + "/real/config.json")
-        try real.save(ConfigFile(profiles: ["default": Profile(userPoolID: "us-east-1_A", clientID: "c")]))
-        let linked = ConfigStore(path: dir + "/config.json")
-        #expect(symlink(real.path, linked.path) == 0)
-        #expect {
-            try linked.load()
-        } throws: { error in
-            guard case .unsafePermissions(_, let reason)? = error as? ConfigError else { return false }
-            return reason.contains("symbolic link")
-        }
-        let fifo = ConfigStore(path: dir + "/fifo/config.json")
-        #expect(mkdir(dir + "/fifo", 0o700) == 0 && mkfifo(fifo.path, 0o600) == 0)
-        #expect(throws: ConfigError.unreadable(path: fifo.path, reason: "not a regular file")) { try fifo.load() }
     }
 }
 

@@ -1,4 +1,5 @@
 import Testing
+import CogCredTestSupport
 @testable import CogCredWrite
 
 /// `configure`'s rule for what a changed profile leaves behind, case by case.

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import CogCredTestSupport
 @testable import CogCredWrite
 @testable import CogCredRead
 

@@ -22,23 +22,10 @@ struct AWSCredentialsCommand: ParsableCommand {
 
     @OptionGroup var profileOptions: ProfileOptions
 
-    // Text, as FreshnessOptions takes it.
-    @Option(
-        name: .customLong("min-ttl"),
-        parsing: .unconditional,
-        help: ArgumentHelp(
-            "Fetch new credentials unless these have at least this many seconds left, \(ReadRequest.awsMinTTL.lowerBound) to \(ReadRequest.awsMinTTL.upperBound) (default \(AWSCredentials.defaultMinTTL)).",
-            valueName: "seconds"))
-    var minTTLText: String?
-
-    func validate() throws {
-        if let minTTLText { _ = try FreshnessOptions.seconds(minTTLText, in: ReadRequest.awsMinTTL) }
-    }
-
-    var minTTL: Int64 { minTTLText.flatMap { ReadRequest.seconds($0, in: ReadRequest.awsMinTTL) } ?? AWSCredentials.defaultMinTTL }
+    @OptionGroup var freshness: MinTTLOptions<AWSCredentialsLife>
 
     func run() throws {
-        let credentials = try Wiring().tokenManager(profileOptions).awsCredentials(margin: minTTL)
+        let credentials = try Wiring().tokenManager(profileOptions).awsCredentials(margin: freshness.minTTL ?? AWSCredentials.defaultMinTTL)
         Output.data(credentials.credentialProcess)
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import CogCredWrite
+import CogCredTestSupport
 @testable import CogCredRead
 
 @Suite struct GitCredentialTests {

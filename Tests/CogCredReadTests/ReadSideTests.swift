@@ -1,4 +1,5 @@
 import Testing
+import CogCredTestSupport
 
 @testable import CogCredRead
 
