@@ -17,10 +17,16 @@ struct ChallengePrompts: ChallengeAnswers {
     }
 
     func mfaCode(_ kind: MFAKind, destination: String?) throws -> String {
-        let what = kind == .totp ? "the code from your authenticator app" : "the code sent by SMS\(destination.map { " to \($0)" } ?? "")"
+        let to = destination.map { " to \($0)" } ?? ""
+        let what: String
+        switch kind {
+        case .totp: what = "the code from your authenticator app"
+        case .sms: what = "the code sent by SMS\(to)"
+        case .email: what = "the code sent by email\(to)"
+        }
         if mfaCode == "-" {
-            // An SMS code exists only once Cognito has sent it: a script
-            // answers on stdin after reading this line.
+            // A texted or emailed code exists only once Cognito has sent it:
+            // a script answers on stdin after reading this line.
             Output.note("Cognito asks for \(what); reading it from standard input.")
             return try AccountValidation.normalizedCode(try PasswordInput.fromStandardInput(what: "MFA code"))
         }
@@ -34,17 +40,17 @@ struct ChallengePrompts: ChallengeAnswers {
     func chooseMFA(from options: [MFAKind]) throws -> MFAKind {
         if let mfaType {
             guard options.contains(mfaType) else {
-                throw InputError("Cognito offers \(options.map(Self.flagValue).joined(separator: " or ")), not \(Self.flagValue(mfaType))", category: .usage)
+                throw InputError("Cognito offers \(options.map(\.optionName).joined(separator: " or ")), not \(mfaType.optionName)", category: .usage)
             }
             return mfaType
         }
         guard PasswordInput.hasTerminal else {
-            throw AuthError.challengeNeedsInput(challenge: "a choice of MFA method", flag: "--mfa-type \(options.map(Self.flagValue).joined(separator: "|"))")
+            throw AuthError.challengeNeedsInput(challenge: "a choice of MFA method", flag: "--mfa-type \(options.map(\.optionName).joined(separator: "|"))")
         }
-        let menu = options.enumerated().map { "\($0.offset + 1)) \(Self.flagValue($0.element))" }.joined(separator: "  ")
+        let menu = options.enumerated().map { "\($0.offset + 1)) \($0.element.optionName)" }.joined(separator: "  ")
         let answer = try PasswordInput.ask("Second factor: \(menu)? ")
         if let number = Int(answer), number >= 1, number <= options.count { return options[number - 1] }
-        if let named = options.first(where: { Self.flagValue($0) == answer.lowercased() }) { return named }
+        if let named = options.first(where: { $0.optionName == answer.lowercased() }) { return named }
         throw InputError("'\(answer)' is not one of the choices")
     }
 
@@ -63,5 +69,4 @@ struct ChallengePrompts: ChallengeAnswers {
         return try AccountValidation.normalizedCode(try PasswordInput.ask("Enter the code the app shows: "))
     }
 
-    static func flagValue(_ kind: MFAKind) -> String { kind == .totp ? "totp" : "sms" }
 }

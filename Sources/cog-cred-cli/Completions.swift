@@ -14,7 +14,7 @@ enum Completions {
     static let formats = CompletionKind.list(TokenOutput.Format.allCases.map(\.rawValue))
     static let authFlows = CompletionKind.list(AuthFlow.allCases.map(\.rawValue))
     static let grants = CompletionKind.list(["user", "client-credentials"])
-    static let mfaTypes = CompletionKind.list(["totp", "sms"])
+    static let mfaTypes = CompletionKind.list(MFAKind.allCases.map(\.optionName))
     static let gitActions = CompletionKind.list(["get", "store", "erase", "capability"])
     static let dockerActions = CompletionKind.list(["get", "store", "erase", "list", "version"])
 

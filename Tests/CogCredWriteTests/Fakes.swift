@@ -179,6 +179,8 @@ struct ScriptedAnswers: ChallengeAnswers {
 
     final class Seen: @unchecked Sendable {
         var uris: [String] = []
+        /// Each code asked for: its kind and where it was sent.
+        var codes: [(MFAKind, String?)] = []
     }
 
     func newPassword(for username: String) throws -> String {
@@ -187,6 +189,7 @@ struct ScriptedAnswers: ChallengeAnswers {
     }
 
     func mfaCode(_ kind: MFAKind, destination: String?) throws -> String {
+        seen.codes.append((kind, destination))
         guard let code else { throw AuthError.challengeNeedsInput(challenge: kind.rawValue, flag: "--mfa-code") }
         return code
     }

@@ -69,6 +69,50 @@ import CogCredTestSupport
         #expect(sent[1].1["SMS_MFA_CODE"] == "111222")
     }
 
+    /// Email MFA: the code goes back under the challenge's own name, and
+    /// the person is told where it was sent.
+    @Test(arguments: ["EMAIL_OTP", "EMAIL_MFA"])
+    func anEmailCodeIsAnsweredUnderItsChallengesName(_ challenge: String) throws {
+        let cognito = FakeCognito()
+        cognito.onSignIn(.success(.challenge(name: challenge, session: "s1", parameters: [
+            "CODE_DELIVERY_DELIVERY_MEDIUM": "EMAIL", "CODE_DELIVERY_DESTINATION": "a***@e***",
+        ])))
+        cognito.challengeAnswers.withLock { $0 = [.success(tokens())] }
+        let answers = ScriptedAnswers(code: "246810")
+        try manager(InMemoryTokenStore(), cognito).signIn(username: "alice", password: "pw", flow: .password, answers: answers)
+        #expect(answers.seen.codes.map(\.0) == [.email])
+        #expect(answers.seen.codes.map(\.1) == ["a***@e***"])
+        let (name, responses) = try #require(cognito.responses.withLock { $0.first })
+        #expect(name == challenge)
+        #expect(responses == ["USERNAME": "alice", challenge + "_CODE": "246810"])
+    }
+
+    /// A choice that offers email is answered with the name Cognito offered.
+    @Test(arguments: ["EMAIL_OTP", "EMAIL_MFA"])
+    func selectMFATypeThenEmail(_ offered: String) throws {
+        let cognito = FakeCognito()
+        cognito.onSignIn(.success(.challenge(name: "SELECT_MFA_TYPE", session: "s1", parameters: [
+            "MFAS_CAN_CHOOSE": #"["SMS_MFA","SOFTWARE_TOKEN_MFA","\#(offered)"]"#,
+        ])))
+        cognito.challengeAnswers.withLock {
+            $0 = [.success(.challenge(name: offered, session: "s2", parameters: ["CODE_DELIVERY_DESTINATION": "a***@e***"])), .success(tokens())]
+        }
+        let answers = ScriptedAnswers(code: "135790", choice: .email)
+        try manager(InMemoryTokenStore(), cognito).signIn(username: "alice", password: "pw", flow: .password, answers: answers)
+        let sent = cognito.responses.withLock { $0 }
+        #expect(sent.map(\.0) == ["SELECT_MFA_TYPE", offered])
+        #expect(sent[0].1["ANSWER"] == offered)
+        #expect(sent[1].1[offered + "_CODE"] == "135790")
+    }
+
+    @Test func mfaKindsHaveOneNameOnTheCommandLine() {
+        #expect(MFAKind.allCases.map(\.optionName) == ["totp", "sms", "email"])
+        for kind in MFAKind.allCases { #expect(MFAKind(optionName: kind.optionName) == kind) }
+        #expect(MFAKind(optionName: "EMAIL_OTP") == nil)
+        #expect(MFAKind(challengeName: "EMAIL_MFA") == .email && MFAKind(challengeName: "SMS_MFA") == .sms)
+        #expect(MFAKind(challengeName: "WEB_AUTHN") == nil)
+    }
+
     @Test func mfaSetupShowsAnOtpauthURIAndVerifiesTheFirstCode() throws {
         let cognito = FakeCognito()
         cognito.onSignIn(.success(.challenge(name: "MFA_SETUP", session: "s1", parameters: ["MFAS_CAN_SETUP": #"["SOFTWARE_TOKEN_MFA"]"#])))

@@ -24,7 +24,8 @@ https://PREFIX.auth.REGION.amazoncognito.com): see "Managed login and OAuth
 
 Cognito actions: InitiateAuth (USER_PASSWORD_AUTH, USER_SRP_AUTH, REFRESH_TOKEN_AUTH),
 RespondToAuthChallenge (PASSWORD_VERIFIER, NEW_PASSWORD_REQUIRED, SOFTWARE_TOKEN_MFA,
-SMS_MFA, SELECT_MFA_TYPE, MFA_SETUP), AssociateSoftwareToken and VerifySoftwareToken
+SMS_MFA, EMAIL_OTP (email MFA; EMAIL_MFA with config email_mfa_challenge), SELECT_MFA_TYPE,
+MFA_SETUP), AssociateSoftwareToken and VerifySoftwareToken
 (Session form only), GetTokensFromRefreshToken, RevokeToken, GlobalSignOut, SignUp,
 ConfirmSignUp, ResendConfirmationCode, ForgotPassword, ConfirmForgotPassword,
 ChangePassword.
@@ -205,16 +206,19 @@ Admin API (JSON in and out; 400 for a bad request, 404 for an unknown user):
                                        create or replace a user (no password policy);
                                        an "@" username gets {"email": username}
                                        unless attributes are given. mfa is null,
-                                       "totp", "sms", "both" (SELECT_MFA_TYPE) or
-                                       "setup" (MFA_SETUP); "totp"/"both" without a
-                                       totp_secret (base32) get a random one
+                                       "totp", "sms", "email" (needs an email
+                                       attribute), "both" (SELECT_MFA_TYPE of SMS and
+                                       TOTP), "all" (and email) or "setup"
+                                       (MFA_SETUP); "totp", "both" and "all" without
+                                       a totp_secret (base32) get a random one
   GET  /_double/users?username=X       {username, sub, confirmed, attributes,
                                         email_verified, password_set,
                                         force_change_password, mfa, totp_secret}
   POST /_double/revoke  {username}     revoke the user's refresh and access tokens
   GET  /_double/codes?username=X       {"signup": code|null, "reset": code|null,
-                                        "sms": code|null}, what the last email
-                                       (or SMS_MFA text) would have carried
+                                        "sms": code|null, "email": code|null}, what
+                                       the last email (or SMS_MFA text, or email MFA
+                                       message) would have carried
   POST /_double/expire_codes {username}  make the user's outstanding codes expired
   GET  /_double/stats                  {"calls": {"Action[:AuthFlow|:ChallengeName]": n},
                                         "requests": [...]}; a request refused for a
@@ -306,6 +310,7 @@ DEFAULT_CONFIG = {
     "auto_confirm": False,       # like a pre-sign-up trigger that confirms and verifies
     "username_attributes": None,  # None: usernames only; ["email"]: sign up and in by email
     "session_lifetime": 180,     # seconds a challenge Session stays valid (Cognito: 3 minutes)
+    "email_mfa_challenge": "EMAIL_OTP",  # the name email MFA's challenge goes by (EMAIL_MFA_CHALLENGES)
     "srp_challenge_session": False,  # True: PASSWORD_VERIFIER carries a Session too (real Cognito: none)
     "rotation_grace_seconds": 0,  # how long a rotated-out refresh token keeps working (Cognito: 0-60)
     "reuse_detection": False,    # a rotated-out token answers RefreshTokenReuseException, not NotAuthorized
@@ -350,7 +355,12 @@ UNWRITABLE_ATTRIBUTES = {"sub", "email_verified", "phone_number_verified"}
 USER_NOT_FOUND = "Username/client id combination not found."
 INCORRECT = "Incorrect username or password."
 INVALID_SESSION = "Invalid session for the user."
-MFA_MODES = (None, "totp", "sms", "both", "setup")
+# A user's second factor: "both" offers SMS and an authenticator app,
+# "all" email too; "setup" makes them set up an authenticator.
+MFA_MODES = (None, "totp", "sms", "email", "both", "all", "setup")
+# The challenge (and ChallengeResponses member) names of email MFA: Cognito
+# sends EMAIL_OTP; part of its documentation says EMAIL_MFA.
+EMAIL_MFA_CHALLENGES = ("EMAIL_OTP", "EMAIL_MFA")
 # The scope of tokens from the API's sign-ins (InitiateAuth and its challenges).
 API_SCOPE = "aws.cognito.signin.user.admin"
 OAUTH_FLOWS = ("code", "client_credentials")
@@ -707,6 +717,7 @@ class CognitoDouble:
             "NEW_PASSWORD_REQUIRED": (self._answer_new_password, ("NEW_PASSWORD",)),
             "SOFTWARE_TOKEN_MFA": (self._answer_software_token_mfa, ("SOFTWARE_TOKEN_MFA_CODE",)),
             "SMS_MFA": (self._answer_sms_mfa, ("SMS_MFA_CODE",)),
+            **{name: (self._answer_email_mfa, (name + "_CODE",)) for name in EMAIL_MFA_CHALLENGES},
             "SELECT_MFA_TYPE": (self._answer_select_mfa_type, ("ANSWER",)),
             "MFA_SETUP": (self._answer_mfa_setup, ()),
         }
@@ -767,6 +778,7 @@ class CognitoDouble:
             # Only email is modelled; phone numbers would need SMS delivery too.
             "username_attributes": lambda v: v is None or (isinstance(v, list) and set(v) <= {"email"}),
             "session_lifetime": non_negative_int,
+            "email_mfa_challenge": lambda v: v in EMAIL_MFA_CHALLENGES,
             "srp_challenge_session": lambda v: isinstance(v, bool),
             "rotation_grace_seconds": lambda v: non_negative_int(v) and v <= 60,  # Cognito's range
             "reuse_detection": lambda v: isinstance(v, bool),
@@ -846,7 +858,9 @@ class CognitoDouble:
             raise ValueError(f"mfa must be one of {list(MFA_MODES)}")
         if totp_secret is not None and not (isinstance(totp_secret, str) and totp_key(totp_secret)):
             raise ValueError("totp_secret must be a base32 string")
-        if totp_secret is None and mfa in ("totp", "both"):
+        if mfa in ("email", "all") and "email" not in attributes:
+            raise ValueError("email MFA needs an email attribute")
+        if totp_secret is None and mfa in ("totp", "both", "all"):
             totp_secret = new_totp_secret()  # the test reads it back from GET /_double/users
         with self.lock:
             # Replacing a user is delete + create, so a new sub unless one is given;
@@ -881,8 +895,8 @@ class CognitoDouble:
             user = self.users[self._admin_user(username)]
             # Expired codes are still shown: the email that carried them still exists.
             codes = {kind: (user["codes"][kind] or {}).get("code") for kind in ("signup", "reset")}
-            # SMS_MFA codes live in their challenge Session (and die with it).
-            return dict(codes, sms=user["sms_code"])
+            # MFA codes live in their challenge Session (and die with it).
+            return dict(codes, sms=user["sms_code"], email=user["email_code"])
 
     def expire_codes(self, body: dict) -> dict:
         with self.lock:
@@ -1107,9 +1121,12 @@ class CognitoDouble:
             return self._mfa_challenge(username, "SOFTWARE_TOKEN_MFA")
         if mfa == "sms":
             return self._mfa_challenge(username, "SMS_MFA")
-        if mfa == "both":
+        if mfa == "email":
+            return self._mfa_challenge(username, self.config["email_mfa_challenge"])
+        if mfa in ("both", "all"):
+            offered = ["SMS_MFA", "SOFTWARE_TOKEN_MFA"] + ([self.config["email_mfa_challenge"]] if mfa == "all" else [])
             return self._challenge(username, "SELECT_MFA_TYPE", {
-                "MFAS_CAN_CHOOSE": json.dumps(["SMS_MFA", "SOFTWARE_TOKEN_MFA"], separators=(",", ":"))})
+                "MFAS_CAN_CHOOSE": json.dumps(offered, separators=(",", ":"))}, offered=offered)
         # "setup": MFA is required but the user has no factor yet.
         return self._challenge(username, "MFA_SETUP", {
             "MFAS_CAN_SETUP": json.dumps(["SOFTWARE_TOKEN_MFA"], separators=(",", ":"))}, step="associate")
@@ -1118,6 +1135,14 @@ class CognitoDouble:
         if kind == "SOFTWARE_TOKEN_MFA":
             return self._challenge(username, kind, {})
         user = self.users[username]
+        if kind in EMAIL_MFA_CHALLENGES:
+            code = user["email_code"]
+            while code == user["email_code"]:  # a new email must not repeat the last one
+                code = f"{secrets.randbelow(10 ** 6):06d}"
+            user["email_code"] = code  # what the email said, for GET /_double/codes
+            return self._challenge(username, kind, {"CODE_DELIVERY_DELIVERY_MEDIUM": "EMAIL",
+                                                    "CODE_DELIVERY_DESTINATION": mask_email(user["attributes"]["email"])},
+                                   email_code=code)
         code = user["sms_code"]
         while code == user["sms_code"]:  # a new text must not repeat the last one
             code = f"{secrets.randbelow(10 ** 6):06d}"
@@ -1242,10 +1267,17 @@ class CognitoDouble:
             raise CognitoError("CodeMismatchException", "Invalid code received for user")
         return self._authentication_result(state["username"], auth_time=None, refresh=True)
 
+    def _answer_email_mfa(self, state: dict, responses: dict) -> dict:
+        # Under the name of the challenge this Session was for (checked before).
+        given = responses[state["challenge"] + "_CODE"]
+        if not hmac.compare_digest(given.encode(), state["email_code"].encode()):
+            raise CognitoError("CodeMismatchException", "Invalid code received for user")
+        return self._authentication_result(state["username"], auth_time=None, refresh=True)
+
     def _answer_select_mfa_type(self, state: dict, responses: dict) -> dict:
         choice = responses["ANSWER"]
-        if choice not in ("SMS_MFA", "SOFTWARE_TOKEN_MFA"):
-            raise invalid_parameter(f"ANSWER must be SMS_MFA or SOFTWARE_TOKEN_MFA, not {choice!r}")
+        if choice not in state["offered"]:
+            raise invalid_parameter(f"ANSWER must be one of {', '.join(state['offered'])}, not {choice!r}")
         return self._mfa_challenge(state["username"], choice)
 
     def _answer_mfa_setup(self, state: dict, responses: dict) -> dict:
@@ -2286,6 +2318,7 @@ class CognitoDouble:
             "mfa": None,                       # one of MFA_MODES
             "totp_secret": None,               # base32, for SOFTWARE_TOKEN_MFA
             "sms_code": None,                  # the last SMS_MFA code "sent"
+            "email_code": None,                # the last email MFA code "sent"
             "identities": None,                # a federated user's `identities` claim (managed login)
         }
 

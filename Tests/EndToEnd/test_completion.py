@@ -43,7 +43,7 @@ def completion(cog, tmp_path):
     ("cog-cred sign-in --auth-flow ", ["srp", "password", "browser"]),
     ("cog-cred configure --auth-flow p", ["password"]),
     ("cog-cred configure --grant c", ["client-credentials"]),
-    ("cog-cred sign-in --mfa-type ", ["totp", "sms"]),
+    ("cog-cred sign-in --mfa-type ", ["totp", "sms", "email"]),
     ("cog-cred git-credential ", ["get", "store", "erase", "capability"]),
     ("cog-cred docker-credential ", ["get", "store", "erase", "list", "version"]),
 ])

@@ -862,6 +862,56 @@ def test_sms_mfa(pool, flow):
     assert status == 200 and "AuthenticationResult" in answer
 
 
+@pytest.mark.parametrize("name", ["EMAIL_OTP", "EMAIL_MFA"])
+def test_email_mfa(pool, name):
+    pool.admin("config", {"email_mfa_challenge": name})
+    pool.admin("users", {"username": USER, "password": PASSWORD, "mfa": "email",
+                         "attributes": {"email": "alice@example.com"}})
+    assert pool.code(USER, "email") is None
+    challenge = after_password(pool, "USER_SRP_AUTH")
+    assert challenge["ChallengeName"] == name
+    assert challenge["ChallengeParameters"] == {"CODE_DELIVERY_DELIVERY_MEDIUM": "EMAIL",
+                                                "CODE_DELIVERY_DESTINATION": "a***@e***", "USER_ID_FOR_SRP": USER}
+    sent = pool.code(USER, "email")
+    assert len(sent) == 6 and sent.isdigit()
+    # Under the challenge's own member name only; a wrong code spends the Session.
+    other = "EMAIL_MFA" if name == "EMAIL_OTP" else "EMAIL_OTP"
+    assert respond(pool, challenge, **{other + "_CODE": sent})[1]["__type"] == "InvalidParameterException"
+    assert respond(pool, challenge, **{name + "_CODE": other_code(sent)})[1]["__type"] == "CodeMismatchException"
+    assert respond(pool, challenge, **{name + "_CODE": sent})[1]["__type"] == "NotAuthorizedException"
+
+    # Each sign-in mails a new code; an older one is no good, nor one of another Session.
+    first = after_password(pool, "USER_PASSWORD_AUTH")
+    first_code = pool.code(USER, "email")
+    second = after_password(pool, "USER_PASSWORD_AUTH")
+    assert pool.code(USER, "email") != first_code
+    assert respond(pool, second, **{name + "_CODE": first_code})[1]["__type"] == "CodeMismatchException"
+    assert respond(pool, first, **{name + "_CODE": pool.code(USER, "email")})[1]["__type"] == "CodeMismatchException"
+    challenge = after_password(pool, "USER_PASSWORD_AUTH")
+    status, answer = respond(pool, challenge, **{name + "_CODE": pool.code(USER, "email")})
+    assert status == 200 and "AuthenticationResult" in answer
+
+
+def test_email_mfa_needs_an_email(pool):
+    answer = pool.admin("users", {"username": "bob", "password": PASSWORD, "mfa": "email", "attributes": {}}, status=400)
+    assert "email MFA needs an email attribute" in json.dumps(answer)
+
+
+def test_choosing_email_among_the_mfa_types(pool):
+    pool.admin("users", {"username": USER, "password": PASSWORD, "mfa": "all",
+                         "attributes": {"email": "alice@example.com"}})
+    challenge = after_password(pool, "USER_SRP_AUTH")
+    assert challenge["ChallengeParameters"]["MFAS_CAN_CHOOSE"] == '["SMS_MFA","SOFTWARE_TOKEN_MFA","EMAIL_OTP"]'
+    email = pool.ok("RespondToAuthChallenge", ClientId=CLIENT, ChallengeName="SELECT_MFA_TYPE",
+                    Session=challenge["Session"], ChallengeResponses={"USERNAME": USER, "ANSWER": "EMAIL_OTP"})
+    assert email["ChallengeName"] == "EMAIL_OTP"
+    assert respond(pool, email, EMAIL_OTP_CODE=pool.code(USER, "email"))[0] == 200
+    # Only what was offered: "both" offers no email.
+    pool.admin("users", {"username": USER, "password": PASSWORD, "mfa": "both"})
+    challenge = after_password(pool, "USER_SRP_AUTH")
+    assert respond(pool, challenge, ANSWER="EMAIL_OTP")[1]["__type"] == "InvalidParameterException"
+
+
 def test_choosing_an_mfa_type(pool):
     pool.admin("users", {"username": USER, "password": PASSWORD, "mfa": "both"})
     secret = pool.admin(f"users?username={USER}")["totp_secret"]

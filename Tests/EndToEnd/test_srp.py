@@ -187,6 +187,82 @@ def test_sms_code_scripted_and_interactive(cog, bus, profile):
     assert stored(bus, "refresh")
 
 
+def email_user(profile, mfa="email"):
+    profile.admin("users", {"username": USER, "password": PASSWORD, "mfa": mfa, "attributes": {"email": USER}})
+
+
+@pytest.mark.parametrize("challenge", ["EMAIL_OTP", "EMAIL_MFA"])
+def test_email_code_scripted_and_interactive(cog, bus, profile, challenge):
+    pexpect = pytest.importorskip("pexpect")
+    profile.configure(email_mfa_challenge=challenge)
+    email_user(profile)
+    missing = no_terminal(cog, "sign-in", "--password-stdin", input=PASSWORD + "\n")
+    assert missing.returncode == 77 and "--mfa-code" in missing.stderr and "email" in missing.stderr
+    assert all_stored(bus)["refresh"] is None
+
+    # On the terminal: where the code went (masked, as Cognito says it), then the code.
+    child = pexpect.spawn(cog.binary, ["sign-in"], env=cog.env, encoding="utf-8", timeout=30)
+    child.expect("Password for")
+    child.sendline(PASSWORD)
+    child.expect(r"sent by email to e\*\*\*@e\*\*\*: ")
+    child.sendline(profile.codes(USER)["email"])
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0, child.before
+    cog.ok("sign-out", "--local")
+
+    # A wrong code: refused, nothing stored.
+    proc = subprocess.Popen([cog.binary, "sign-in", "--password-stdin", "--mfa-code", "-"], env=cog.env,
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    proc.stdin.write(PASSWORD + "\n")
+    proc.stdin.flush()
+    assert "sent by email to e***@e***; reading it from standard input" in proc.stderr.readline()
+    sent = profile.codes(USER)["email"]
+    proc.stdin.write(("000000" if sent != "000000" else "111111") + "\n")
+    proc.stdin.close()
+    assert proc.wait(timeout=60) == 77
+    assert "MFA code is incorrect" in proc.stderr.read()
+    assert all_stored(bus)["refresh"] is None
+
+    # Scripted: the code exists only once the email is sent, so `--mfa-code -`
+    # reads it from stdin after saying so on stderr.
+    proc = subprocess.Popen([cog.binary, "sign-in", "--password-stdin", "--mfa-code", "-"], env=cog.env,
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    proc.stdin.write(PASSWORD + "\n")
+    proc.stdin.flush()
+    assert "reading it from standard input" in proc.stderr.readline()
+    proc.stdin.write(profile.codes(USER)["email"] + "\n")
+    proc.stdin.close()
+    assert proc.wait(timeout=60) == 0, proc.stderr.read()
+    assert stored(bus, "refresh")
+    calls = profile.stats()["calls"]
+    assert calls.get(f"RespondToAuthChallenge:{challenge}", 0) >= 3
+
+
+def test_choosing_email_mfa(cog, bus, profile):
+    email_user(profile, mfa="all")
+    missing = no_terminal(cog, "sign-in", "--password-stdin", input=PASSWORD + "\n")
+    assert missing.returncode == 77 and "--mfa-type sms|totp|email" in missing.stderr
+    proc = subprocess.Popen([cog.binary, "sign-in", "--password-stdin", "--mfa-type", "email", "--mfa-code", "-"],
+                            env=cog.env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, start_new_session=True)
+    proc.stdin.write(PASSWORD + "\n")
+    proc.stdin.flush()
+    assert "sent by email to e***@e***" in proc.stderr.readline()
+    proc.stdin.write(profile.codes(USER)["email"] + "\n")
+    proc.stdin.close()
+    assert proc.wait(timeout=60) == 0, proc.stderr.read()
+    assert stored(bus, "refresh")
+    # A pool that offers no email: told what it offers.
+    cog.ok("sign-out", "--local")
+    profile.admin("users", {"username": USER, "password": PASSWORD, "mfa": "both"})
+    refused = cog.run("sign-in", "--password-stdin", "--mfa-type", "email", input=PASSWORD + "\n")
+    assert refused.returncode == 64 and "Cognito offers sms or totp, not email" in refused.stderr, refused.stderr
+    assert all_stored(bus)["refresh"] is None
+
+
 # What a hostile or broken endpoint could send to take over the terminal: a
 # window title (OSC), clear screen (CSI), an 8-bit CSI, a right-to-left override.
 TERMINAL_ATTACK = "\x1b]0;pwned\x07\x1b[2J\x9b31m\u202e"

@@ -5,11 +5,33 @@ import Foundation
 #endif
 
 /// The second factors Cognito can ask for.
-public enum MFAKind: String, Sendable, Equatable {
+public enum MFAKind: String, Sendable, Equatable, CaseIterable {
     /// An authenticator app (SOFTWARE_TOKEN_MFA).
     case totp = "SOFTWARE_TOKEN_MFA"
     /// A code by text message (SMS_MFA).
     case sms = "SMS_MFA"
+    /// A code by email (EMAIL_OTP; some of Cognito's documentation says
+    /// EMAIL_MFA, which is taken too).
+    case email = "EMAIL_OTP"
+
+    /// Its name on the command line (`--mfa-type`).
+    public var optionName: String {
+        switch self {
+        case .totp: return "totp"
+        case .sms: return "sms"
+        case .email: return "email"
+        }
+    }
+
+    public init?(optionName: String) {
+        guard let kind = MFAKind.allCases.first(where: { $0.optionName == optionName }) else { return nil }
+        self = kind
+    }
+
+    /// The kind a challenge or an MFAS_CAN_CHOOSE entry names.
+    init?(challengeName: String) {
+        if challengeName == "EMAIL_MFA" { self = .email } else { self.init(rawValue: challengeName) }
+    }
 }
 
 /// What a person (or a script, through flags) answers when Cognito asks for
@@ -19,7 +41,8 @@ public enum MFAKind: String, Sendable, Equatable {
 public protocol ChallengeAnswers {
     /// NEW_PASSWORD_REQUIRED: the password to set.
     func newPassword(for username: String) throws -> String
-    /// The current code of an authenticator app, or the code sent by SMS.
+    /// The current code of an authenticator app, or the code sent by SMS
+    /// or email (to `destination`, masked, as Cognito says it).
     func mfaCode(_ kind: MFAKind, destination: String?) throws -> String
     /// SELECT_MFA_TYPE.
     func chooseMFA(from options: [MFAKind]) throws -> MFAKind
@@ -72,13 +95,19 @@ extension TokenManager {
                 responses = ["USERNAME": userID, "NEW_PASSWORD": try answers.newPassword(for: userID)]
             case "SOFTWARE_TOKEN_MFA":
                 responses = ["USERNAME": userID, "SOFTWARE_TOKEN_MFA_CODE": try answers.mfaCode(.totp, destination: nil)]
-            case "SMS_MFA":
-                let code = try answers.mfaCode(.sms, destination: parameters["CODE_DELIVERY_DESTINATION"])
-                responses = ["USERNAME": userID, "SMS_MFA_CODE": code]
+            case "SMS_MFA", "EMAIL_OTP", "EMAIL_MFA":
+                // A code sent by text or email, answered under the challenge's
+                // own name: SMS_MFA_CODE, EMAIL_OTP_CODE, EMAIL_MFA_CODE.
+                let kind: MFAKind = name == "SMS_MFA" ? .sms : .email
+                let code = try answers.mfaCode(kind, destination: parameters["CODE_DELIVERY_DESTINATION"])
+                responses = ["USERNAME": userID, name + "_CODE": code]
             case "SELECT_MFA_TYPE":
-                let options = TokenManager.jsonList(parameters["MFAS_CAN_CHOOSE"]).compactMap(MFAKind.init(rawValue:))
+                // Answered with the name Cognito offered.
+                let offered = TokenManager.jsonList(parameters["MFAS_CAN_CHOOSE"])
+                let options = offered.compactMap(MFAKind.init(challengeName:))
                 guard !options.isEmpty else { throw AuthError.unsupportedChallenge(name) }
-                responses = ["USERNAME": userID, "ANSWER": try answers.chooseMFA(from: options).rawValue]
+                let choice = try answers.chooseMFA(from: options)
+                responses = ["USERNAME": userID, "ANSWER": offered.first { MFAKind(challengeName: $0) == choice } ?? choice.rawValue]
             case "MFA_SETUP":
                 let options = TokenManager.jsonList(parameters["MFAS_CAN_SETUP"])
                 guard options.isEmpty || options.contains(MFAKind.totp.rawValue) else { throw AuthError.unsupportedChallenge(name) }

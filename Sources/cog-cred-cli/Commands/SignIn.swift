@@ -13,9 +13,10 @@ struct SignIn: ParsableCommand {
 
             Challenges: a new password (NEW_PASSWORD_REQUIRED) is asked for on the terminal \
             or read from the next line of standard input with --new-password-stdin; an MFA \
-            code (authenticator app or SMS) is asked for or given with --mfa-code (--mfa-code - \
-            reads it from the next line of standard input once the SMS is sent); a choice of \
-            MFA method with --mfa-type; setting up an authenticator app shows an otpauth:// \
+            code (authenticator app, SMS or email; where a code was sent, the masked address \
+            is shown) is asked for or given with --mfa-code (--mfa-code - reads it from the \
+            next line of standard input once the message is sent); a choice of MFA method \
+            with --mfa-type (totp, sms or email); setting up an authenticator app shows an otpauth:// \
             URI (and a QR code when qrencode is installed) and then takes the first code. \
             Without a terminal and without the flag, sign-in exits 77 naming the flag.
 
@@ -48,11 +49,11 @@ struct SignIn: ParsableCommand {
     @Flag(help: "Read a required new password from the next line of standard input.")
     var newPasswordStdin = false
 
-    @Option(help: ArgumentHelp("The MFA code (authenticator app or SMS); '-' reads it from standard input when Cognito asks.", valueName: "code"))
+    @Option(help: ArgumentHelp("The MFA code (authenticator app, SMS or email); '-' reads it from standard input when Cognito asks.", valueName: "code"))
     var mfaCode: String?
 
     @Option(
-        help: ArgumentHelp("The MFA method when Cognito offers a choice: totp or sms.", valueName: "type"),
+        help: ArgumentHelp("The MFA method when Cognito offers a choice: totp, sms or email.", valueName: "type"),
         completion: Completions.mfaTypes)
     var mfaType: String?
 
@@ -69,7 +70,7 @@ struct SignIn: ParsableCommand {
     var timeout: Int = 300
 
     func validate() throws {
-        if let mfaType, !["totp", "sms"].contains(mfaType) { throw ValidationError("--mfa-type must be totp or sms") }
+        if let mfaType, MFAKind(optionName: mfaType) == nil { throw ValidationError("--mfa-type must be totp, sms or email") }
         if let authFlow, AuthFlow(rawValue: authFlow) == nil { throw ValidationError("--auth-flow must be srp, password or browser") }
         if !(1...3600).contains(timeout) { throw ValidationError("--timeout takes 1 to 3600 seconds") }
         if browser && noBrowser { throw ValidationError("--browser and --no-browser cannot be used together") }
@@ -100,7 +101,7 @@ struct SignIn: ParsableCommand {
             : try PasswordInput.prompt("Password for \(user): ")
         let answers = ChallengePrompts(
             newPasswordFromStdin: newPasswordStdin, mfaCode: mfaCode,
-            mfaType: mfaType.map { $0 == "sms" ? MFAKind.sms : MFAKind.totp })
+            mfaType: mfaType.flatMap(MFAKind.init(optionName:)))
         let tokens = try manager.signIn(username: user, password: password, flow: flow, answers: answers)
         let who = tokens.access.claims.subjectName ?? user
         let until = tokens.access.claims.exp.map { "; access token valid until \(rfc3339($0))" } ?? ""
