@@ -6,6 +6,10 @@ struct ChallengePrompts: ChallengeAnswers {
     var newPasswordFromStdin: Bool
     var mfaCode: String?
     var mfaType: MFAKind?
+    /// `--code`: the one-time code of a choice-based sign-in ("-": stdin).
+    var code: String? = nil
+    /// `--method` (or the profile's): the first factor to choose.
+    var method: SignInMethod? = nil
 
     func newPassword(for username: String) throws -> String {
         if newPasswordFromStdin { return try PasswordInput.fromStandardInput(what: "new password") }
@@ -17,6 +21,16 @@ struct ChallengePrompts: ChallengeAnswers {
     }
 
     func mfaCode(_ kind: MFAKind, destination: String?) throws -> String {
+        try sentCode(kind, destination: destination, given: mfaCode, flag: "--mfa-code", input: "MFA code")
+    }
+
+    func signInCode(_ kind: MFAKind, destination: String?) throws -> String {
+        try sentCode(kind, destination: destination, given: code, flag: "--code", input: "code")
+    }
+
+    /// A code from `given` (the flag's value; "-": the next line of
+    /// standard input), else from the terminal.
+    func sentCode(_ kind: MFAKind, destination: String?, given: String?, flag: String, input: String) throws -> String {
         let to = destination.map { " to \($0)" } ?? ""
         let what: String
         switch kind {
@@ -24,17 +38,44 @@ struct ChallengePrompts: ChallengeAnswers {
         case .sms: what = "the code sent by SMS\(to)"
         case .email: what = "the code sent by email\(to)"
         }
-        if mfaCode == "-" {
+        if given == "-" {
             // A texted or emailed code exists only once Cognito has sent it:
             // a script answers on stdin after reading this line.
             Output.note("Cognito asks for \(what); reading it from standard input.")
-            return try AccountValidation.normalizedCode(try PasswordInput.fromStandardInput(what: "MFA code"))
+            return try AccountValidation.normalizedCode(try PasswordInput.fromStandardInput(what: input))
         }
-        if let mfaCode { return try AccountValidation.normalizedCode(mfaCode) }
+        if let given { return try AccountValidation.normalizedCode(given) }
         guard PasswordInput.hasTerminal else {
-            throw AuthError.challengeNeedsInput(challenge: what, flag: "--mfa-code")
+            throw AuthError.challengeNeedsInput(challenge: what, flag: flag)
         }
         return try AccountValidation.normalizedCode(try PasswordInput.ask("Enter \(what): "))
+    }
+
+    func chooseSignInMethod(from methods: [SignInMethod], unsupported: [String]) throws -> SignInMethod {
+        let names = methods.map(\.rawValue)
+        // A passkey needs a browser: the managed login offers it.
+        let passkey = unsupported.contains("WEB_AUTHN") ? "; a passkey: cog-cred sign-in --browser" : ""
+        if let method {
+            guard methods.contains(method) else {
+                throw InputError(
+                    "Cognito offers \(names.joined(separator: ", ")) to this user, not \(method.rawValue)\(passkey)", category: .usage)
+            }
+            return method
+        }
+        guard !methods.isEmpty else {
+            throw AuthError.unsupportedChallenge("SELECT_CHALLENGE offering only \(unsupported.joined(separator: ", "))\(passkey)")
+        }
+        guard PasswordInput.hasTerminal else {
+            throw AuthError.challengeNeedsInput(
+                challenge: "a choice of sign-in method (it offers \(names.joined(separator: ", "))\(passkey))",
+                flag: "--method \(names.joined(separator: "|"))")
+        }
+        if !passkey.isEmpty { Output.note("The pool also offers a passkey, which needs the browser: cog-cred sign-in --browser.") }
+        let menu = methods.enumerated().map { "\($0.offset + 1)) \($0.element.rawValue)" }.joined(separator: "  ")
+        let answer = try PasswordInput.ask("Sign in with: \(menu)? ")
+        if let number = Int(answer), number >= 1, number <= methods.count { return methods[number - 1] }
+        if let named = SignInMethod(rawValue: answer.lowercased()), methods.contains(named) { return named }
+        throw InputError("'\(answer)' is not one of the choices")
     }
 
     func chooseMFA(from options: [MFAKind]) throws -> MFAKind {

@@ -15,6 +15,7 @@ enum Completions {
     static let authFlows = CompletionKind.list(AuthFlow.allCases.map(\.rawValue))
     static let grants = CompletionKind.list(["user", "client-credentials"])
     static let mfaTypes = CompletionKind.list(MFAKind.allCases.map(\.optionName))
+    static let signInMethods = CompletionKind.list(SignInMethod.allCases.map(\.rawValue))
     static let gitActions = CompletionKind.list(["get", "store", "erase", "capability"])
     static let dockerActions = CompletionKind.list(["get", "store", "erase", "list", "version"])
 

@@ -46,6 +46,19 @@ import Synchronization
         #expect(outcome == .challenge(name: "NEW_PASSWORD_REQUIRED", session: "s1", parameters: ["USER_ID_FOR_SRP": "alice"]))
     }
 
+    /// USER_AUTH: the preference in AuthParameters; a SELECT_CHALLENGE's
+    /// AvailableChallenges (top-level in the answer) come with its parameters.
+    @Test func choiceBasedSignInSendsThePreferenceAndBringsBackTheChoices() throws {
+        let transport = FakeTransport(status: 200, body: #"{"ChallengeName":"SELECT_CHALLENGE","Session":"s1","ChallengeParameters":{},"AvailableChallenges":["PASSWORD","PASSWORD_SRP","EMAIL_OTP","WEB_AUTHN"]}"#)
+        let outcome = try client(transport).initiateUserAuth(username: "alice", parameters: ["PREFERRED_CHALLENGE": "SMS_OTP"])
+        #expect(outcome == .challenge(name: "SELECT_CHALLENGE", session: "s1", parameters: [
+            AuthOutcome.availableChallenges: #"["PASSWORD","PASSWORD_SRP","EMAIL_OTP","WEB_AUTHN"]"#,
+        ]))
+        let body = try JSONSerialization.jsonObject(with: try #require(transport.last).body) as! [String: Any]
+        #expect(body["AuthFlow"] as? String == "USER_AUTH")
+        #expect((body["AuthParameters"] as? [String: String]) == ["USERNAME": "alice", "PREFERRED_CHALLENGE": "SMS_OTP"])
+    }
+
     @Test func keepsCognitosErrorCodeWithoutItsPrefixAndItsMessage() {
         let transport = FakeTransport(status: 400, body: #"{"__type":"com.amazonaws.cognito#NotAuthorizedException","message":"Incorrect username or password."}"#)
         #expect(throws: CognitoError.service(code: "NotAuthorizedException", message: "Incorrect username or password.", httpStatus: 400)) {
@@ -132,6 +145,17 @@ import Synchronization
 @Suite struct AuthErrorTests {
     func service(_ code: String, _ message: String = "m") -> CognitoError {
         .service(code: code, message: message, httpStatus: 400)
+    }
+
+    /// A spent or expired challenge Session is not a wrong password.
+    @Test func aSpentSignInSessionIsNotAWrongPassword() {
+        for said in ["Invalid session for the user, session is expired.", "Invalid session for the user, session can only be used once."] {
+            let message = AuthError.cognito(service("NotAuthorizedException", said), operation: .signIn).message
+            #expect(message.hasPrefix("the sign-in session is over"), "\(said)")
+            #expect(message.contains(said))
+        }
+        let wrong = AuthError.cognito(service("NotAuthorizedException", "Incorrect username or password."), operation: .signIn)
+        #expect(wrong.message.hasPrefix("incorrect username or password"))
     }
 
     @Test func aRejectedRefreshSaysTheSessionEndedAndHowToSignIn() {

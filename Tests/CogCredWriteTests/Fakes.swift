@@ -89,6 +89,14 @@ final class FakeCognito: CognitoClient {
         try nextChallengeAnswer()
     }
 
+    /// Every InitiateAuth USER_AUTH: its AuthParameters besides USERNAME.
+    let userAuthCalls = Mutex<[[String: String]]>([])
+
+    func initiateUserAuth(username: String, parameters: [String: String]) throws(CognitoError) -> AuthOutcome {
+        userAuthCalls.withLock { $0.append(parameters) }
+        return try nextChallengeAnswer()
+    }
+
     func respondToChallenge(name: String, session: String?, responses: [String: String]) throws(CognitoError) -> AuthOutcome {
         self.responses.withLock { $0.append((name, responses)) }
         return try nextChallengeAnswer()
@@ -175,12 +183,18 @@ struct ScriptedAnswers: ChallengeAnswers {
     var newPassword: String? = nil
     var code: String? = nil
     var choice: MFAKind? = nil
+    var method: SignInMethod? = nil
+    var signInCode: String? = nil
     let seen = Seen()
 
     final class Seen: @unchecked Sendable {
         var uris: [String] = []
         /// Each code asked for: its kind and where it was sent.
         var codes: [(MFAKind, String?)] = []
+        /// Each SELECT_CHALLENGE: what was offered, and what not.
+        var methods: [([SignInMethod], [String])] = []
+        /// Each first-factor code asked for.
+        var signInCodes: [(MFAKind, String?)] = []
     }
 
     func newPassword(for username: String) throws -> String {
@@ -192,6 +206,18 @@ struct ScriptedAnswers: ChallengeAnswers {
         seen.codes.append((kind, destination))
         guard let code else { throw AuthError.challengeNeedsInput(challenge: kind.rawValue, flag: "--mfa-code") }
         return code
+    }
+
+    func chooseSignInMethod(from methods: [SignInMethod], unsupported: [String]) throws -> SignInMethod {
+        seen.methods.append((methods, unsupported))
+        guard let method else { throw AuthError.challengeNeedsInput(challenge: "SELECT_CHALLENGE", flag: "--method") }
+        return method
+    }
+
+    func signInCode(_ kind: MFAKind, destination: String?) throws -> String {
+        seen.signInCodes.append((kind, destination))
+        guard let signInCode else { throw AuthError.challengeNeedsInput(challenge: kind.rawValue, flag: "--code") }
+        return signInCode
     }
 
     func chooseMFA(from options: [MFAKind]) throws -> MFAKind {

@@ -105,6 +105,64 @@ import CogCredTestSupport
         #expect(sent[1].1[offered + "_CODE"] == "135790")
     }
 
+    /// Choice-based sign-in with a one-time code: no password is read, the
+    /// code is asked for as the sign-in's (not MFA's), answered by its name.
+    @Test(arguments: [(SignInMethod.emailOTP, MFAKind.email), (.smsOTP, .sms)])
+    func aOneTimeCodeSignsInWithoutAPassword(_ method: SignInMethod, _ kind: MFAKind) throws {
+        let cognito = FakeCognito()
+        let challenge = method.challenge
+        cognito.challengeAnswers.withLock {
+            $0 = [.success(.challenge(name: challenge, session: "s1", parameters: ["CODE_DELIVERY_DESTINATION": "a***@e***"])), .success(tokens())]
+        }
+        let answers = ScriptedAnswers(method: method, signInCode: "112233")
+        try manager(InMemoryTokenStore(), cognito).signIn(
+            username: "alice", password: { throw AuthError.challengeNeedsInput(challenge: "a password", flag: "--password-stdin") },
+            flow: .choice, method: method, answers: answers)
+        #expect(cognito.userAuthCalls.withLock { $0 } == [["PREFERRED_CHALLENGE": challenge]])
+        #expect(answers.seen.signInCodes.map(\.0) == [kind] && answers.seen.signInCodes.map(\.1) == ["a***@e***"])
+        #expect(answers.seen.codes.isEmpty)  // not an MFA code
+        let (name, responses) = try #require(cognito.responses.withLock { $0.first })
+        #expect(name == challenge && responses == ["USERNAME": "alice", challenge + "_CODE": "112233"])
+    }
+
+    /// The password as the first factor goes in InitiateAuth; an EMAIL_OTP
+    /// after it is email MFA.
+    @Test func aPasswordFirstAndThenEmailMFA() throws {
+        let cognito = FakeCognito()
+        cognito.challengeAnswers.withLock {
+            $0 = [.success(.challenge(name: "EMAIL_OTP", session: "s1", parameters: ["CODE_DELIVERY_DESTINATION": "a***@e***"])), .success(tokens())]
+        }
+        let answers = ScriptedAnswers(code: "445566")
+        try manager(InMemoryTokenStore(), cognito).signIn(username: "alice", password: { "pw" }, flow: .choice, method: .password, answers: answers)
+        #expect(cognito.userAuthCalls.withLock { $0 } == [["PREFERRED_CHALLENGE": "PASSWORD", "PASSWORD": "pw"]])
+        #expect(answers.seen.codes.map(\.0) == [.email] && answers.seen.signInCodes.isEmpty)
+        #expect(cognito.responses.withLock { $0.first?.1["EMAIL_OTP_CODE"] } == "445566")
+    }
+
+    /// Without a preference: the pool's list, what this tool cannot do kept
+    /// apart, and the choice answered with what it needs.
+    @Test func selectChallengeOffersWhatThePoolHas() throws {
+        let cognito = FakeCognito()
+        cognito.challengeAnswers.withLock {
+            $0 = [
+                .success(.challenge(name: "SELECT_CHALLENGE", session: "s0", parameters: [
+                    AuthOutcome.availableChallenges: #"["PASSWORD","PASSWORD_SRP","EMAIL_OTP","WEB_AUTHN"]"#,
+                ])),
+                .success(tokens()),
+            ]
+        }
+        var readPasswords = 0
+        let answers = ScriptedAnswers(method: .password)
+        try manager(InMemoryTokenStore(), cognito).signIn(
+            username: "alice", password: { readPasswords += 1; return "pw" }, flow: .choice, answers: answers)
+        #expect(cognito.userAuthCalls.withLock { $0 } == [[:]])
+        #expect(answers.seen.methods.map(\.0) == [[.password, .srp, .emailOTP]])
+        #expect(answers.seen.methods.map(\.1) == [["WEB_AUTHN"]])
+        let (name, responses) = try #require(cognito.responses.withLock { $0.first })
+        #expect(name == "SELECT_CHALLENGE" && responses == ["USERNAME": "alice", "ANSWER": "PASSWORD", "PASSWORD": "pw"])
+        #expect(readPasswords == 1)
+    }
+
     @Test func mfaKindsHaveOneNameOnTheCommandLine() {
         #expect(MFAKind.allCases.map(\.optionName) == ["totp", "sms", "email"])
         for kind in MFAKind.allCases { #expect(MFAKind(optionName: kind.optionName) == kind) }

@@ -22,13 +22,24 @@ same server is also the pool's managed login domain (real Cognito:
 https://PREFIX.auth.REGION.amazoncognito.com): see "Managed login and OAuth
 2.0" below.
 
-Cognito actions: InitiateAuth (USER_PASSWORD_AUTH, USER_SRP_AUTH, REFRESH_TOKEN_AUTH),
-RespondToAuthChallenge (PASSWORD_VERIFIER, NEW_PASSWORD_REQUIRED, SOFTWARE_TOKEN_MFA,
-SMS_MFA, EMAIL_OTP (email MFA; EMAIL_MFA with config email_mfa_challenge), SELECT_MFA_TYPE,
+Cognito actions: InitiateAuth (USER_PASSWORD_AUTH, USER_SRP_AUTH, USER_AUTH,
+REFRESH_TOKEN_AUTH), RespondToAuthChallenge (PASSWORD_VERIFIER, NEW_PASSWORD_REQUIRED,
+SOFTWARE_TOKEN_MFA, SMS_MFA, EMAIL_OTP (email MFA, or a first factor of USER_AUTH;
+EMAIL_MFA with config email_mfa_challenge), SMS_OTP, SELECT_CHALLENGE, SELECT_MFA_TYPE,
 MFA_SETUP), AssociateSoftwareToken and VerifySoftwareToken
 (Session form only), GetTokensFromRefreshToken, RevokeToken, GlobalSignOut, SignUp,
 ConfirmSignUp, ResendConfirmationCode, ForgotPassword, ConfirmForgotPassword,
 ChangePassword.
+
+Choice-based sign-in (USER_AUTH): the first factors a user may choose are
+the pool's (config allowed_first_auth_factors; PASSWORD always, which brings
+PASSWORD_SRP) that the user has: EMAIL_OTP with an email attribute, SMS_OTP
+with a phone_number, WEB_AUTHN with a passkey (users' "passkey": true; listed
+only, the double does not verify one). A PREFERRED_CHALLENGE the user has
+starts at once (PASSWORD with PASSWORD, PASSWORD_SRP with SRP_A, an OTP mails
+or texts a code); none, or one the user lacks, answers SELECT_CHALLENGE with
+AvailableChallenges. A one-time code lives in its challenge Session: one
+answer, right or wrong, until the session lifetime.
 
 Sign-in like the real service: USER_SRP_AUTH verifies the password proof
 (Cognito's SRP-6a variant, the server side of pycognito's aws_srp.py), and
@@ -202,7 +213,8 @@ Admin API (JSON in and out; 400 for a bad request, 404 for an unknown user):
   POST /_double/config  {key: value}   patch config (DEFAULT_CONFIG lists the keys)
   GET  /_double/config                 the current config
   POST /_double/users   {username, password, confirmed?=true, sub?, attributes?,
-                         force_change_password?=false, mfa?=null, totp_secret?}
+                         force_change_password?=false, mfa?=null, totp_secret?,
+                         passkey?=false}
                                        create or replace a user (no password policy);
                                        an "@" username gets {"email": username}
                                        unless attributes are given. mfa is null,
@@ -221,7 +233,10 @@ Admin API (JSON in and out; 400 for a bad request, 404 for an unknown user):
                                        message) would have carried
   POST /_double/expire_codes {username}  make the user's outstanding codes expired
   GET  /_double/stats                  {"calls": {"Action[:AuthFlow|:ChallengeName]": n},
-                                        "requests": [...]}; a request refused for a
+                                        "requests": [...]}; a sign-in step's record names
+                                       what it carried ("parameter_names", with
+                                       "preferred_challenge" and "answer" when given, and
+                                       "challenge"), never a value; a request refused for a
                                        reason Cognito keeps to itself (e.g. which part
                                        of an SRP proof was wrong) has it as "detail"
   GET  /_double/last_authorize         {"params": {name: value}, "query": "raw query
@@ -311,6 +326,7 @@ DEFAULT_CONFIG = {
     "username_attributes": None,  # None: usernames only; ["email"]: sign up and in by email
     "session_lifetime": 180,     # seconds a challenge Session stays valid (Cognito: 3 minutes)
     "email_mfa_challenge": "EMAIL_OTP",  # the name email MFA's challenge goes by (EMAIL_MFA_CHALLENGES)
+    "allowed_first_auth_factors": ["PASSWORD"],  # USER_AUTH's choices (FIRST_AUTH_FACTORS; Cognito's default)
     "srp_challenge_session": False,  # True: PASSWORD_VERIFIER carries a Session too (real Cognito: none)
     "rotation_grace_seconds": 0,  # how long a rotated-out refresh token keeps working (Cognito: 0-60)
     "reuse_detection": False,    # a rotated-out token answers RefreshTokenReuseException, not NotAuthorized
@@ -358,6 +374,9 @@ INVALID_SESSION = "Invalid session for the user."
 # A user's second factor: "both" offers SMS and an authenticator app,
 # "all" email too; "setup" makes them set up an authenticator.
 MFA_MODES = (None, "totp", "sms", "email", "both", "all", "setup")
+# USER_AUTH's first factors, as a pool's AllowedFirstAuthFactors names them
+# (PASSWORD brings PASSWORD_SRP with it).
+FIRST_AUTH_FACTORS = ("PASSWORD", "EMAIL_OTP", "SMS_OTP", "WEB_AUTHN")
 # The challenge (and ChallengeResponses member) names of email MFA: Cognito
 # sends EMAIL_OTP; part of its documentation says EMAIL_MFA.
 EMAIL_MFA_CHALLENGES = ("EMAIL_OTP", "EMAIL_MFA")
@@ -708,6 +727,7 @@ class CognitoDouble:
         self.auth_flows = {
             "USER_PASSWORD_AUTH": self._user_password_auth,
             "USER_SRP_AUTH": self._user_srp_auth,
+            "USER_AUTH": self._user_auth,
             "REFRESH_TOKEN_AUTH": self._refresh_token_auth,
         }
         # ChallengeName -> (answer, ChallengeResponses members it needs besides USERNAME).
@@ -718,6 +738,8 @@ class CognitoDouble:
             "SOFTWARE_TOKEN_MFA": (self._answer_software_token_mfa, ("SOFTWARE_TOKEN_MFA_CODE",)),
             "SMS_MFA": (self._answer_sms_mfa, ("SMS_MFA_CODE",)),
             **{name: (self._answer_email_mfa, (name + "_CODE",)) for name in EMAIL_MFA_CHALLENGES},
+            "SMS_OTP": (self._answer_sms_otp, ("SMS_OTP_CODE",)),
+            "SELECT_CHALLENGE": (self._answer_select_challenge, ("ANSWER",)),
             "SELECT_MFA_TYPE": (self._answer_select_mfa_type, ("ANSWER",)),
             "MFA_SETUP": (self._answer_mfa_setup, ()),
         }
@@ -779,6 +801,8 @@ class CognitoDouble:
             "username_attributes": lambda v: v is None or (isinstance(v, list) and set(v) <= {"email"}),
             "session_lifetime": non_negative_int,
             "email_mfa_challenge": lambda v: v in EMAIL_MFA_CHALLENGES,
+            "allowed_first_auth_factors": lambda v: string_list(v) and "PASSWORD" in v
+                                                    and set(v) <= set(FIRST_AUTH_FACTORS),
             "srp_challenge_session": lambda v: isinstance(v, bool),
             "rotation_grace_seconds": lambda v: non_negative_int(v) and v <= 60,  # Cognito's range
             "reuse_detection": lambda v: isinstance(v, bool),
@@ -850,6 +874,9 @@ class CognitoDouble:
         elif not (isinstance(attributes, dict)
                   and all(isinstance(k, str) and isinstance(v, str) for k, v in attributes.items())):
             raise ValueError("attributes must be an object of strings")
+        passkey = body.get("passkey", False)
+        if not isinstance(passkey, bool):
+            raise ValueError("passkey must be a boolean")
         force = body.get("force_change_password", False)
         if not isinstance(force, bool):
             raise ValueError("force_change_password must be a boolean")
@@ -872,7 +899,7 @@ class CognitoDouble:
                 # AdminCreateUser plus email_verified=true.
                 email_verified="email" in attributes)
             # force_change_password is what AdminCreateUser leaves (FORCE_CHANGE_PASSWORD).
-            user.update(force_change_password=force, mfa=mfa, totp_secret=totp_secret)
+            user.update(force_change_password=force, mfa=mfa, totp_secret=totp_secret, passkey=passkey)
             self.users[username] = user
             return {"username": username, "sub": user["sub"], "confirmed": user["confirmed"]}
 
@@ -970,6 +997,14 @@ class CognitoDouble:
             record = {"action": action, "auth_flow": auth_flow, "headers": dict(headers)}
             if identity:
                 record["service"] = "cognito-identity"
+            # What a sign-in step carried: the names only (never a password or
+            # code), and the choices, which are no secret.
+            sent = payload.get("AuthParameters", payload.get("ChallengeResponses")) if isinstance(payload, dict) else None
+            if isinstance(sent, dict) and not identity:
+                record["parameter_names"] = sorted(sent)
+                record.update({key.lower(): sent[key] for key in ("PREFERRED_CHALLENGE", "ANSWER") if key in sent})
+                if step != auth_flow:
+                    record["challenge"] = step
             self.requests.append(record)
 
             failed = self._fail_next(record)
@@ -1056,11 +1091,13 @@ class CognitoDouble:
         return self._after_password(username)
 
     def _user_srp_auth(self, params: dict) -> dict:
+        return self._srp_challenge(self._signing_in(params, "SRP_A"), params["SRP_A"])
+
+    def _srp_challenge(self, username: str, srp_a: str, with_session: bool = False) -> dict:
         """Step one of SRP: take A, answer B and what the client needs for its proof."""
-        username = self._signing_in(params, "SRP_A")
-        if not re.fullmatch(r"[0-9a-fA-F]+", params["SRP_A"]):
+        if not re.fullmatch(r"[0-9a-fA-F]+", srp_a):
             raise invalid_parameter("SRP_A must be a hexadecimal number")
-        a_pub = int(params["SRP_A"], 16)
+        a_pub = int(srp_a, 16)
         if a_pub % SRP_N == 0:  # A = 0 (mod N) would force the shared secret to 0
             raise invalid_parameter("SRP_A is invalid: A mod N is 0")
         user = self.users[username]
@@ -1078,9 +1115,57 @@ class CognitoDouble:
             "SALT": user["srp_salt"], "SRP_B": format(b_pub, "x"), "SECRET_BLOCK": secret_block,
             # The proof is over the canonical name, which the client may not know yet.
             "USER_ID_FOR_SRP": username, "USERNAME": username}}
-        if self.config["srp_challenge_session"]:
+        if self.config["srp_challenge_session"] or with_session:
             answer["Session"] = session
         return answer
+
+    def _user_auth(self, params: dict) -> dict:
+        """Choice-based sign-in: the preferred first factor, else a choice."""
+        username = self._signing_in(params, "USERNAME")
+        preferred = params.get("PREFERRED_CHALLENGE")
+        if preferred is not None and preferred not in FIRST_AUTH_FACTORS + ("PASSWORD_SRP",):
+            raise invalid_parameter(f"PREFERRED_CHALLENGE {preferred!r} is not a first factor")
+        available = self._first_factors(username)
+        if preferred in available and preferred != "WEB_AUTHN":
+            return self._first_factor(username, preferred, params)
+        return {"ChallengeName": "SELECT_CHALLENGE", "ChallengeParameters": {}, "AvailableChallenges": available,
+                "Session": self._new_session(username, "SELECT_CHALLENGE", available=available)}
+
+    def _first_factors(self, username: str) -> list:
+        """The first factors this user may choose, in this pool."""
+        allowed, user = self.config["allowed_first_auth_factors"], self.users[username]
+        has = {"PASSWORD": True, "PASSWORD_SRP": True, "EMAIL_OTP": "email" in user["attributes"],
+               "SMS_OTP": "phone_number" in user["attributes"], "WEB_AUTHN": user["passkey"]}
+        return [f for f in ("PASSWORD", "PASSWORD_SRP", "EMAIL_OTP", "SMS_OTP", "WEB_AUTHN")
+                if (f in allowed or (f == "PASSWORD_SRP" and "PASSWORD" in allowed)) and has[f]]
+
+    def _first_factor(self, username: str, factor: str, given: dict) -> dict:
+        """Starts the chosen first factor; `given` holds its PASSWORD or SRP_A."""
+        user = self.users[username]
+        if factor == "PASSWORD":
+            if not given.get("PASSWORD"):
+                raise invalid_parameter("Missing required parameter PASSWORD")
+            if user["password"] != given["PASSWORD"]:
+                raise CognitoError("NotAuthorizedException", INCORRECT)
+            if not user["confirmed"]:
+                raise CognitoError("UserNotConfirmedException", "User is not confirmed.")
+            return self._after_password(username)
+        if factor == "PASSWORD_SRP":
+            if not given.get("SRP_A"):
+                raise invalid_parameter("Missing required parameter SRP_A")
+            return self._srp_challenge(username, given["SRP_A"], with_session=True)
+        if factor == "WEB_AUTHN":
+            raise invalid_parameter("The Cognito double lists WEB_AUTHN but does not implement it")
+        if factor == "EMAIL_OTP":
+            # The same challenge, and code, as email MFA; a right code ends the sign-in.
+            return self._mfa_challenge(username, "EMAIL_OTP")
+        code = user["sms_code"]
+        while code == user["sms_code"]:
+            code = f"{secrets.randbelow(10 ** 6):06d}"
+        user["sms_code"] = code
+        return self._challenge(username, "SMS_OTP", {"CODE_DELIVERY_DELIVERY_MEDIUM": "SMS",
+                                                     "CODE_DELIVERY_DESTINATION": mask_phone(user["attributes"]["phone_number"])},
+                               sms_code=code)
 
     def _refresh_token_auth(self, params: dict) -> dict:
         token = params.get("REFRESH_TOKEN")
@@ -1273,6 +1358,17 @@ class CognitoDouble:
         if not hmac.compare_digest(given.encode(), state["email_code"].encode()):
             raise CognitoError("CodeMismatchException", "Invalid code received for user")
         return self._authentication_result(state["username"], auth_time=None, refresh=True)
+
+    def _answer_sms_otp(self, state: dict, responses: dict) -> dict:
+        if not hmac.compare_digest(responses["SMS_OTP_CODE"].encode(), state["sms_code"].encode()):
+            raise CognitoError("CodeMismatchException", "Invalid code received for user")
+        return self._authentication_result(state["username"], auth_time=None, refresh=True)
+
+    def _answer_select_challenge(self, state: dict, responses: dict) -> dict:
+        choice = responses["ANSWER"]
+        if choice not in state["available"]:
+            raise invalid_parameter(f"ANSWER must be one of {', '.join(state['available'])}, not {choice!r}")
+        return self._first_factor(state["username"], choice, responses)
 
     def _answer_select_mfa_type(self, state: dict, responses: dict) -> dict:
         choice = responses["ANSWER"]
@@ -2317,7 +2413,8 @@ class CognitoDouble:
             "force_change_password": False,    # sign-in answers NEW_PASSWORD_REQUIRED first
             "mfa": None,                       # one of MFA_MODES
             "totp_secret": None,               # base32, for SOFTWARE_TOKEN_MFA
-            "sms_code": None,                  # the last SMS_MFA code "sent"
+            "sms_code": None,                  # the last SMS_MFA (or SMS_OTP) code "sent"
+            "passkey": False,                  # offers WEB_AUTHN in USER_AUTH (listed only)
             "email_code": None,                # the last email MFA code "sent"
             "identities": None,                # a federated user's `identities` claim (managed login)
         }

@@ -40,10 +40,12 @@ def completion(cog, tmp_path):
     ("cog-cred prof", ["profiles"]),
     ("cog-cred token --format ", ["bare", "header", "json", "env"]),
     ("cog-cred token --format j", ["json"]),
-    ("cog-cred sign-in --auth-flow ", ["srp", "password", "browser"]),
+    ("cog-cred sign-in --auth-flow ", ["srp", "password", "browser", "choice"]),
     ("cog-cred configure --auth-flow p", ["password"]),
     ("cog-cred configure --grant c", ["client-credentials"]),
     ("cog-cred sign-in --mfa-type ", ["totp", "sms", "email"]),
+    ("cog-cred sign-in --method ", ["email-otp", "sms-otp", "password", "srp"]),
+    ("cog-cred configure --method ", ["email-otp", "sms-otp", "password", "srp"]),
     ("cog-cred git-credential ", ["get", "store", "erase", "capability"]),
     ("cog-cred docker-credential ", ["get", "store", "erase", "list", "version"]),
 ])

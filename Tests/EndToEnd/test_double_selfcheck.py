@@ -1187,3 +1187,110 @@ def test_global_sign_out_checks_the_access_token(pool):
         "Access Token has expired"
     assert get_tokens(pool, expired["RefreshToken"])[0] == 200  # the refused sign-out did nothing
     pool.fails("GlobalSignOut", "InvalidParameterException")
+
+
+# --- choice-based sign-in (USER_AUTH) -----------------------------------------------------
+
+def user_auth(pool, username=USER, **params):
+    return pool.call("InitiateAuth", ClientId=CLIENT, AuthFlow="USER_AUTH", AuthParameters={"USERNAME": username, **params})
+
+
+def passwordless_user(pool, **extra):
+    pool.admin("config", {"allowed_first_auth_factors": ["PASSWORD", "EMAIL_OTP", "SMS_OTP", "WEB_AUTHN"]})
+    pool.admin("users", {"username": USER, "password": PASSWORD,
+                         "attributes": {"email": "mia@example.com", "phone_number": "+15555550123"}, **extra})
+
+
+def test_user_auth_offers_what_the_pool_allows_and_the_user_has(pool):
+    pool.admin("users", {"username": USER, "password": PASSWORD, "attributes": {"email": "mia@example.com"}})
+    status, answer = user_auth(pool)
+    # Cognito's default pool: passwords only.
+    assert status == 200 and answer["ChallengeName"] == "SELECT_CHALLENGE", answer
+    assert answer["AvailableChallenges"] == ["PASSWORD", "PASSWORD_SRP"] and answer["ChallengeParameters"] == {}
+    passwordless_user(pool)
+    assert user_auth(pool)[1]["AvailableChallenges"] == ["PASSWORD", "PASSWORD_SRP", "EMAIL_OTP", "SMS_OTP"]
+    passwordless_user(pool, passkey=True)
+    assert user_auth(pool)[1]["AvailableChallenges"][-1] == "WEB_AUTHN"
+    # A preferred factor the user lacks: the choice instead.
+    pool.admin("users", {"username": USER, "password": PASSWORD, "attributes": {}})
+    assert user_auth(pool, PREFERRED_CHALLENGE="EMAIL_OTP")[1]["AvailableChallenges"] == ["PASSWORD", "PASSWORD_SRP"]
+    assert user_auth(pool, PREFERRED_CHALLENGE="FACE_ID")[1]["__type"] == "InvalidParameterException"
+
+
+@pytest.mark.parametrize("factor,medium", [("EMAIL_OTP", "EMAIL"), ("SMS_OTP", "SMS")])
+def test_a_one_time_code_signs_in_once(pool, factor, medium):
+    passwordless_user(pool)
+    kind = "email" if factor == "EMAIL_OTP" else "sms"
+    status, challenge = user_auth(pool, PREFERRED_CHALLENGE=factor)
+    assert status == 200 and challenge["ChallengeName"] == factor, challenge
+    assert challenge["ChallengeParameters"]["CODE_DELIVERY_DELIVERY_MEDIUM"] == medium
+    assert challenge["ChallengeParameters"]["CODE_DELIVERY_DESTINATION"] in ("m***@e***", "+*******0123")
+    sent = pool.code(USER, kind)
+    # A wrong code spends the Session: the right one is no good after it.
+    assert respond(pool, challenge, **{factor + "_CODE": other_code(sent)})[1]["__type"] == "CodeMismatchException"
+    assert respond(pool, challenge, **{factor + "_CODE": sent})[1]["__type"] == "NotAuthorizedException"
+    # A code of another Session is no good; the right one works once.
+    first = user_auth(pool, PREFERRED_CHALLENGE=factor)[1]
+    first_code = pool.code(USER, kind)
+    second = user_auth(pool, PREFERRED_CHALLENGE=factor)[1]
+    assert respond(pool, second, **{factor + "_CODE": first_code})[1]["__type"] == "CodeMismatchException"
+    third = user_auth(pool, PREFERRED_CHALLENGE=factor)[1]
+    status, answer = respond(pool, third, **{factor + "_CODE": pool.code(USER, kind)})
+    assert status == 200 and "AuthenticationResult" in answer
+    assert respond(pool, third, **{factor + "_CODE": pool.code(USER, kind)})[1]["__type"] == "NotAuthorizedException"
+    assert respond(pool, first, **{factor + "_CODE": first_code})[0] == 200  # its own Session, still live
+
+
+def test_an_expired_code_session_is_refused(pool):
+    passwordless_user(pool)
+    pool.admin("config", {"session_lifetime": 0})
+    challenge = user_auth(pool, PREFERRED_CHALLENGE="EMAIL_OTP")[1]
+    answer = respond(pool, challenge, EMAIL_OTP_CODE=pool.code(USER, "email"))[1]
+    assert answer["__type"] == "NotAuthorizedException" and "expired" in answer["message"]
+
+
+def test_selecting_a_first_factor(pool):
+    passwordless_user(pool)
+    select = user_auth(pool)[1]
+    assert respond(pool, select, ANSWER="WEB_AUTHN")[1]["__type"] == "InvalidParameterException"
+    select = user_auth(pool)[1]
+    password = pool.ok("RespondToAuthChallenge", ClientId=CLIENT, ChallengeName="SELECT_CHALLENGE",
+                       Session=select["Session"], ChallengeResponses={"USERNAME": USER, "ANSWER": "PASSWORD",
+                                                                      "PASSWORD": PASSWORD})
+    assert "AuthenticationResult" in password
+    select = user_auth(pool)[1]
+    wrong = respond(pool, select, ANSWER="PASSWORD", PASSWORD="not-" + PASSWORD)[1]
+    assert wrong["__type"] == "NotAuthorizedException" and wrong["message"] == "Incorrect username or password."
+    select = user_auth(pool)[1]
+    email = respond(pool, select, ANSWER="EMAIL_OTP")[1]
+    assert email["ChallengeName"] == "EMAIL_OTP"
+    assert respond(pool, email, EMAIL_OTP_CODE=pool.code(USER, "email"))[0] == 200
+
+
+def test_password_srp_in_user_auth_is_pycognitos_srp(pool):
+    # The proof pycognito's client makes for USER_SRP_AUTH is what USER_AUTH's PASSWORD_SRP checks.
+    passwordless_user(pool)
+    srp = srp_client(USER, PASSWORD)
+    params = srp.get_auth_params()
+    status, challenge = user_auth(pool, PREFERRED_CHALLENGE="PASSWORD_SRP", SRP_A=params["SRP_A"])
+    assert status == 200 and challenge["ChallengeName"] == "PASSWORD_VERIFIER" and challenge["Session"], challenge
+    status, answer = verify_password(pool, srp.process_challenge(challenge["ChallengeParameters"], params),
+                                     Session=challenge["Session"])
+    assert status == 200 and "AuthenticationResult" in answer, answer
+    wrong = srp_client(USER, "not-" + PASSWORD)
+    params = wrong.get_auth_params()
+    challenge = user_auth(pool, PREFERRED_CHALLENGE="PASSWORD_SRP", SRP_A=params["SRP_A"])[1]
+    assert verify_password(pool, wrong.process_challenge(challenge["ChallengeParameters"], params),
+                           Session=challenge["Session"])[1]["__type"] == "NotAuthorizedException"
+
+
+def test_user_auth_checks_the_secret_hash(pool):
+    passwordless_user(pool)
+    pool.admin("config", {"client_secret": "s3cr3t"})
+    assert user_auth(pool, PREFERRED_CHALLENGE="EMAIL_OTP")[1]["__type"] == "NotAuthorizedException"
+    status, challenge = user_auth(pool, PREFERRED_CHALLENGE="EMAIL_OTP", SECRET_HASH=secret_hash("s3cr3t", USER, CLIENT))
+    assert status == 200, challenge
+    assert respond(pool, challenge, EMAIL_OTP_CODE=pool.code(USER, "email"))[1]["__type"] == "NotAuthorizedException"
+    challenge = user_auth(pool, PREFERRED_CHALLENGE="EMAIL_OTP", SECRET_HASH=secret_hash("s3cr3t", USER, CLIENT))[1]
+    assert respond(pool, challenge, EMAIL_OTP_CODE=pool.code(USER, "email"),
+                   SECRET_HASH=secret_hash("s3cr3t", USER, CLIENT))[0] == 200

@@ -136,7 +136,7 @@ def test_authenticator_code_scripted(cog, bus, profile):
     assert missing.returncode == 77 and "--mfa-code" in missing.stderr
     wrong = cog.run("sign-in", "--password-stdin", "--mfa-code", "000000" if totp.now() != "000000" else "111111",
                     input=PASSWORD + "\n")
-    assert wrong.returncode == 77 and "MFA code is incorrect" in wrong.stderr
+    assert wrong.returncode == 77 and "code is incorrect: check it and sign in again" in wrong.stderr
     assert all_stored(bus)["refresh"] is None
     cog.ok("sign-in", "--password-stdin", "--mfa-code", totp.now(), input=PASSWORD + "\n")
     assert stored(bus, "refresh")
@@ -222,7 +222,7 @@ def test_email_code_scripted_and_interactive(cog, bus, profile, challenge):
     proc.stdin.write(("000000" if sent != "000000" else "111111") + "\n")
     proc.stdin.close()
     assert proc.wait(timeout=60) == 77
-    assert "MFA code is incorrect" in proc.stderr.read()
+    assert "code is incorrect: check it and sign in again" in proc.stderr.read()
     assert all_stored(bus)["refresh"] is None
 
     # Scripted: the code exists only once the email is sent, so `--mfa-code -`

@@ -20,8 +20,11 @@ public struct Profile: Sendable, Equatable {
     /// The app client has a secret, kept in the Secret Service (never here)
     /// as the profile's `client-secret` item.
     public var clientSecretInKeyring: Bool?
-    /// "srp" (default) or "password".
+    /// An `AuthFlow`: "srp" (default), "password", "browser" or "choice".
     public var authFlow: String?
+    /// With the choice flow, the `SignInMethod` asked for first (else
+    /// Cognito offers the pool's choices).
+    public var method: String?
     /// A PEM file of CA certificates for HTTPS to the endpoint (a proxy or
     /// emulator with a private CA); AWS_CA_BUNDLE overrides it.
     public var caBundle: String?
@@ -73,6 +76,7 @@ public struct Profile: Sendable, Equatable {
         static let commandTimeout = "command-timeout"
         static let clientSecretInKeyring = "client-secret-in-keyring"
         static let authFlow = "auth-flow"
+        static let method = "method"
         static let caBundle = "ca-bundle"
         static let gitURLs = "git-urls"
         static let dockerRegistries = "docker-registries"
@@ -101,6 +105,7 @@ public struct Profile: Sendable, Equatable {
         commandTimeout = try json.optionalDouble(Key.commandTimeout)
         clientSecretInKeyring = try json.optionalBool(Key.clientSecretInKeyring)
         authFlow = try json.optionalString(Key.authFlow)
+        method = try json.optionalString(Key.method)
         caBundle = try json.optionalString(Key.caBundle)
         gitURLs = try json.optionalStrings(Key.gitURLs)
         dockerRegistries = try json.optionalStrings(Key.dockerRegistries)
@@ -127,6 +132,7 @@ public struct Profile: Sendable, Equatable {
         members[Key.commandTimeout] = commandTimeout.map { .double($0) }
         members[Key.clientSecretInKeyring] = clientSecretInKeyring.map { .bool($0) }
         members[Key.authFlow] = authFlow.map { .string($0) }
+        members[Key.method] = method.map { .string($0) }
         members[Key.caBundle] = caBundle.map { .string($0) }
         members[Key.gitURLs] = gitURLs.map { .array($0.map { .string($0) }) }
         members[Key.dockerRegistries] = dockerRegistries.map { .array($0.map { .string($0) }) }
@@ -217,7 +223,10 @@ public struct Profile: Sendable, Equatable {
             throw .invalidValue("ca-bundle", "must be an absolute path to a PEM file")
         }
         if let authFlow, AuthFlow(rawValue: authFlow) == nil {
-            throw .invalidValue("auth-flow", "must be srp, password or browser")
+            throw .invalidValue("auth-flow", "must be srp, password, browser or choice")
+        }
+        if let method, SignInMethod(rawValue: method) == nil {
+            throw .invalidValue("method", "must be email-otp, sms-otp, password or srp")
         }
         if let redirectURI, let problem = ProfileValidation.redirectURIProblem(redirectURI) {
             throw .invalidValue("redirect-uri", problem)
@@ -263,6 +272,33 @@ public enum AuthFlow: String, Sendable, CaseIterable {
     /// The managed login in a browser (authorization code with PKCE): for
     /// pools behind Google, Entra, Okta or SAML, whose users have no password.
     case browser
+    /// Choice-based sign-in (USER_AUTH): a one-time code by email or SMS,
+    /// or the password, as the pool offers (`SignInMethod`).
+    case choice
+}
+
+/// A first factor of choice-based sign-in, by its name on the command line
+/// (`--method`) and Cognito's challenge name.
+public enum SignInMethod: String, Sendable, CaseIterable {
+    case emailOTP = "email-otp"
+    case smsOTP = "sms-otp"
+    case password
+    case srp
+
+    /// PREFERRED_CHALLENGE, and the name in AvailableChallenges.
+    public var challenge: String {
+        switch self {
+        case .emailOTP: return "EMAIL_OTP"
+        case .smsOTP: return "SMS_OTP"
+        case .password: return "PASSWORD"
+        case .srp: return "PASSWORD_SRP"
+        }
+    }
+
+    public init?(challenge: String) {
+        guard let method = SignInMethod.allCases.first(where: { $0.challenge == challenge }) else { return nil }
+        self = method
+    }
 }
 
 /// How a profile gets its tokens.

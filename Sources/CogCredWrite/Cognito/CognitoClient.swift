@@ -18,7 +18,13 @@ public struct AuthenticationResult: Sendable, Equatable {
 /// What InitiateAuth answered: tokens, or a challenge that needs more input.
 public enum AuthOutcome: Sendable, Equatable {
     case authenticated(AuthenticationResult)
+    /// `parameters` are the ChallengeParameters, and for SELECT_CHALLENGE
+    /// the answer's AvailableChallenges too, as a JSON list under
+    /// `AuthOutcome.availableChallenges` (as MFAS_CAN_CHOOSE is one).
     case challenge(name: String, session: String?, parameters: [String: String])
+
+    /// Where a challenge's `parameters` carry AvailableChallenges.
+    public static let availableChallenges = "AvailableChallenges"
 }
 
 /// Where Cognito sent a code (CodeDeliveryDetails).
@@ -68,6 +74,10 @@ public protocol CognitoClient: Sendable {
 
     /// InitiateAuth with USER_SRP_AUTH: answers the PASSWORD_VERIFIER challenge.
     func initiateSRP(username: String, srpA: String) throws(CognitoError) -> AuthOutcome
+    /// InitiateAuth with USER_AUTH (choice-based sign-in). `parameters` are
+    /// the AuthParameters besides USERNAME and SECRET_HASH:
+    /// PREFERRED_CHALLENGE, with PASSWORD or SRP_A when it needs them.
+    func initiateUserAuth(username: String, parameters: [String: String]) throws(CognitoError) -> AuthOutcome
     /// RespondToAuthChallenge. SECRET_HASH, when needed, is computed over the
     /// responses' USERNAME (USER_ID_FOR_SRP).
     func respondToChallenge(name: String, session: String?, responses: [String: String]) throws(CognitoError) -> AuthOutcome

@@ -115,6 +115,15 @@ public struct CognitoHTTPClient: CognitoClient {
         return try response.outcome()
     }
 
+    public func initiateUserAuth(username: String, parameters: [String: String]) throws(CognitoError) -> AuthOutcome {
+        var parameters = parameters
+        parameters["USERNAME"] = username
+        parameters["SECRET_HASH"] = secretHash(username)
+        let response: InitiateAuthResponse = try call(
+            "InitiateAuth", InitiateAuthRequest(authFlow: "USER_AUTH", clientID: clientID, authParameters: parameters))
+        return try response.outcome()
+    }
+
     public func respondToChallenge(name: String, session: String?, responses: [String: String]) throws(CognitoError) -> AuthOutcome {
         var responses = responses
         responses["SECRET_HASH"] = secretHash(responses["USERNAME"])
@@ -295,12 +304,14 @@ struct InitiateAuthResponse: Decodable {
     var challengeName: String?
     var session: String?
     var challengeParameters: [String: String]?
+    var availableChallenges: [String]?
 
     enum CodingKeys: String, CodingKey {
         case authenticationResult = "AuthenticationResult"
         case challengeName = "ChallengeName"
         case session = "Session"
         case challengeParameters = "ChallengeParameters"
+        case availableChallenges = "AvailableChallenges"
     }
 
     func outcome() throws(CognitoError) -> AuthOutcome {
@@ -314,7 +325,13 @@ struct InitiateAuthResponse: Decodable {
                     expiresIn: result.expiresIn))
         }
         if let name = challengeName, !name.isEmpty {
-            return .challenge(name: name, session: session, parameters: challengeParameters ?? [:])
+            var parameters = challengeParameters ?? [:]
+            if let availableChallenges {
+                // Encoding strings cannot fail.
+                let list = (try? JSONEncoder().encode(availableChallenges)) ?? Data("[]".utf8)
+                parameters[AuthOutcome.availableChallenges] = String(decoding: list, as: UTF8.self)
+            }
+            return .challenge(name: name, session: session, parameters: parameters)
         }
         throw .badResponse(httpStatus: 200, detail: "neither tokens nor a challenge in the answer")
     }

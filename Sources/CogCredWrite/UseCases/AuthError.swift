@@ -139,6 +139,10 @@ public enum AuthError: CogCredFailure, Equatable {
             message = error.summary.contains("Access Token")
                 ? "the session is no longer valid; sign in again: cog-cred sign-in\(profileFlag(profile))"
                 : "the current password is incorrect"
+        // Before the password's case below, which would take it: the
+        // challenge's Session (3 minutes, one answer) is over.
+        case ("NotAuthorizedException", .signIn) where error.summary.lowercased().contains("session"):
+            message = "the sign-in session is over (Cognito takes one answer within 3 minutes): sign in again"
         case ("NotAuthorizedException", _):
             message = "incorrect username or password"
         case ("UserNotFoundException", _):
@@ -154,9 +158,7 @@ public enum AuthError: CogCredFailure, Equatable {
         case ("InvalidPasswordException", _):
             message = "the password does not meet the user pool's password policy"
         case ("CodeMismatchException", .signIn), ("EnableSoftwareTokenMFAException", .signIn):
-            message = "the MFA code is incorrect: check the code and sign in again"
-        case ("NotAuthorizedException", .signIn) where error.summary.lowercased().contains("session"):
-            message = "the sign-in session expired (Cognito allows 3 minutes): sign in again"
+            message = "the code is incorrect: check it and sign in again"
         case ("CodeMismatchException", _):
             message = "the code is incorrect: check it and try again"
         case ("ExpiredCodeException", .confirmForgotPassword):

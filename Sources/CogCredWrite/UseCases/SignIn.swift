@@ -49,6 +49,13 @@ public protocol ChallengeAnswers {
     /// MFA_SETUP: show the otpauth:// URI (and a QR code) and return the
     /// first code the authenticator app shows.
     func setUpAuthenticator(uri: String) throws -> String
+    /// SELECT_CHALLENGE (choice-based sign-in): how to sign in, of the
+    /// methods the pool offers this user; `unsupported` names what it also
+    /// offers and this tool cannot do (WEB_AUTHN: a passkey).
+    func chooseSignInMethod(from methods: [SignInMethod], unsupported: [String]) throws -> SignInMethod
+    /// EMAIL_OTP or SMS_OTP as the first factor: the one-time code sent by
+    /// email or SMS to `destination` (masked, as Cognito says it).
+    func signInCode(_ kind: MFAKind, destination: String?) throws -> String
 }
 
 extension TokenManager {
@@ -62,19 +69,61 @@ extension TokenManager {
     public func signIn(username: String, password: String, flow: AuthFlow = .srp, answers: any ChallengeAnswers) throws
         -> RefreshedTokens
     {
+        try signIn(username: username, password: { password }, flow: flow, answers: answers)
+    }
+
+    /// The same, asking for the password only when a step needs it: a
+    /// choice-based sign-in with a one-time code needs none. `method` is
+    /// the choice flow's preferred first factor.
+    @discardableResult
+    public func signIn(
+        username: String, password readPassword: () throws -> String, flow: AuthFlow, method: SignInMethod? = nil,
+        answers: any ChallengeAnswers
+    ) throws -> RefreshedTokens {
         store.prepareWrites()
         let cognito = try makeCognito()
+        var typed: String? = nil
+        func password() throws -> String {
+            if let typed { return typed }
+            let read = try readPassword()
+            typed = read
+            return read
+        }
         var srp: SRPClient? = nil
+        /// The first factor's parameters (PASSWORD or SRP_A), for USER_AUTH.
+        func firstFactor(_ method: SignInMethod) throws -> [String: String] {
+            switch method {
+            case .password: return ["PASSWORD": try password()]
+            case .srp:
+                let client = try SRPClient()
+                srp = client
+                return ["SRP_A": client.publicA]
+            case .emailOTP, .smsOTP: return [:]
+            }
+        }
         var outcome: AuthOutcome
-        if flow == .srp {
+        switch flow {
+        case .srp:
             let client = try SRPClient()
             srp = client
             outcome = try signInCall { () throws(CognitoError) in try cognito.initiateSRP(username: username, srpA: client.publicA) }
-        } else {
-            outcome = try signInCall { () throws(CognitoError) in try cognito.signInWithPassword(username: username, password: password) }
+        case .password:
+            let typed = try password()
+            outcome = try signInCall { () throws(CognitoError) in try cognito.signInWithPassword(username: username, password: typed) }
+        case .choice:
+            var parameters: [String: String] = [:]
+            if let method {
+                parameters = try firstFactor(method)
+                parameters["PREFERRED_CHALLENGE"] = method.challenge
+            }
+            outcome = try signInCall { () throws(CognitoError) in try cognito.initiateUserAuth(username: username, parameters: parameters) }
+        case .browser:
+            throw AuthError.unsupportedChallenge("the browser flow (sign-in --browser)")
         }
 
         var userID = username
+        // A one-time code chosen as the first factor is still to come.
+        var codeSignsIn = flow == .choice && (method == .emailOTP || method == .smsOTP)
         for _ in 0..<TokenManager.maxChallenges {
             guard case .challenge(let name, let session, let parameters) = outcome else { break }
             // The name Cognito knows the user by (not an alias they typed):
@@ -88,7 +137,22 @@ extension TokenManager {
             case "PASSWORD_VERIFIER":
                 guard let srp else { throw AuthError.unsupportedChallenge(name) }
                 responses = try passwordVerifier(
-                    srp, userID: userID, srpUserID: parameters["USER_ID_FOR_SRP"] ?? userID, password: password, parameters)
+                    srp, userID: userID, srpUserID: parameters["USER_ID_FOR_SRP"] ?? userID, password: try password(), parameters)
+            case "SELECT_CHALLENGE":
+                // Choice-based sign-in without a preference (or one this
+                // user lacks): the pool's first factors for this user.
+                let offered = TokenManager.jsonList(parameters[AuthOutcome.availableChallenges])
+                let methods = offered.compactMap(SignInMethod.init(challenge:))
+                let chosen = try answers.chooseSignInMethod(
+                    from: methods, unsupported: offered.filter { SignInMethod(challenge: $0) == nil })
+                responses = try firstFactor(chosen).merging(["USERNAME": userID, "ANSWER": chosen.challenge]) { $1 }
+                codeSignsIn = chosen == .emailOTP || chosen == .smsOTP
+            case "EMAIL_OTP" where codeSignsIn, "SMS_OTP":
+                // The one-time code that is the first factor (EMAIL_OTP after
+                // a password is email MFA, below).
+                codeSignsIn = false
+                let code = try answers.signInCode(name == "SMS_OTP" ? .sms : .email, destination: parameters["CODE_DELIVERY_DESTINATION"])
+                responses = ["USERNAME": userID, name + "_CODE": code]
             case "NEW_PASSWORD_REQUIRED":
                 let required = TokenManager.jsonList(parameters["requiredAttributes"])
                 if !required.isEmpty { throw AuthError.requiredAttributes(required) }

@@ -91,10 +91,15 @@ struct Configure: ParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "How sign-in works: srp (default; the password is never sent), password, or browser (the pool's managed login, with --domain).",
+            "How sign-in works: srp (default; the password is never sent), password, browser (the pool's managed login, with --domain), or choice (the pool's choice-based sign-in: one-time codes, password).",
             valueName: "flow"),
         completion: Completions.authFlows)
     var authFlow: String?
+
+    @Option(
+        help: ArgumentHelp("With --auth-flow choice, the method asked for first: email-otp, sms-otp, password or srp ('' clears it: Cognito lists the choices).", valueName: "method"),
+        completion: Completions.signInMethods)
+    var method: String?
 
     @Option(
         help: ArgumentHelp("A PEM file of CA certificates for HTTPS to the endpoint (AWS_CA_BUNDLE overrides it).", valueName: "file"),
@@ -122,7 +127,7 @@ struct Configure: ParsableCommand {
     /// Any setting given on this command line.
     var changesSettings: Bool {
         let values: [Any?] = [userPoolId, clientId, region, endpointUrl, allowInsecureHttp, username, domain, scopes, redirectUri,
-                              identityProvider, logoutUri, identityPoolId, roleArn, basicFlow, grant, connectTimeout, requestTimeout, commandTimeout, authFlow,
+                              identityProvider, logoutUri, identityPoolId, roleArn, basicFlow, grant, connectTimeout, requestTimeout, commandTimeout, authFlow, method,
                               caBundle]
         return values.contains { $0 != nil } || !gitURLs.isEmpty || !dockerRegistries.isEmpty || clientSecretStdin
             || removeClientSecret
@@ -184,6 +189,7 @@ struct Configure: ParsableCommand {
         if let requestTimeout { profile.requestTimeout = requestTimeout }
         if let commandTimeout { profile.commandTimeout = commandTimeout }
         if let authFlow { profile.authFlow = authFlow.isEmpty ? nil : authFlow }
+        if let method { profile.method = method.isEmpty ? nil : method }
         if let caBundle {
             if !caBundle.isEmpty && access(caBundle, R_OK) != 0 {
                 throw ValidationError("--ca-bundle: cannot read \(caBundle)")

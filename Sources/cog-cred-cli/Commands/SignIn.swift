@@ -20,6 +20,16 @@ struct SignIn: ParsableCommand {
             URI (and a QR code when qrencode is installed) and then takes the first code. \
             Without a terminal and without the flag, sign-in exits 77 naming the flag.
 
+            --auth-flow choice (or configure --auth-flow choice) is the pool's choice-based \
+            sign-in (USER_AUTH): --method email-otp or sms-otp signs in with a one-time code \
+            sent by email or SMS (the masked address is shown, then the code is asked for, \
+            or read from the next line of standard input with --code -), password or srp with \
+            the password; configure --method keeps a default. Without a method, Cognito lists \
+            what the pool offers this user: chosen on the terminal, or without one sign-in \
+            exits 77 naming --method and the choices. A passkey (WEB_AUTHN) is listed as \
+            such: the managed login (--browser) signs in with one. --method alone means \
+            --auth-flow choice.
+
             --browser (or configure --auth-flow browser) signs in through the pool's managed \
             login instead, as a person would on the web (Google, Entra, Okta or SAML behind \
             the pool): the authorization code flow with PKCE. cog-cred listens on the \
@@ -57,8 +67,16 @@ struct SignIn: ParsableCommand {
         completion: Completions.mfaTypes)
     var mfaType: String?
 
-    @Option(help: ArgumentHelp("srp, password or browser (default: the profile's, else srp).", valueName: "flow"), completion: Completions.authFlows)
+    @Option(help: ArgumentHelp("srp, password, browser or choice (default: the profile's, else srp).", valueName: "flow"), completion: Completions.authFlows)
     var authFlow: String?
+
+    @Option(
+        help: ArgumentHelp("With --auth-flow choice: email-otp, sms-otp, password or srp (default: the profile's, else Cognito's list).", valueName: "method"),
+        completion: Completions.signInMethods)
+    var method: String?
+
+    @Option(help: ArgumentHelp("The one-time code of --method email-otp or sms-otp; '-' reads it from standard input when it is sent.", valueName: "code"))
+    var code: String?
 
     @Flag(help: "Sign in through the pool's managed login in a browser, this once.")
     var browser = false
@@ -71,7 +89,11 @@ struct SignIn: ParsableCommand {
 
     func validate() throws {
         if let mfaType, MFAKind(optionName: mfaType) == nil { throw ValidationError("--mfa-type must be totp, sms or email") }
-        if let authFlow, AuthFlow(rawValue: authFlow) == nil { throw ValidationError("--auth-flow must be srp, password or browser") }
+        if let authFlow, AuthFlow(rawValue: authFlow) == nil { throw ValidationError("--auth-flow must be srp, password, browser or choice") }
+        if let method {
+            if SignInMethod(rawValue: method) == nil { throw ValidationError("--method must be email-otp, sms-otp, password or srp") }
+            if let authFlow, authFlow != AuthFlow.choice.rawValue { throw ValidationError("--method goes with --auth-flow choice, not \(authFlow)") }
+        }
         if !(1...3600).contains(timeout) { throw ValidationError("--timeout takes 1 to 3600 seconds") }
         if browser && noBrowser { throw ValidationError("--browser and --no-browser cannot be used together") }
     }
@@ -85,7 +107,7 @@ struct SignIn: ParsableCommand {
             let until = tokens.access.claims.exp.map { "; access token valid until \(rfc3339($0))" } ?? ""
             return Output.note("Got an access token for app client \(manager.profile.clientID)\(scopes) (profile '\(manager.profileName)')\(until).")
         }
-        let flow = authFlow.flatMap(AuthFlow.init(rawValue:)) ?? manager.profile.effectiveAuthFlow
+        let flow = authFlow.flatMap(AuthFlow.init(rawValue:)) ?? (method != nil ? .choice : manager.profile.effectiveAuthFlow)
         if browser || noBrowser || flow == .browser {
             let tokens = try signInWithBrowser(manager, wiring: wiring)
             let who = tokens.id?.claims.cognitoUsername ?? tokens.access.claims.subjectName ?? "the user"
@@ -95,14 +117,18 @@ struct SignIn: ParsableCommand {
         guard let user = username ?? manager.profile.username, !user.isEmpty else {
             throw ValidationError("no username: pass --username or set one with cog-cred configure --username")
         }
-        let password =
-            passwordStdin
-            ? try PasswordInput.fromStandardInput()
-            : try PasswordInput.prompt("Password for \(user): ")
+        // Read first, before anything is sent; in the choice flow only when
+        // the method needs it (a one-time code needs none).
+        let readPassword = { () throws -> String in
+            passwordStdin ? try PasswordInput.fromStandardInput() : try PasswordInput.prompt("Password for \(user): ")
+        }
+        let typed = flow == .choice ? nil : try readPassword()
+        let preferred = (method ?? (flow == .choice ? manager.profile.method : nil)).flatMap(SignInMethod.init(rawValue:))
         let answers = ChallengePrompts(
             newPasswordFromStdin: newPasswordStdin, mfaCode: mfaCode,
-            mfaType: mfaType.flatMap(MFAKind.init(optionName:)))
-        let tokens = try manager.signIn(username: user, password: password, flow: flow, answers: answers)
+            mfaType: mfaType.flatMap(MFAKind.init(optionName:)), code: code, method: preferred)
+        let tokens = try manager.signIn(
+            username: user, password: { try typed ?? readPassword() }, flow: flow, method: preferred, answers: answers)
         let who = tokens.access.claims.subjectName ?? user
         let until = tokens.access.claims.exp.map { "; access token valid until \(rfc3339($0))" } ?? ""
         Output.note("Signed in as \(who) (profile '\(manager.profileName)')\(until).")
