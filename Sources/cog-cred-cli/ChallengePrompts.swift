@@ -10,6 +10,8 @@ struct ChallengePrompts: ChallengeAnswers {
     var code: String? = nil
     /// `--method` (or the profile's): the first factor to choose.
     var method: SignInMethod? = nil
+    /// `--answer -`: custom challenges' answers, one a line of standard input.
+    var answersFromStdin = false
 
     func newPassword(for username: String) throws -> String {
         if newPasswordFromStdin { return try PasswordInput.fromStandardInput(what: "new password") }
@@ -49,6 +51,19 @@ struct ChallengePrompts: ChallengeAnswers {
             throw AuthError.challengeNeedsInput(challenge: what, flag: flag)
         }
         return try AccountValidation.normalizedCode(try PasswordInput.ask("Enter \(what): "))
+    }
+
+    func customAnswer(_ parameters: [String: String]) throws -> String {
+        // What the pool's trigger chose to show, one `key: value` a line;
+        // the names it is addressed by are no part of the question.
+        let shown = parameters.filter { $0.key != "USERNAME" && $0.key != "USER_ID_FOR_SRP" }
+        Output.note("Cognito asks a custom challenge\(shown.isEmpty ? "." : ":")")
+        for (key, value) in shown.sorted(by: { $0.key < $1.key }) { Output.note("  \(key.printable): \(value.printable)") }
+        if answersFromStdin { return try PasswordInput.fromStandardInput(what: "answer") }
+        guard PasswordInput.hasTerminal else {
+            throw AuthError.challengeNeedsInput(challenge: "an answer to the pool's custom challenge", flag: "--answer -")
+        }
+        return try PasswordInput.ask("Answer: ")
     }
 
     func chooseSignInMethod(from methods: [SignInMethod], unsupported: [String]) throws -> SignInMethod {

@@ -50,7 +50,7 @@ import Synchronization
     /// AvailableChallenges (top-level in the answer) come with its parameters.
     @Test func choiceBasedSignInSendsThePreferenceAndBringsBackTheChoices() throws {
         let transport = FakeTransport(status: 200, body: #"{"ChallengeName":"SELECT_CHALLENGE","Session":"s1","ChallengeParameters":{},"AvailableChallenges":["PASSWORD","PASSWORD_SRP","EMAIL_OTP","WEB_AUTHN"]}"#)
-        let outcome = try client(transport).initiateUserAuth(username: "alice", parameters: ["PREFERRED_CHALLENGE": "SMS_OTP"])
+        let outcome = try client(transport).initiateAuth(flow: "USER_AUTH", username: "alice", parameters: ["PREFERRED_CHALLENGE": "SMS_OTP"])
         #expect(outcome == .challenge(name: "SELECT_CHALLENGE", session: "s1", parameters: [
             AuthOutcome.availableChallenges: #"["PASSWORD","PASSWORD_SRP","EMAIL_OTP","WEB_AUTHN"]"#,
         ]))

@@ -91,9 +91,15 @@ final class FakeCognito: CognitoClient {
 
     /// Every InitiateAuth USER_AUTH: its AuthParameters besides USERNAME.
     let userAuthCalls = Mutex<[[String: String]]>([])
+    /// Every InitiateAuth CUSTOM_AUTH, likewise.
+    let customAuthCalls = Mutex<[[String: String]]>([])
 
-    func initiateUserAuth(username: String, parameters: [String: String]) throws(CognitoError) -> AuthOutcome {
-        userAuthCalls.withLock { $0.append(parameters) }
+    func initiateAuth(flow: String, username: String, parameters: [String: String]) throws(CognitoError) -> AuthOutcome {
+        if flow == "USER_AUTH" {
+            userAuthCalls.withLock { $0.append(parameters) }
+        } else {
+            customAuthCalls.withLock { $0.append(parameters) }
+        }
         return try nextChallengeAnswer()
     }
 
@@ -185,6 +191,7 @@ struct ScriptedAnswers: ChallengeAnswers {
     var choice: MFAKind? = nil
     var method: SignInMethod? = nil
     var signInCode: String? = nil
+    var customAnswers: [String] = []
     let seen = Seen()
 
     final class Seen: @unchecked Sendable {
@@ -195,6 +202,8 @@ struct ScriptedAnswers: ChallengeAnswers {
         var methods: [([SignInMethod], [String])] = []
         /// Each first-factor code asked for.
         var signInCodes: [(MFAKind, String?)] = []
+        /// Each custom challenge's parameters.
+        var custom: [[String: String]] = []
     }
 
     func newPassword(for username: String) throws -> String {
@@ -212,6 +221,12 @@ struct ScriptedAnswers: ChallengeAnswers {
         seen.methods.append((methods, unsupported))
         guard let method else { throw AuthError.challengeNeedsInput(challenge: "SELECT_CHALLENGE", flag: "--method") }
         return method
+    }
+
+    func customAnswer(_ parameters: [String: String]) throws -> String {
+        seen.custom.append(parameters)
+        guard !customAnswers.isEmpty else { throw AuthError.challengeNeedsInput(challenge: "CUSTOM_CHALLENGE", flag: "--answer -") }
+        return customAnswers[seen.custom.count - 1]
     }
 
     func signInCode(_ kind: MFAKind, destination: String?) throws -> String {

@@ -163,6 +163,39 @@ import CogCredTestSupport
         #expect(readPasswords == 1)
     }
 
+    /// CUSTOM_AUTH: no password; every round answered, as the user the
+    /// challenge names.
+    @Test func customChallengesAreAnsweredRoundByRound() throws {
+        let cognito = FakeCognito()
+        cognito.challengeAnswers.withLock {
+            $0 = [
+                .success(.challenge(name: "CUSTOM_CHALLENGE", session: "s1", parameters: ["USERNAME": "alice-id", "question": "2+3?"])),
+                .success(.challenge(name: "CUSTOM_CHALLENGE", session: "s2", parameters: ["USERNAME": "alice-id", "question": "badge?"])),
+                .success(tokens()),
+            ]
+        }
+        let answers = ScriptedAnswers(customAnswers: ["5", "424242"])
+        try manager(InMemoryTokenStore(), cognito).signIn(
+            username: "alice", password: { throw AuthError.challengeNeedsInput(challenge: "a password", flag: "--password-stdin") },
+            flow: .custom, answers: answers)
+        #expect(cognito.customAuthCalls.withLock { $0 } == [[:]])
+        #expect(answers.seen.custom.map { $0["question"] } == ["2+3?", "badge?"])
+        let sent = cognito.responses.withLock { $0 }
+        #expect(sent.map(\.0) == ["CUSTOM_CHALLENGE", "CUSTOM_CHALLENGE"])
+        #expect(sent.map(\.1) == [["USERNAME": "alice-id", "ANSWER": "5"], ["USERNAME": "alice-id", "ANSWER": "424242"]])
+    }
+
+    /// custom-srp: the password's SRP first (CHALLENGE_NAME=SRP_A), as Amplify does.
+    @Test func customWithSRPStartsWithSRP() throws {
+        let cognito = FakeCognito()
+        cognito.challengeAnswers.withLock { $0 = [.failure(.deadlineExceeded)] }
+        #expect(throws: (any Error).self) {
+            try manager(InMemoryTokenStore(), cognito).signIn(username: "alice", password: { "pw" }, flow: .customSRP, answers: ScriptedAnswers())
+        }
+        let sent = try #require(cognito.customAuthCalls.withLock { $0.first })
+        #expect(sent["CHALLENGE_NAME"] == "SRP_A" && sent["SRP_A"]?.isEmpty == false && sent.count == 2)
+    }
+
     @Test func mfaKindsHaveOneNameOnTheCommandLine() {
         #expect(MFAKind.allCases.map(\.optionName) == ["totp", "sms", "email"])
         for kind in MFAKind.allCases { #expect(MFAKind(optionName: kind.optionName) == kind) }

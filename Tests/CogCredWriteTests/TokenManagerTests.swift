@@ -164,10 +164,11 @@ import CogCredTestSupport
     @Test func aChallengeIsReportedAndNothingIsStored() throws {
         let store = InMemoryTokenStore()
         let cognito = FakeCognito()
-        cognito.onSignIn(.success(.challenge(name: "CUSTOM_CHALLENGE", session: "s", parameters: [:])))
+        // A challenge this tool does not answer (yet: remembered devices are #31).
+        cognito.onSignIn(.success(.challenge(name: "DEVICE_SRP_AUTH", session: "s", parameters: [:])))
         let manager = makeManager(store: store, cognito: cognito, clock: FakeClock(now))
 
-        #expect(throws: AuthError.unsupportedChallenge("CUSTOM_CHALLENGE")) { try manager.signIn(username: "a", password: "b", flow: .password, answers: ScriptedAnswers()) }
+        #expect(throws: AuthError.unsupportedChallenge("DEVICE_SRP_AUTH")) { try manager.signIn(username: "a", password: "b", flow: .password, answers: ScriptedAnswers()) }
         #expect(store.writes.isEmpty)
     }
 

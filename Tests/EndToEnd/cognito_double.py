@@ -23,10 +23,10 @@ https://PREFIX.auth.REGION.amazoncognito.com): see "Managed login and OAuth
 2.0" below.
 
 Cognito actions: InitiateAuth (USER_PASSWORD_AUTH, USER_SRP_AUTH, USER_AUTH,
-REFRESH_TOKEN_AUTH), RespondToAuthChallenge (PASSWORD_VERIFIER, NEW_PASSWORD_REQUIRED,
-SOFTWARE_TOKEN_MFA, SMS_MFA, EMAIL_OTP (email MFA, or a first factor of USER_AUTH;
-EMAIL_MFA with config email_mfa_challenge), SMS_OTP, SELECT_CHALLENGE, SELECT_MFA_TYPE,
-MFA_SETUP), AssociateSoftwareToken and VerifySoftwareToken
+CUSTOM_AUTH, REFRESH_TOKEN_AUTH), RespondToAuthChallenge (PASSWORD_VERIFIER,
+NEW_PASSWORD_REQUIRED, SOFTWARE_TOKEN_MFA, SMS_MFA, EMAIL_OTP (email MFA, or a first
+factor of USER_AUTH; EMAIL_MFA with config email_mfa_challenge), SMS_OTP,
+SELECT_CHALLENGE, SELECT_MFA_TYPE, MFA_SETUP, CUSTOM_CHALLENGE), AssociateSoftwareToken and VerifySoftwareToken
 (Session form only), GetTokensFromRefreshToken, RevokeToken, GlobalSignOut, SignUp,
 ConfirmSignUp, ResendConfirmationCode, ForgotPassword, ConfirmForgotPassword,
 ChangePassword.
@@ -40,6 +40,13 @@ starts at once (PASSWORD with PASSWORD, PASSWORD_SRP with SRP_A, an OTP mails
 or texts a code); none, or one the user lacks, answers SELECT_CHALLENGE with
 AvailableChallenges. A one-time code lives in its challenge Session: one
 answer, right or wrong, until the session lifetime.
+
+Custom challenges (CUSTOM_AUTH) stand for a pool's Lambda triggers: config
+custom_challenges scripts the rounds, each with the public ChallengeParameters
+it shows and the one answer it takes (a wrong answer fails the sign-in, as a
+DefineAuthChallenge that fails authentication does). CHALLENGE_NAME=SRP_A
+with SRP_A proves the password first (PASSWORD_VERIFIER, with a Session),
+then the rounds follow.
 
 Sign-in like the real service: USER_SRP_AUTH verifies the password proof
 (Cognito's SRP-6a variant, the server side of pycognito's aws_srp.py), and
@@ -327,6 +334,10 @@ DEFAULT_CONFIG = {
     "session_lifetime": 180,     # seconds a challenge Session stays valid (Cognito: 3 minutes)
     "email_mfa_challenge": "EMAIL_OTP",  # the name email MFA's challenge goes by (EMAIL_MFA_CHALLENGES)
     "allowed_first_auth_factors": ["PASSWORD"],  # USER_AUTH's choices (FIRST_AUTH_FACTORS; Cognito's default)
+    # CUSTOM_AUTH's rounds: the public ChallengeParameters each shows, and its answer.
+    "custom_challenges": [{"parameters": {"question": "What is 2 + 3?"}, "answer": "5"},
+                          {"parameters": {"question": "The code on your badge", "hint": "six digits"},
+                           "answer": "424242"}],
     "srp_challenge_session": False,  # True: PASSWORD_VERIFIER carries a Session too (real Cognito: none)
     "rotation_grace_seconds": 0,  # how long a rotated-out refresh token keeps working (Cognito: 0-60)
     "reuse_detection": False,    # a rotated-out token answers RefreshTokenReuseException, not NotAuthorized
@@ -728,6 +739,7 @@ class CognitoDouble:
             "USER_PASSWORD_AUTH": self._user_password_auth,
             "USER_SRP_AUTH": self._user_srp_auth,
             "USER_AUTH": self._user_auth,
+            "CUSTOM_AUTH": self._custom_auth,
             "REFRESH_TOKEN_AUTH": self._refresh_token_auth,
         }
         # ChallengeName -> (answer, ChallengeResponses members it needs besides USERNAME).
@@ -740,6 +752,7 @@ class CognitoDouble:
             **{name: (self._answer_email_mfa, (name + "_CODE",)) for name in EMAIL_MFA_CHALLENGES},
             "SMS_OTP": (self._answer_sms_otp, ("SMS_OTP_CODE",)),
             "SELECT_CHALLENGE": (self._answer_select_challenge, ("ANSWER",)),
+            "CUSTOM_CHALLENGE": (self._answer_custom_challenge, ("ANSWER",)),
             "SELECT_MFA_TYPE": (self._answer_select_mfa_type, ("ANSWER",)),
             "MFA_SETUP": (self._answer_mfa_setup, ()),
         }
@@ -803,6 +816,10 @@ class CognitoDouble:
             "email_mfa_challenge": lambda v: v in EMAIL_MFA_CHALLENGES,
             "allowed_first_auth_factors": lambda v: string_list(v) and "PASSWORD" in v
                                                     and set(v) <= set(FIRST_AUTH_FACTORS),
+            "custom_challenges": lambda v: isinstance(v, list) and all(
+                isinstance(r, dict) and set(r) == {"parameters", "answer"} and isinstance(r["answer"], str)
+                and isinstance(r["parameters"], dict) and all(isinstance(x, str) for x in r["parameters"].values())
+                for r in v),
             "srp_challenge_session": lambda v: isinstance(v, bool),
             "rotation_grace_seconds": lambda v: non_negative_int(v) and v <= 60,  # Cognito's range
             "reuse_detection": lambda v: isinstance(v, bool),
@@ -1131,6 +1148,33 @@ class CognitoDouble:
         return {"ChallengeName": "SELECT_CHALLENGE", "ChallengeParameters": {}, "AvailableChallenges": available,
                 "Session": self._new_session(username, "SELECT_CHALLENGE", available=available)}
 
+    def _custom_auth(self, params: dict) -> dict:
+        """The pool's own challenges, after an SRP proof of the password if asked."""
+        username = self._signing_in(params, "USERNAME")
+        step = params.get("CHALLENGE_NAME")
+        if step is None:
+            return self._custom_round(username, 0)
+        if step != "SRP_A":
+            raise invalid_parameter(f"CHALLENGE_NAME {step!r}: the double's custom flow starts with SRP_A or nothing")
+        if not params.get("SRP_A"):
+            raise invalid_parameter("Missing required parameter SRP_A")
+        answer = self._srp_challenge(username, params["SRP_A"], with_session=True)
+        self.sessions[answer["Session"]]["then_custom"] = True
+        return answer
+
+    def _custom_round(self, username: str, index: int) -> dict:
+        rounds = self.config["custom_challenges"]
+        if index >= len(rounds):
+            return self._authentication_result(username, auth_time=None, refresh=True)
+        return self._challenge(username, "CUSTOM_CHALLENGE", {**rounds[index]["parameters"], "USERNAME": username},
+                               round=index)
+
+    def _answer_custom_challenge(self, state: dict, responses: dict) -> dict:
+        expected = self.config["custom_challenges"][state["round"]]["answer"]
+        if not hmac.compare_digest(responses["ANSWER"].encode(), expected.encode()):
+            raise CognitoError("NotAuthorizedException", INCORRECT)
+        return self._custom_round(state["username"], state["round"] + 1)
+
     def _first_factors(self, username: str) -> list:
         """The first factors this user may choose, in this pool."""
         allowed, user = self.config["allowed_first_auth_factors"], self.users[username]
@@ -1326,6 +1370,8 @@ class CognitoDouble:
             raise incorrect("PASSWORD_CLAIM_SIGNATURE does not match (wrong password, or a bug in the proof)")
         if not self.users[username]["confirmed"]:
             raise CognitoError("UserNotConfirmedException", "User is not confirmed.")
+        if state.get("then_custom"):
+            return self._custom_round(username, 0)
         return self._after_password(username)
 
     def _answer_new_password(self, state: dict, responses: dict) -> dict:

@@ -40,7 +40,7 @@ def completion(cog, tmp_path):
     ("cog-cred prof", ["profiles"]),
     ("cog-cred token --format ", ["bare", "header", "json", "env"]),
     ("cog-cred token --format j", ["json"]),
-    ("cog-cred sign-in --auth-flow ", ["srp", "password", "browser", "choice"]),
+    ("cog-cred sign-in --auth-flow ", ["srp", "password", "browser", "choice", "custom", "custom-srp"]),
     ("cog-cred configure --auth-flow p", ["password"]),
     ("cog-cred configure --grant c", ["client-credentials"]),
     ("cog-cred sign-in --mfa-type ", ["totp", "sms", "email"]),

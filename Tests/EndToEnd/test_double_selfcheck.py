@@ -1294,3 +1294,47 @@ def test_user_auth_checks_the_secret_hash(pool):
     challenge = user_auth(pool, PREFERRED_CHALLENGE="EMAIL_OTP", SECRET_HASH=secret_hash("s3cr3t", USER, CLIENT))[1]
     assert respond(pool, challenge, EMAIL_OTP_CODE=pool.code(USER, "email"),
                    SECRET_HASH=secret_hash("s3cr3t", USER, CLIENT))[0] == 200
+
+
+# --- custom challenges (CUSTOM_AUTH) ------------------------------------------------------
+
+def custom_auth(pool, username=USER, **params):
+    return pool.call("InitiateAuth", ClientId=CLIENT, AuthFlow="CUSTOM_AUTH", AuthParameters={"USERNAME": username, **params})
+
+
+def test_custom_challenges_take_their_answers_round_by_round(pool):
+    pool.admin("users", {"username": USER, "password": PASSWORD})
+    pool.admin("config", {"custom_challenges": [{"parameters": {"q": "one"}, "answer": "1"},
+                                                {"parameters": {"q": "two"}, "answer": "2"}]})
+    status, first = custom_auth(pool)
+    assert status == 200 and first["ChallengeName"] == "CUSTOM_CHALLENGE", first
+    assert first["ChallengeParameters"] == {"q": "one", "USERNAME": USER, "USER_ID_FOR_SRP": USER}
+    second = pool.ok("RespondToAuthChallenge", ClientId=CLIENT, ChallengeName="CUSTOM_CHALLENGE", Session=first["Session"],
+                     ChallengeResponses={"USERNAME": USER, "ANSWER": "1"})
+    assert second["ChallengeParameters"]["q"] == "two"
+    # The first round's Session is spent; a wrong answer ends the sign-in.
+    assert respond(pool, first, ANSWER="1")[1]["__type"] == "NotAuthorizedException"
+    assert respond(pool, second, ANSWER="3")[1] == {"__type": "NotAuthorizedException", "message": "Incorrect username or password."}
+    first = custom_auth(pool)[1]
+    second = respond(pool, first, ANSWER="1")[1]
+    status, answer = respond(pool, second, ANSWER="2")
+    assert status == 200 and "AuthenticationResult" in answer
+
+
+def test_custom_challenges_after_pycognitos_srp(pool):
+    pool.admin("users", {"username": USER, "password": PASSWORD})
+    pool.admin("config", {"custom_challenges": [{"parameters": {"q": "one"}, "answer": "1"}]})
+    srp = srp_client(USER, PASSWORD)
+    params = srp.get_auth_params()
+    status, challenge = custom_auth(pool, CHALLENGE_NAME="SRP_A", SRP_A=params["SRP_A"])
+    assert status == 200 and challenge["ChallengeName"] == "PASSWORD_VERIFIER", challenge
+    custom = verify_password(pool, srp.process_challenge(challenge["ChallengeParameters"], params),
+                             Session=challenge["Session"])[1]
+    assert custom["ChallengeName"] == "CUSTOM_CHALLENGE" and custom["ChallengeParameters"]["q"] == "one"
+    assert respond(pool, custom, ANSWER="1")[0] == 200
+    wrong = srp_client(USER, "not-" + PASSWORD)
+    params = wrong.get_auth_params()
+    challenge = custom_auth(pool, CHALLENGE_NAME="SRP_A", SRP_A=params["SRP_A"])[1]
+    assert verify_password(pool, wrong.process_challenge(challenge["ChallengeParameters"], params),
+                           Session=challenge["Session"])[1]["__type"] == "NotAuthorizedException"
+    assert custom_auth(pool, CHALLENGE_NAME="PASSWORD")[1]["__type"] == "InvalidParameterException"

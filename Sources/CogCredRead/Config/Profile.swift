@@ -223,7 +223,7 @@ public struct Profile: Sendable, Equatable {
             throw .invalidValue("ca-bundle", "must be an absolute path to a PEM file")
         }
         if let authFlow, AuthFlow(rawValue: authFlow) == nil {
-            throw .invalidValue("auth-flow", "must be srp, password, browser or choice")
+            throw .invalidValue("auth-flow", "must be srp, password, browser, choice, custom or custom-srp")
         }
         if let method, SignInMethod(rawValue: method) == nil {
             throw .invalidValue("method", "must be email-otp, sms-otp, password or srp")
@@ -275,6 +275,10 @@ public enum AuthFlow: String, Sendable, CaseIterable {
     /// Choice-based sign-in (USER_AUTH): a one-time code by email or SMS,
     /// or the password, as the pool offers (`SignInMethod`).
     case choice
+    /// CUSTOM_AUTH: the pool's own challenges (Lambda triggers), no password.
+    case custom
+    /// CUSTOM_AUTH after proving the password with SRP (Amplify's flow).
+    case customSRP = "custom-srp"
 }
 
 /// A first factor of choice-based sign-in, by its name on the command line

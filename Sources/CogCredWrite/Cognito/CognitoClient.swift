@@ -74,10 +74,11 @@ public protocol CognitoClient: Sendable {
 
     /// InitiateAuth with USER_SRP_AUTH: answers the PASSWORD_VERIFIER challenge.
     func initiateSRP(username: String, srpA: String) throws(CognitoError) -> AuthOutcome
-    /// InitiateAuth with USER_AUTH (choice-based sign-in). `parameters` are
-    /// the AuthParameters besides USERNAME and SECRET_HASH:
-    /// PREFERRED_CHALLENGE, with PASSWORD or SRP_A when it needs them.
-    func initiateUserAuth(username: String, parameters: [String: String]) throws(CognitoError) -> AuthOutcome
+    /// InitiateAuth with USER_AUTH (choice-based sign-in: PREFERRED_CHALLENGE,
+    /// with PASSWORD or SRP_A when it needs them) or CUSTOM_AUTH (with
+    /// CHALLENGE_NAME=SRP_A and SRP_A to prove the password first).
+    /// `parameters` are the AuthParameters besides USERNAME and SECRET_HASH.
+    func initiateAuth(flow: String, username: String, parameters: [String: String]) throws(CognitoError) -> AuthOutcome
     /// RespondToAuthChallenge. SECRET_HASH, when needed, is computed over the
     /// responses' USERNAME (USER_ID_FOR_SRP).
     func respondToChallenge(name: String, session: String?, responses: [String: String]) throws(CognitoError) -> AuthOutcome

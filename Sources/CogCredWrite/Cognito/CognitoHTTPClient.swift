@@ -115,12 +115,12 @@ public struct CognitoHTTPClient: CognitoClient {
         return try response.outcome()
     }
 
-    public func initiateUserAuth(username: String, parameters: [String: String]) throws(CognitoError) -> AuthOutcome {
+    public func initiateAuth(flow: String, username: String, parameters: [String: String]) throws(CognitoError) -> AuthOutcome {
         var parameters = parameters
         parameters["USERNAME"] = username
         parameters["SECRET_HASH"] = secretHash(username)
         let response: InitiateAuthResponse = try call(
-            "InitiateAuth", InitiateAuthRequest(authFlow: "USER_AUTH", clientID: clientID, authParameters: parameters))
+            "InitiateAuth", InitiateAuthRequest(authFlow: flow, clientID: clientID, authParameters: parameters))
         return try response.outcome()
     }
 

@@ -56,12 +56,16 @@ public protocol ChallengeAnswers {
     /// EMAIL_OTP or SMS_OTP as the first factor: the one-time code sent by
     /// email or SMS to `destination` (masked, as Cognito says it).
     func signInCode(_ kind: MFAKind, destination: String?) throws -> String
+    /// CUSTOM_CHALLENGE: the answer to the challenge whose public parameters
+    /// these are (one round of several, perhaps).
+    func customAnswer(_ parameters: [String: String]) throws -> String
 }
 
 extension TokenManager {
     /// At most this many challenges in one sign-in (new password, then
-    /// MFA choice, then MFA code is the longest real sequence).
-    static let maxChallenges = 8
+    /// MFA choice, then MFA code is the longest built-in sequence; a pool's
+    /// custom challenges may ask more rounds).
+    static let maxChallenges = 16
 
     /// Signs in, answers every challenge Cognito sends, and stores the three
     /// tokens. Nothing is stored unless the whole sign-in succeeds.
@@ -116,7 +120,17 @@ extension TokenManager {
                 parameters = try firstFactor(method)
                 parameters["PREFERRED_CHALLENGE"] = method.challenge
             }
-            outcome = try signInCall { () throws(CognitoError) in try cognito.initiateUserAuth(username: username, parameters: parameters) }
+            outcome = try signInCall { () throws(CognitoError) in
+                try cognito.initiateAuth(flow: "USER_AUTH", username: username, parameters: parameters)
+            }
+        case .custom:
+            outcome = try signInCall { () throws(CognitoError) in try cognito.initiateAuth(flow: "CUSTOM_AUTH", username: username, parameters: [:]) }
+        case .customSRP:
+            // Amplify's custom flow with SRP: the password proved first, then the custom challenges.
+            let parameters = try firstFactor(.srp).merging(["CHALLENGE_NAME": "SRP_A"]) { $1 }
+            outcome = try signInCall { () throws(CognitoError) in
+                try cognito.initiateAuth(flow: "CUSTOM_AUTH", username: username, parameters: parameters)
+            }
         case .browser:
             throw AuthError.unsupportedChallenge("the browser flow (sign-in --browser)")
         }
@@ -172,6 +186,9 @@ extension TokenManager {
                 guard !options.isEmpty else { throw AuthError.unsupportedChallenge(name) }
                 let choice = try answers.chooseMFA(from: options)
                 responses = ["USERNAME": userID, "ANSWER": offered.first { MFAKind(challengeName: $0) == choice } ?? choice.rawValue]
+            case "CUSTOM_CHALLENGE":
+                // The pool's Lambda triggers ask; the public parameters are shown.
+                responses = ["USERNAME": userID, "ANSWER": try answers.customAnswer(parameters)]
             case "MFA_SETUP":
                 let options = TokenManager.jsonList(parameters["MFAS_CAN_SETUP"])
                 guard options.isEmpty || options.contains(MFAKind.totp.rawValue) else { throw AuthError.unsupportedChallenge(name) }

@@ -91,7 +91,7 @@ struct Configure: ParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "How sign-in works: srp (default; the password is never sent), password, browser (the pool's managed login, with --domain), or choice (the pool's choice-based sign-in: one-time codes, password).",
+            "How sign-in works: srp (default; the password is never sent), password, browser (the pool's managed login, with --domain), choice (the pool's choice-based sign-in: one-time codes, password), custom or custom-srp (the pool's custom challenges).",
             valueName: "flow"),
         completion: Completions.authFlows)
     var authFlow: String?

@@ -30,6 +30,12 @@ struct SignIn: ParsableCommand {
             such: the managed login (--browser) signs in with one. --method alone means \
             --auth-flow choice.
 
+            --auth-flow custom (or configure --auth-flow custom) answers the pool's own \
+            challenges (CUSTOM_AUTH, its Lambda triggers) with no password; custom-srp \
+            proves the password with SRP first, as Amplify does. Each challenge's public \
+            parameters are shown on stderr, one key: value a line; the answer is asked for \
+            on the terminal, or read from standard input with --answer -, one line a round.
+
             --browser (or configure --auth-flow browser) signs in through the pool's managed \
             login instead, as a person would on the web (Google, Entra, Okta or SAML behind \
             the pool): the authorization code flow with PKCE. cog-cred listens on the \
@@ -67,7 +73,7 @@ struct SignIn: ParsableCommand {
         completion: Completions.mfaTypes)
     var mfaType: String?
 
-    @Option(help: ArgumentHelp("srp, password, browser or choice (default: the profile's, else srp).", valueName: "flow"), completion: Completions.authFlows)
+    @Option(help: ArgumentHelp("srp, password, browser, choice, custom or custom-srp (default: the profile's, else srp).", valueName: "flow"), completion: Completions.authFlows)
     var authFlow: String?
 
     @Option(
@@ -77,6 +83,9 @@ struct SignIn: ParsableCommand {
 
     @Option(help: ArgumentHelp("The one-time code of --method email-otp or sms-otp; '-' reads it from standard input when it is sent.", valueName: "code"))
     var code: String?
+
+    @Option(help: ArgumentHelp("'-': answers to custom challenges (--auth-flow custom), one a line of standard input.", valueName: "-"))
+    var answer: String?
 
     @Flag(help: "Sign in through the pool's managed login in a browser, this once.")
     var browser = false
@@ -89,7 +98,12 @@ struct SignIn: ParsableCommand {
 
     func validate() throws {
         if let mfaType, MFAKind(optionName: mfaType) == nil { throw ValidationError("--mfa-type must be totp, sms or email") }
-        if let authFlow, AuthFlow(rawValue: authFlow) == nil { throw ValidationError("--auth-flow must be srp, password, browser or choice") }
+        if let authFlow, AuthFlow(rawValue: authFlow) == nil {
+            throw ValidationError("--auth-flow must be srp, password, browser, choice, custom or custom-srp")
+        }
+        if let answer, answer != "-" {
+            throw ValidationError("--answer takes '-' (the answers, one a line of standard input), never an answer itself")
+        }
         if let method {
             if SignInMethod(rawValue: method) == nil { throw ValidationError("--method must be email-otp, sms-otp, password or srp") }
             if let authFlow, authFlow != AuthFlow.choice.rawValue { throw ValidationError("--method goes with --auth-flow choice, not \(authFlow)") }
@@ -122,11 +136,11 @@ struct SignIn: ParsableCommand {
         let readPassword = { () throws -> String in
             passwordStdin ? try PasswordInput.fromStandardInput() : try PasswordInput.prompt("Password for \(user): ")
         }
-        let typed = flow == .choice ? nil : try readPassword()
+        let typed = flow == .choice || flow == .custom ? nil : try readPassword()
         let preferred = (method ?? (flow == .choice ? manager.profile.method : nil)).flatMap(SignInMethod.init(rawValue:))
         let answers = ChallengePrompts(
             newPasswordFromStdin: newPasswordStdin, mfaCode: mfaCode,
-            mfaType: mfaType.flatMap(MFAKind.init(optionName:)), code: code, method: preferred)
+            mfaType: mfaType.flatMap(MFAKind.init(optionName:)), code: code, method: preferred, answersFromStdin: answer == "-")
         let tokens = try manager.signIn(
             username: user, password: { try typed ?? readPassword() }, flow: flow, method: preferred, answers: answers)
         let who = tokens.access.claims.subjectName ?? user
