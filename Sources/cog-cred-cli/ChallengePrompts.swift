@@ -111,18 +111,25 @@ struct ChallengePrompts: ChallengeAnswers {
     }
 
     func setUpAuthenticator(uri: String) throws -> String {
-        Output.note("Cognito requires an authenticator app. Add this account to it (scan the code or paste the URI):")
+        try Self.authenticatorFirstCode(
+            uri: uri, intro: "Cognito requires an authenticator app. Add this account to it (scan the code or paste the URI):",
+            given: mfaCode, flag: "--mfa-code")
+    }
+
+    /// Shows `uri` (and its QR code on a terminal), then takes the first
+    /// code from `given` ("-": the next line of standard input) or the terminal.
+    static func authenticatorFirstCode(uri: String, intro: String, given: String?, flag: String) throws -> String {
+        Output.note(intro)
         if PasswordInput.hasTerminal { QRCode.render(uri) }
         Output.note(uri)
-        if mfaCode == "-" {
+        if given == "-" {
             Output.note("Reading the first code from standard input.")
             return try AccountValidation.normalizedCode(try PasswordInput.fromStandardInput(what: "MFA code"))
         }
-        if let mfaCode { return try AccountValidation.normalizedCode(mfaCode) }
+        if let given { return try AccountValidation.normalizedCode(given) }
         guard PasswordInput.hasTerminal else {
-            throw AuthError.challengeNeedsInput(challenge: "the first code of the new authenticator", flag: "--mfa-code")
+            throw AuthError.challengeNeedsInput(challenge: "the first code of the new authenticator", flag: flag)
         }
         return try AccountValidation.normalizedCode(try PasswordInput.ask("Enter the code the app shows: "))
     }
-
 }

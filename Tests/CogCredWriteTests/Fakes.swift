@@ -89,6 +89,40 @@ final class FakeCognito: CognitoClient {
         try nextChallengeAnswer()
     }
 
+    /// The signed-in user's MFA, as GetUser answers it; every change made,
+    /// and the software tokens associated (the secret) and verified (the code).
+    let mfa = Mutex(MFASettings(enabled: [], preferred: nil))
+    let mfaChanges = Mutex<[[MFAKind: MFAPreference]]>([])
+    let softwareTokens = Mutex<[String]>([])
+    /// Set: every MFA settings call fails with it.
+    let mfaError = Mutex<CognitoError?>(nil)
+
+    func associateSoftwareToken(accessToken: String) throws(CognitoError) -> String {
+        softwareTokens.withLock { $0.append("associate") }
+        return "JBSWY3DPEHPK3PXP"
+    }
+
+    func verifySoftwareToken(accessToken: String, code: String) throws(CognitoError) {
+        softwareTokens.withLock { $0.append("verify \(code)") }
+    }
+
+    func mfaSettings(accessToken: String) throws(CognitoError) -> MFASettings {
+        if let error = mfaError.withLock({ $0 }) { throw error }
+        return mfa.withLock { $0 }
+    }
+
+    func setMFAPreference(accessToken: String, _ settings: [MFAKind: MFAPreference]) throws(CognitoError) {
+        if let error = mfaError.withLock({ $0 }) { throw error }
+        mfaChanges.withLock { $0.append(settings) }
+        mfa.withLock { current in
+            for (kind, preference) in settings {
+                current.enabled.removeAll { $0 == kind }
+                if preference.enabled { current.enabled.append(kind) }
+                if preference.preferred { current.preferred = kind } else if current.preferred == kind { current.preferred = nil }
+            }
+        }
+    }
+
     /// Every InitiateAuth USER_AUTH: its AuthParameters besides USERNAME.
     let userAuthCalls = Mutex<[[String: String]]>([])
     /// Every InitiateAuth CUSTOM_AUTH, likewise.

@@ -26,10 +26,12 @@ Cognito actions: InitiateAuth (USER_PASSWORD_AUTH, USER_SRP_AUTH, USER_AUTH,
 CUSTOM_AUTH, REFRESH_TOKEN_AUTH), RespondToAuthChallenge (PASSWORD_VERIFIER,
 NEW_PASSWORD_REQUIRED, SOFTWARE_TOKEN_MFA, SMS_MFA, EMAIL_OTP (email MFA, or a first
 factor of USER_AUTH; EMAIL_MFA with config email_mfa_challenge), SMS_OTP,
-SELECT_CHALLENGE, SELECT_MFA_TYPE, MFA_SETUP, CUSTOM_CHALLENGE), AssociateSoftwareToken and VerifySoftwareToken
-(Session form only), GetTokensFromRefreshToken, RevokeToken, GlobalSignOut, SignUp,
-ConfirmSignUp, ResendConfirmationCode, ForgotPassword, ConfirmForgotPassword,
-ChangePassword.
+SELECT_CHALLENGE, SELECT_MFA_TYPE, MFA_SETUP, CUSTOM_CHALLENGE), AssociateSoftwareToken
+and VerifySoftwareToken (with a sign-in's Session, or a user's AccessToken),
+GetTokensFromRefreshToken, RevokeToken, GlobalSignOut, SignUp, ConfirmSignUp,
+ResendConfirmationCode, ForgotPassword, ConfirmForgotPassword, ChangePassword, GetUser
+and SetUserMFAPreference (a user's own MFA settings: email needs config email_mfa and
+an email attribute, SMS a phone_number, TOTP a verified authenticator).
 
 Choice-based sign-in (USER_AUTH): the first factors a user may choose are
 the pool's (config allowed_first_auth_factors; PASSWORD always, which brings
@@ -334,6 +336,7 @@ DEFAULT_CONFIG = {
     "session_lifetime": 180,     # seconds a challenge Session stays valid (Cognito: 3 minutes)
     "email_mfa_challenge": "EMAIL_OTP",  # the name email MFA's challenge goes by (EMAIL_MFA_CHALLENGES)
     "allowed_first_auth_factors": ["PASSWORD"],  # USER_AUTH's choices (FIRST_AUTH_FACTORS; Cognito's default)
+    "email_mfa": True,           # the pool offers email MFA (Cognito: the Essentials or Plus plan, and SES)
     # CUSTOM_AUTH's rounds: the public ChallengeParameters each shows, and its answer.
     "custom_challenges": [{"parameters": {"question": "What is 2 + 3?"}, "answer": "5"},
                           {"parameters": {"question": "The code on your badge", "hint": "six digits"},
@@ -391,6 +394,14 @@ FIRST_AUTH_FACTORS = ("PASSWORD", "EMAIL_OTP", "SMS_OTP", "WEB_AUTHN")
 # The challenge (and ChallengeResponses member) names of email MFA: Cognito
 # sends EMAIL_OTP; part of its documentation says EMAIL_MFA.
 EMAIL_MFA_CHALLENGES = ("EMAIL_OTP", "EMAIL_MFA")
+# A user's MFA methods by their UserMFASettingList names, in Cognito's order,
+# and what each mode of POST /_double/users enables.
+MFA_METHODS = ("SMS_MFA", "SOFTWARE_TOKEN_MFA", "EMAIL_OTP")
+MODE_METHODS = {None: [], "totp": ["SOFTWARE_TOKEN_MFA"], "sms": ["SMS_MFA"], "email": ["EMAIL_OTP"],
+                "both": ["SMS_MFA", "SOFTWARE_TOKEN_MFA"], "all": list(MFA_METHODS), "setup": []}
+# SetUserMFAPreference's settings member for each method.
+MFA_SETTINGS_MEMBERS = {"SMSMfaSettings": "SMS_MFA", "SoftwareTokenMfaSettings": "SOFTWARE_TOKEN_MFA",
+                        "EmailMfaSettings": "EMAIL_OTP"}
 # The scope of tokens from the API's sign-ins (InitiateAuth and its challenges).
 API_SCOPE = "aws.cognito.signin.user.admin"
 OAUTH_FLOWS = ("code", "client_credentials")
@@ -722,6 +733,8 @@ class CognitoDouble:
             "ForgotPassword": self.forgot_password,
             "ConfirmForgotPassword": self.confirm_forgot_password,
             "ChangePassword": self.change_password,
+            "GetUser": self.get_user,
+            "SetUserMFAPreference": self.set_user_mfa_preference,
             "RespondToAuthChallenge": self.respond_to_auth_challenge,
             "AssociateSoftwareToken": self.associate_software_token,
             "VerifySoftwareToken": self.verify_software_token,
@@ -814,6 +827,7 @@ class CognitoDouble:
             "username_attributes": lambda v: v is None or (isinstance(v, list) and set(v) <= {"email"}),
             "session_lifetime": non_negative_int,
             "email_mfa_challenge": lambda v: v in EMAIL_MFA_CHALLENGES,
+            "email_mfa": lambda v: isinstance(v, bool),
             "allowed_first_auth_factors": lambda v: string_list(v) and "PASSWORD" in v
                                                     and set(v) <= set(FIRST_AUTH_FACTORS),
             "custom_challenges": lambda v: isinstance(v, list) and all(
@@ -916,7 +930,9 @@ class CognitoDouble:
                 # AdminCreateUser plus email_verified=true.
                 email_verified="email" in attributes)
             # force_change_password is what AdminCreateUser leaves (FORCE_CHANGE_PASSWORD).
-            user.update(force_change_password=force, mfa=mfa, totp_secret=totp_secret, passkey=passkey)
+            user.update(force_change_password=force, totp_secret=totp_secret, passkey=passkey,
+                        mfa_setup_required=mfa == "setup")
+            self._set_mfa(user, MODE_METHODS[mfa], None)
             self.users[username] = user
             return {"username": username, "sub": user["sub"], "confirmed": user["confirmed"]}
 
@@ -1242,23 +1258,35 @@ class CognitoDouble:
         return self._challenge(username, "NEW_PASSWORD_REQUIRED", {
             "requiredAttributes": "[]", "userAttributes": json.dumps(attributes)})
 
+    @staticmethod
+    def _set_mfa(user: dict, enabled: list, preferred) -> None:
+        """A user's MFA methods (UserMFASettingList) and the preferred one;
+        "mfa" (GET /_double/users) names the set as POST's modes do."""
+        enabled = [m for m in MFA_METHODS if m in enabled]
+        user.update(mfa_enabled=enabled, mfa_preferred=preferred if preferred in enabled else None)
+        modes = {tuple(methods): mode for mode, methods in MODE_METHODS.items() if mode not in (None, "setup")}
+        names = {"SMS_MFA": "sms", "SOFTWARE_TOKEN_MFA": "totp", "EMAIL_OTP": "email"}
+        if not enabled:
+            user["mfa"] = "setup" if user["mfa_setup_required"] else None
+        else:
+            user["mfa"] = modes.get(tuple(enabled), "+".join(names[m] for m in enabled))
+
     def _mfa_or_tokens(self, username: str) -> dict:
-        mfa = self.users[username]["mfa"]
-        if mfa is None:
+        user = self.users[username]
+        enabled, preferred = user["mfa_enabled"], user["mfa_preferred"]
+        email = self.config["email_mfa_challenge"]
+        if not enabled and user["mfa_setup_required"]:
+            # MFA is required but the user has no factor yet.
+            return self._challenge(username, "MFA_SETUP", {
+                "MFAS_CAN_SETUP": json.dumps(["SOFTWARE_TOKEN_MFA"], separators=(",", ":"))}, step="associate")
+        if not enabled:
             return self._authentication_result(username, auth_time=None, refresh=True)
-        if mfa == "totp":
-            return self._mfa_challenge(username, "SOFTWARE_TOKEN_MFA")
-        if mfa == "sms":
-            return self._mfa_challenge(username, "SMS_MFA")
-        if mfa == "email":
-            return self._mfa_challenge(username, self.config["email_mfa_challenge"])
-        if mfa in ("both", "all"):
-            offered = ["SMS_MFA", "SOFTWARE_TOKEN_MFA"] + ([self.config["email_mfa_challenge"]] if mfa == "all" else [])
-            return self._challenge(username, "SELECT_MFA_TYPE", {
-                "MFAS_CAN_CHOOSE": json.dumps(offered, separators=(",", ":"))}, offered=offered)
-        # "setup": MFA is required but the user has no factor yet.
-        return self._challenge(username, "MFA_SETUP", {
-            "MFAS_CAN_SETUP": json.dumps(["SOFTWARE_TOKEN_MFA"], separators=(",", ":"))}, step="associate")
+        if preferred or len(enabled) == 1:
+            method = preferred or enabled[0]
+            return self._mfa_challenge(username, email if method == "EMAIL_OTP" else method)
+        offered = [email if m == "EMAIL_OTP" else m for m in enabled]
+        return self._challenge(username, "SELECT_MFA_TYPE", {
+            "MFAS_CAN_CHOOSE": json.dumps(offered, separators=(",", ":"))}, offered=offered)
 
     def _mfa_challenge(self, username: str, kind: str) -> dict:
         if kind == "SOFTWARE_TOKEN_MFA":
@@ -1430,25 +1458,35 @@ class CognitoDouble:
     # ------------------------------------------------------ MFA setup during sign-in
     def associate_software_token(self, req: dict) -> dict:
         if req.get("AccessToken") is not None:
-            raise invalid_parameter("The Cognito double supports AssociateSoftwareToken only with a Session")
+            # A signed-in user adding an authenticator: verified next, enabled by SetUserMFAPreference.
+            user = self.users[self._verify_access_token(req["AccessToken"])]
+            user["pending_totp_secret"] = new_totp_secret()
+            return {"SecretCode": user["pending_totp_secret"]}
         state = self._use_session(req.get("Session"), "MFA_SETUP", "associate")
         secret = new_totp_secret()
         return {"SecretCode": secret, "Session": self._new_session(state["username"], "MFA_SETUP", "verify",
                                                                    totp_secret=secret)}
 
     def verify_software_token(self, req: dict) -> dict:
-        if req.get("AccessToken") is not None:
-            raise invalid_parameter("The Cognito double supports VerifySoftwareToken only with a Session")
         code = self._require(req, "UserCode")[0]
         friendly = req.get("FriendlyDeviceName")
         if friendly is not None and not isinstance(friendly, str):
             raise CognitoError("SerializationException", "Expected a string for FriendlyDeviceName")
+        if req.get("AccessToken") is not None:
+            user = self.users[self._verify_access_token(req["AccessToken"])]
+            if user["pending_totp_secret"] is None:
+                raise invalid_parameter("No software token is associated: call AssociateSoftwareToken first")
+            if not totp_matches(user["pending_totp_secret"], code):
+                raise CognitoError("EnableSoftwareTokenMFAException", "Code mismatch")
+            user.update(totp_secret=user["pending_totp_secret"], pending_totp_secret=None)
+            return {"Status": "SUCCESS"}
         state = self._use_session(req.get("Session"), "MFA_SETUP", "verify")
         if not totp_matches(state["totp_secret"], code):
             raise CognitoError("EnableSoftwareTokenMFAException", "Code mismatch")
         # Verified means registered: from now on the user signs in with it.
         user = self.users[state["username"]]
-        user.update(totp_secret=state["totp_secret"], mfa="totp")
+        user.update(totp_secret=state["totp_secret"], mfa_setup_required=False)
+        self._set_mfa(user, ["SOFTWARE_TOKEN_MFA"], None)
         return {"Status": "SUCCESS", "Session": self._new_session(state["username"], "MFA_SETUP", "respond")}
 
     # ------------------------------------------------------ refresh tokens and sign-out
@@ -1632,6 +1670,52 @@ class CognitoDouble:
         self._check_password_policy(password)
         user["codes"]["reset"] = None  # used up only once the new password is accepted
         self._set_password(user, password)
+        return {}
+
+    # ------------------------------------------------------ a user's own MFA settings
+    def get_user(self, req: dict) -> dict:
+        name = self._verify_access_token(self._require(req, "AccessToken")[0])
+        user = self.users[name]
+        attributes = [{"Name": "sub", "Value": user["sub"]}] + [{"Name": k, "Value": v} for k, v in user["attributes"].items()]
+        if "email" in user["attributes"]:
+            attributes.append({"Name": "email_verified", "Value": "true" if user["email_verified"] else "false"})
+        answer = {"Username": name, "UserAttributes": attributes}
+        # Like Cognito: left out, not empty, for a user without MFA.
+        if user["mfa_enabled"]:
+            answer["UserMFASettingList"] = list(user["mfa_enabled"])
+        if user["mfa_preferred"]:
+            answer["PreferredMfaSetting"] = user["mfa_preferred"]
+        return answer
+
+    def set_user_mfa_preference(self, req: dict) -> dict:
+        user = self.users[self._verify_access_token(self._require(req, "AccessToken")[0])]
+        enabled, preferred = list(user["mfa_enabled"]), user["mfa_preferred"]
+        for member, method in MFA_SETTINGS_MEMBERS.items():
+            settings = req.get(member)
+            if settings is None:
+                continue
+            if not isinstance(settings, dict) or not all(isinstance(settings.get(k, False), bool)
+                                                         for k in ("Enabled", "PreferredMfa")):
+                raise CognitoError("SerializationException", f"{member} must be {{Enabled, PreferredMfa}} booleans")
+            on, first = settings.get("Enabled", False), settings.get("PreferredMfa", False)
+            if first and not on:
+                raise invalid_parameter(f"{method} cannot be preferred and disabled")
+            if on:
+                if method == "EMAIL_OTP" and not self.config["email_mfa"]:
+                    raise invalid_parameter("Email MFA is not enabled for this user pool")
+                delivery = {"SMS_MFA": "phone_number" in user["attributes"],
+                            "SOFTWARE_TOKEN_MFA": user["totp_secret"] is not None,
+                            "EMAIL_OTP": "email" in user["attributes"]}[method]
+                if not delivery:
+                    raise invalid_parameter(f"User does not have delivery config set to turn on {method}")
+                enabled = enabled + [method] if method not in enabled else enabled
+            else:
+                enabled = [m for m in enabled if m != method]
+            if first:
+                preferred = method
+            elif preferred == method:
+                preferred = None
+        self._set_mfa(user, enabled, preferred)
         return {}
 
     def change_password(self, req: dict) -> dict:
@@ -2457,7 +2541,11 @@ class CognitoDouble:
             "codes": {"signup": None, "reset": None},  # kind -> {"code", "expires_at"} or None
             "resends": 0,                      # ResendConfirmationCode calls so far
             "force_change_password": False,    # sign-in answers NEW_PASSWORD_REQUIRED first
-            "mfa": None,                       # one of MFA_MODES
+            "mfa": None,                       # one of MFA_MODES, or "email+sms" and so on (_set_mfa)
+            "mfa_enabled": [],                 # UserMFASettingList: some of MFA_METHODS
+            "mfa_preferred": None,             # PreferredMfaSetting
+            "mfa_setup_required": False,       # no method yet, and sign-in must set one up (MFA_SETUP)
+            "pending_totp_secret": None,       # AssociateSoftwareToken's, until VerifySoftwareToken
             "totp_secret": None,               # base32, for SOFTWARE_TOKEN_MFA
             "sms_code": None,                  # the last SMS_MFA (or SMS_OTP) code "sent"
             "passkey": False,                  # offers WEB_AUTHN in USER_AUTH (listed only)

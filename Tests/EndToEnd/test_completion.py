@@ -46,6 +46,8 @@ def completion(cog, tmp_path):
     ("cog-cred sign-in --mfa-type ", ["totp", "sms", "email"]),
     ("cog-cred sign-in --method ", ["email-otp", "sms-otp", "password", "srp"]),
     ("cog-cred configure --method ", ["email-otp", "sms-otp", "password", "srp"]),
+    ("cog-cred mfa enable ", ["totp", "sms", "email"]),
+    ("cog-cred mfa prefer e", ["email"]),
     ("cog-cred git-credential ", ["get", "store", "erase", "capability"]),
     ("cog-cred docker-credential ", ["get", "store", "erase", "list", "version"]),
 ])

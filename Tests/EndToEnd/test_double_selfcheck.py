@@ -964,9 +964,9 @@ def test_setting_up_totp_during_sign_in(pool, flow):
     assert after_password(pool, flow)["ChallengeName"] == "SOFTWARE_TOKEN_MFA"
 
 
-def test_software_token_setup_needs_a_session(pool):
+def test_software_token_setup_needs_a_session_or_an_access_token(pool):
     pool.fails("AssociateSoftwareToken", "InvalidParameterException")
-    pool.fails("AssociateSoftwareToken", "InvalidParameterException", AccessToken="x")
+    assert pool.fails("AssociateSoftwareToken", "NotAuthorizedException", AccessToken="x") == "Invalid Access Token"
     pool.fails("VerifySoftwareToken", "InvalidParameterException", Session="x")  # no UserCode
     pool.fails("VerifySoftwareToken", "NotAuthorizedException", Session="x", UserCode="123456")
 
@@ -1338,3 +1338,50 @@ def test_custom_challenges_after_pycognitos_srp(pool):
     assert verify_password(pool, wrong.process_challenge(challenge["ChallengeParameters"], params),
                            Session=challenge["Session"])[1]["__type"] == "NotAuthorizedException"
     assert custom_auth(pool, CHALLENGE_NAME="PASSWORD")[1]["__type"] == "InvalidParameterException"
+
+
+# --- a user's own MFA settings ------------------------------------------------------------
+
+def mfa_of(pool, access):
+    answer = pool.ok("GetUser", AccessToken=access)
+    return answer.get("UserMFASettingList"), answer.get("PreferredMfaSetting")
+
+
+def test_mfa_settings_by_the_users_access_token(pool):
+    pool.admin("users", {"username": USER, "password": PASSWORD, "attributes": {"email": "mia@example.com"}})
+    access = pool.tokens(USER)["AccessToken"]
+    assert mfa_of(pool, access) == (None, None)  # left out, as Cognito does
+    # An authenticator: associated, verified, then enabled and preferred.
+    pool.fails("SetUserMFAPreference", "InvalidParameterException", AccessToken=access,
+               SoftwareTokenMfaSettings={"Enabled": True, "PreferredMfa": True})
+    secret = pool.ok("AssociateSoftwareToken", AccessToken=access)["SecretCode"]
+    assert pool.fails("VerifySoftwareToken", "EnableSoftwareTokenMFAException", AccessToken=access,
+                      UserCode=not_a_current_code(secret)) == "Code mismatch"
+    assert pool.ok("VerifySoftwareToken", AccessToken=access, UserCode=pyotp.TOTP(secret).now())["Status"] == "SUCCESS"
+    assert mfa_of(pool, access) == (None, None)  # verified is not enabled
+    pool.ok("SetUserMFAPreference", AccessToken=access, SoftwareTokenMfaSettings={"Enabled": True, "PreferredMfa": True},
+            EmailMfaSettings={"Enabled": True, "PreferredMfa": False})
+    assert mfa_of(pool, access) == (["SOFTWARE_TOKEN_MFA", "EMAIL_OTP"], "SOFTWARE_TOKEN_MFA")
+    # The preferred one is asked at sign-in; without a preference, a choice.
+    assert after_password(pool, "USER_PASSWORD_AUTH")["ChallengeName"] == "SOFTWARE_TOKEN_MFA"
+    pool.ok("SetUserMFAPreference", AccessToken=access, SoftwareTokenMfaSettings={"Enabled": True, "PreferredMfa": False})
+    assert mfa_of(pool, access) == (["SOFTWARE_TOKEN_MFA", "EMAIL_OTP"], None)
+    assert after_password(pool, "USER_PASSWORD_AUTH")["ChallengeName"] == "SELECT_MFA_TYPE"
+    pool.ok("SetUserMFAPreference", AccessToken=access, SoftwareTokenMfaSettings={"Enabled": False, "PreferredMfa": False},
+            EmailMfaSettings={"Enabled": False, "PreferredMfa": False})
+    assert mfa_of(pool, access) == (None, None)
+    assert "AuthenticationResult" in after_password(pool, "USER_PASSWORD_AUTH")
+
+
+def test_mfa_settings_refused_as_cognito_refuses_them(pool):
+    pool.admin("users", {"username": USER, "password": PASSWORD, "attributes": {"email": "mia@example.com"}})
+    access = pool.tokens(USER)["AccessToken"]
+    assert pool.fails("SetUserMFAPreference", "InvalidParameterException", AccessToken=access,
+                      SMSMfaSettings={"Enabled": True}) == "User does not have delivery config set to turn on SMS_MFA"
+    assert pool.fails("SetUserMFAPreference", "InvalidParameterException", AccessToken=access,
+                      EmailMfaSettings={"Enabled": False, "PreferredMfa": True}) == "EMAIL_OTP cannot be preferred and disabled"
+    pool.admin("config", {"email_mfa": False})
+    assert pool.fails("SetUserMFAPreference", "InvalidParameterException", AccessToken=access,
+                      EmailMfaSettings={"Enabled": True}) == "Email MFA is not enabled for this user pool"
+    assert pool.fails("GetUser", "NotAuthorizedException", AccessToken="x") == "Invalid Access Token"
+    assert mfa_of(pool, access) == (None, None)  # nothing changed by a refusal

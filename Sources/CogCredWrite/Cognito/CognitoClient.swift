@@ -27,6 +27,30 @@ public enum AuthOutcome: Sendable, Equatable {
     public static let availableChallenges = "AvailableChallenges"
 }
 
+/// A user's MFA methods, as GetUser says them.
+public struct MFASettings: Sendable, Equatable {
+    /// UserMFASettingList, in Cognito's order.
+    public var enabled: [MFAKind]
+    /// PreferredMfaSetting: the method sign-in asks for without offering a choice.
+    public var preferred: MFAKind?
+
+    public init(enabled: [MFAKind], preferred: MFAKind?) {
+        self.enabled = enabled
+        self.preferred = preferred
+    }
+}
+
+/// One method's part of SetUserMFAPreference.
+public struct MFAPreference: Sendable, Equatable {
+    public var enabled: Bool
+    public var preferred: Bool
+
+    public init(enabled: Bool, preferred: Bool) {
+        self.enabled = enabled
+        self.preferred = preferred
+    }
+}
+
 /// Where Cognito sent a code (CodeDeliveryDetails).
 public struct CodeDelivery: Sendable, Equatable {
     /// Masked, such as `a***@e***`.
@@ -86,6 +110,14 @@ public protocol CognitoClient: Sendable {
     func associateSoftwareToken(session: String?) throws(CognitoError) -> (secret: String, session: String?)
     /// VerifySoftwareToken during MFA_SETUP: the session for the final MFA_SETUP response.
     func verifySoftwareToken(session: String?, code: String) throws(CognitoError) -> String?
+    /// AssociateSoftwareToken for a signed-in user: the authenticator's shared secret.
+    func associateSoftwareToken(accessToken: String) throws(CognitoError) -> String
+    /// VerifySoftwareToken for a signed-in user (SetUserMFAPreference then enables it).
+    func verifySoftwareToken(accessToken: String, code: String) throws(CognitoError)
+    /// GetUser: the user's MFA methods.
+    func mfaSettings(accessToken: String) throws(CognitoError) -> MFASettings
+    /// SetUserMFAPreference, for the methods given.
+    func setMFAPreference(accessToken: String, _ settings: [MFAKind: MFAPreference]) throws(CognitoError)
     /// GetTokensFromRefreshToken: refresh that also rotates the refresh token
     /// when the app client is set to; takes the raw client secret.
     func getTokensFromRefreshToken(refreshToken: String) throws(CognitoError) -> AuthenticationResult

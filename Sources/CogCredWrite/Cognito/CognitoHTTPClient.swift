@@ -150,6 +150,36 @@ public struct CognitoHTTPClient: CognitoClient {
         return response.session ?? session
     }
 
+    public func associateSoftwareToken(accessToken: String) throws(CognitoError) -> String {
+        let response: AssociateSoftwareTokenResponse = try call("AssociateSoftwareToken", SessionRequest(accessToken: accessToken))
+        guard let secret = response.secretCode, !secret.isEmpty else {
+            throw .badResponse(httpStatus: 200, detail: "no SecretCode in the answer")
+        }
+        return secret
+    }
+
+    public func verifySoftwareToken(accessToken: String, code: String) throws(CognitoError) {
+        let response: VerifySoftwareTokenResponse = try call(
+            "VerifySoftwareToken", VerifySoftwareTokenRequest(accessToken: accessToken, userCode: code, friendlyDeviceName: "cog-cred"))
+        guard response.status == nil || response.status == "SUCCESS" else {
+            throw .service(code: "EnableSoftwareTokenMFAException", message: "verification status \(response.status ?? "")", httpStatus: 200)
+        }
+    }
+
+    public func mfaSettings(accessToken: String) throws(CognitoError) -> MFASettings {
+        let response: GetUserResponse = try call("GetUser", SessionRequest(accessToken: accessToken))
+        return MFASettings(
+            enabled: (response.userMFASettingList ?? []).compactMap(MFAKind.init(challengeName:)),
+            preferred: response.preferredMfaSetting.flatMap(MFAKind.init(challengeName:)))
+    }
+
+    public func setMFAPreference(accessToken: String, _ settings: [MFAKind: MFAPreference]) throws(CognitoError) {
+        let body = { (kind: MFAKind) in settings[kind].map { MFASettingsBody(enabled: $0.enabled, preferredMfa: $0.preferred) } }
+        let _: Empty = try call(
+            "SetUserMFAPreference",
+            SetUserMFAPreferenceRequest(accessToken: accessToken, sms: body(.sms), totp: body(.totp), email: body(.email)))
+    }
+
     public func getTokensFromRefreshToken(refreshToken: String) throws(CognitoError) -> AuthenticationResult {
         let response: InitiateAuthResponse = try call(
             "GetTokensFromRefreshToken",
@@ -386,11 +416,48 @@ struct RespondToAuthChallengeRequest: Encodable {
     }
 }
 
+/// A Session (sign-in's MFA_SETUP) or a signed-in user's AccessToken.
 struct SessionRequest: Encodable {
-    var session: String?
+    var session: String? = nil
+    var accessToken: String? = nil
 
     enum CodingKeys: String, CodingKey {
         case session = "Session"
+        case accessToken = "AccessToken"
+    }
+}
+
+struct GetUserResponse: Decodable {
+    var userMFASettingList: [String]?
+    var preferredMfaSetting: String?
+
+    enum CodingKeys: String, CodingKey {
+        case userMFASettingList = "UserMFASettingList"
+        case preferredMfaSetting = "PreferredMfaSetting"
+    }
+}
+
+struct MFASettingsBody: Encodable {
+    var enabled: Bool
+    var preferredMfa: Bool
+
+    enum CodingKeys: String, CodingKey {
+        case enabled = "Enabled"
+        case preferredMfa = "PreferredMfa"
+    }
+}
+
+struct SetUserMFAPreferenceRequest: Encodable {
+    var accessToken: String
+    var sms: MFASettingsBody?
+    var totp: MFASettingsBody?
+    var email: MFASettingsBody?
+
+    enum CodingKeys: String, CodingKey {
+        case accessToken = "AccessToken"
+        case sms = "SMSMfaSettings"
+        case totp = "SoftwareTokenMfaSettings"
+        case email = "EmailMfaSettings"
     }
 }
 
@@ -405,12 +472,14 @@ struct AssociateSoftwareTokenResponse: Decodable {
 }
 
 struct VerifySoftwareTokenRequest: Encodable {
-    var session: String?
+    var session: String? = nil
+    var accessToken: String? = nil
     var userCode: String
     var friendlyDeviceName: String
 
     enum CodingKeys: String, CodingKey {
         case session = "Session"
+        case accessToken = "AccessToken"
         case userCode = "UserCode"
         case friendlyDeviceName = "FriendlyDeviceName"
     }

@@ -135,6 +135,10 @@ public enum AuthError: CogCredFailure, Equatable {
             message = "the session has expired or was revoked; sign in again: cog-cred sign-in\(profileFlag(profile))"
         case ("NotAuthorizedException", .confirmSignUp):
             message = "the account cannot be confirmed; it may be confirmed already: try cog-cred sign-in"
+        case ("NotAuthorizedException", .mfaSettings(let profile)):
+            message = "the session is no longer valid; sign in again: cog-cred sign-in\(profileFlag(profile))"
+        case ("EnableSoftwareTokenMFAException", .mfaSettings), ("CodeMismatchException", .mfaSettings):
+            message = "the authenticator's code is incorrect: check the app's clock and run cog-cred mfa enable totp again"
         case ("NotAuthorizedException", .changePassword(let profile)):
             message = error.summary.contains("Access Token")
                 ? "the session is no longer valid; sign in again: cog-cred sign-in\(profileFlag(profile))"
@@ -201,6 +205,7 @@ public enum AuthOperation: Sendable, Equatable {
     case fetchKeys
     case clientCredentials
     case awsCredentials
+    case mfaSettings(profile: String)
 
     var verb: String {
         switch self {
@@ -215,6 +220,7 @@ public enum AuthOperation: Sendable, Equatable {
         case .fetchKeys: return "fetching the pool's signing keys"
         case .clientCredentials: return "getting an access token with the client credentials"
         case .awsCredentials: return "getting AWS credentials from the identity pool"
+        case .mfaSettings: return "changing the MFA settings"
         }
     }
 }

@@ -1,0 +1,62 @@
+// A signed-in user's own MFA settings (`cog-cred mfa`): read and changed
+// with the access token, refreshed first when it is too old.
+
+/// What `mfa enable|disable|prefer` does to a method.
+public enum MFAChange: Sendable {
+    /// Sign-in may ask for it (it stays preferred if it was).
+    case enable
+    /// Sign-in no longer asks for it.
+    case disable
+    /// Enabled, and asked for without offering a choice.
+    case prefer
+}
+
+extension TokenManager {
+    /// The user's MFA methods, as Cognito has them now.
+    public func mfaSettings() throws -> MFASettings {
+        let access = try currentToken(.access).value
+        let cognito = try makeCognito()
+        return try mfaCall { () throws(CognitoError) in try cognito.mfaSettings(accessToken: access) }
+    }
+
+    /// Enables, disables or prefers one method; the settings after it.
+    /// Cognito's refusals (email MFA outside the pool's plan, SMS without a
+    /// phone number, an authenticator not set up) come back as they are.
+    @discardableResult
+    public func changeMFA(_ kind: MFAKind, _ change: MFAChange) throws -> MFASettings {
+        let access = try currentToken(.access).value
+        let cognito = try makeCognito()
+        let preference: MFAPreference
+        switch change {
+        case .prefer: preference = MFAPreference(enabled: true, preferred: true)
+        case .disable: preference = MFAPreference(enabled: false, preferred: false)
+        case .enable:
+            // Sent with its preference as it is: false would take it away.
+            let now = try mfaCall { () throws(CognitoError) in try cognito.mfaSettings(accessToken: access) }
+            preference = MFAPreference(enabled: true, preferred: now.preferred == kind)
+        }
+        try mfaCall { () throws(CognitoError) in try cognito.setMFAPreference(accessToken: access, [kind: preference]) }
+        return try mfaCall { () throws(CognitoError) in try cognito.mfaSettings(accessToken: access) }
+    }
+
+    /// Sets up an authenticator app and enables it: `firstCode` is shown
+    /// the otpauth:// URI and returns the first code the app shows.
+    @discardableResult
+    public func addAuthenticator(firstCode: (String) throws -> String) throws -> MFASettings {
+        let token = try currentToken(.access)
+        let cognito = try makeCognito()
+        let secret = try mfaCall { () throws(CognitoError) in try cognito.associateSoftwareToken(accessToken: token.value) }
+        let account = token.claims.username ?? profile.username ?? profileName
+        let code = try firstCode(TOTPURI.make(secret: secret, account: account, issuer: "Cognito \(profile.userPoolID)"))
+        try mfaCall { () throws(CognitoError) in try cognito.verifySoftwareToken(accessToken: token.value, code: code) }
+        return try changeMFA(.totp, .enable)
+    }
+
+    func mfaCall<T>(_ body: () throws(CognitoError) -> T) throws(AuthError) -> T {
+        do {
+            return try body()
+        } catch {
+            throw .cognito(error, operation: .mfaSettings(profile: profileName))
+        }
+    }
+}

@@ -1,0 +1,120 @@
+import ArgumentParser
+import CogCredWrite
+
+/// `cog-cred mfa`: the signed-in user's own MFA methods, shown and changed
+/// with their access token (GetUser, SetUserMFAPreference).
+struct MFA: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "mfa",
+        abstract: "Show or change your MFA methods: an authenticator app (totp), SMS or email.",
+        discussion: """
+            cog-cred mfa prints each method, whether it is enabled and which one is preferred \
+            (sign-in asks for the preferred one without offering a choice); --json prints \
+            {"totp": {"enabled": bool, "preferred": bool}, "sms": {...}, "email": {...}}. \
+            mfa enable totp sets up an authenticator app (the otpauth:// URI, and a QR code \
+            when qrencode is installed, then its first code from the terminal or --code -) \
+            and enables it; mfa enable sms|email, mfa disable totp|sms|email and mfa prefer \
+            totp|sms|email change one method. Cognito's refusals (email MFA outside the \
+            pool's feature plan, SMS without a verified phone number) come with Cognito's own \
+            code and message. The access token is refreshed first when it is too old.
+            """,
+        subcommands: [Show.self, Enable.self, Disable.self, Prefer.self],
+        defaultSubcommand: Show.self)
+
+    /// The method named on the command line.
+    struct Method: ParsableArguments {
+        @Argument(help: ArgumentHelp("totp, sms or email.", valueName: "method"), completion: Completions.mfaTypes)
+        var name: String
+
+        func validate() throws {
+            if MFAKind(optionName: name) == nil { throw ValidationError("the method must be totp, sms or email, not '\(name)'") }
+        }
+
+        var kind: MFAKind { MFAKind(optionName: name) ?? .totp }
+    }
+
+    struct Show: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Print each method: enabled, and preferred.")
+
+        @OptionGroup var profileOptions: ProfileOptions
+
+        @Flag(help: "Print JSON.")
+        var json = false
+
+        func run() throws {
+            let settings = try Wiring().tokenManager(profileOptions).mfaSettings()
+            if json { return Output.data(compactJSON(MFAJSON(settings))) }
+            for kind in MFAKind.allCases {
+                let state = settings.enabled.contains(kind) ? (settings.preferred == kind ? "enabled, preferred" : "enabled") : "not enabled"
+                Output.data(kind.optionName + String(repeating: " ", count: 7 - kind.optionName.count) + state)
+            }
+        }
+    }
+
+    struct Enable: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Enable a method; totp first sets up an authenticator app.")
+
+        @OptionGroup var profileOptions: ProfileOptions
+        @OptionGroup var method: Method
+
+        @Option(help: ArgumentHelp("With totp: the first code the app shows; '-' reads it from standard input.", valueName: "code"))
+        var code: String?
+
+        func run() throws {
+            let manager = try Wiring().tokenManager(profileOptions)
+            let settings: MFASettings
+            if method.kind == .totp {
+                settings = try manager.addAuthenticator { uri in
+                    try ChallengePrompts.authenticatorFirstCode(
+                        uri: uri, intro: "Add this account to your authenticator app (scan the code or paste the URI):",
+                        given: code, flag: "--code")
+                }
+            } else {
+                settings = try manager.changeMFA(method.kind, .enable)
+            }
+            Output.note("Enabled \(method.name) MFA\(settings.preferred == method.kind ? " (preferred)" : "").")
+        }
+    }
+
+    struct Disable: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Disable a method.")
+
+        @OptionGroup var profileOptions: ProfileOptions
+        @OptionGroup var method: Method
+
+        func run() throws {
+            try Wiring().tokenManager(profileOptions).changeMFA(method.kind, .disable)
+            Output.note("Disabled \(method.name) MFA.")
+        }
+    }
+
+    struct Prefer: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Make a method the one sign-in asks for (enabling it).")
+
+        @OptionGroup var profileOptions: ProfileOptions
+        @OptionGroup var method: Method
+
+        func run() throws {
+            try Wiring().tokenManager(profileOptions).changeMFA(method.kind, .prefer)
+            Output.note("Sign-in now asks for \(method.name) MFA.")
+        }
+    }
+}
+
+/// `mfa --json`: every method, enabled and preferred.
+struct MFAJSON: Encodable {
+    struct Method: Encodable {
+        var enabled: Bool
+        var preferred: Bool
+    }
+
+    var totp: Method
+    var sms: Method
+    var email: Method
+
+    init(_ settings: MFASettings) {
+        let method = { (kind: MFAKind) in Method(enabled: settings.enabled.contains(kind), preferred: settings.preferred == kind) }
+        (totp, sms, email) = (method(.totp), method(.sms), method(.email))
+    }
+}

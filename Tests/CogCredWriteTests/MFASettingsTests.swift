@@ -1,0 +1,60 @@
+import Testing
+import CogCredTestSupport
+@testable import CogCredWrite
+
+/// `cog-cred mfa`: what each change sends, with the user's access token.
+@Suite struct MFASettingsTests {
+    let now: Int64 = 1_800_000_000
+
+    func manager(_ cognito: FakeCognito) throws -> TokenManager {
+        let store = InMemoryTokenStore()
+        try store.write(.refresh, profile: "default", secret: "r", context: context)
+        try store.write(.access, profile: "default", secret: TestJWT.access(iat: now, lifetime: 3600), context: context)
+        return TokenManager(profileName: "default", profile: testProfile, store: store, cognito: cognito, clock: FakeClock(now))
+    }
+
+    @Test func enablingKeepsThePreferenceAsItIs() throws {
+        let cognito = FakeCognito()
+        cognito.mfa.withLock { $0 = MFASettings(enabled: [.totp], preferred: .totp) }
+        let after = try manager(cognito).changeMFA(.email, .enable)
+        try manager(cognito).changeMFA(.totp, .enable)
+        #expect(cognito.mfaChanges.withLock { $0 } == [
+            [.email: MFAPreference(enabled: true, preferred: false)], [.totp: MFAPreference(enabled: true, preferred: true)],
+        ])
+        #expect(after == MFASettings(enabled: [.totp, .email], preferred: .totp))
+    }
+
+    @Test func preferringAndDisabling() throws {
+        let cognito = FakeCognito()
+        cognito.mfa.withLock { $0 = MFASettings(enabled: [.totp, .email], preferred: .totp) }
+        #expect(try manager(cognito).changeMFA(.email, .prefer) == MFASettings(enabled: [.totp, .email], preferred: .email))
+        #expect(try manager(cognito).changeMFA(.email, .disable) == MFASettings(enabled: [.totp], preferred: nil))
+        #expect(cognito.mfaChanges.withLock { $0 } == [
+            [.email: MFAPreference(enabled: true, preferred: true)], [.email: MFAPreference(enabled: false, preferred: false)],
+        ])
+    }
+
+    /// The URI names the user and the pool; the first code verifies it,
+    /// and only then is it enabled.
+    @Test func anAuthenticatorIsVerifiedThenEnabled() throws {
+        let cognito = FakeCognito()
+        var shown: [String] = []
+        let after = try manager(cognito).addAuthenticator { uri in
+            shown.append(uri)
+            return "123456"
+        }
+        #expect(shown == ["otpauth://totp/Cognito%20us-east-1_Test:alice?secret=JBSWY3DPEHPK3PXP&issuer=Cognito%20us-east-1_Test"])
+        #expect(cognito.softwareTokens.withLock { $0 } == ["associate", "verify 123456"])
+        #expect(after == MFASettings(enabled: [.totp], preferred: nil))
+    }
+
+    @Test func cognitosRefusalsKeepTheirCodeAndMessage() throws {
+        let cognito = FakeCognito()
+        let refusal = CognitoError.service(code: "InvalidParameterException", message: "Email MFA is not enabled for this user pool", httpStatus: 400)
+        cognito.mfaError.withLock { $0 = refusal }
+        #expect(throws: AuthError.cognito(refusal, operation: .mfaSettings(profile: "default"))) { try manager(cognito).changeMFA(.email, .prefer) }
+        #expect(cognito.mfaChanges.withLock { $0 }.isEmpty)
+        let message = AuthError.cognito(refusal, operation: .mfaSettings(profile: "default")).message
+        #expect(message.contains("InvalidParameterException") && message.contains("Email MFA is not enabled for this user pool"))
+    }
+}

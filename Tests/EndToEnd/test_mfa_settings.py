@@ -1,0 +1,127 @@
+"""`cog-cred mfa`: a signed-in user's own MFA settings, end to end against the
+project's Cognito test double (moto has no SetUserMFAPreference worth the
+name): shown, an authenticator set up, methods enabled, preferred and
+disabled, and Cognito's refusals passed on.
+"""
+import json
+import re
+import subprocess
+
+import pyotp
+import pytest
+
+PASSWORD = "Mfa-Password-1"
+USER = "erin@example.com"
+NONE = {"enabled": False, "preferred": False}
+
+
+@pytest.fixture
+def profile(cog, bus, double):
+    cog.ok("configure", "--user-pool-id", "us-east-1_double", "--client-id", "doubleclient",
+           "--endpoint-url", double.url, "--username", USER, "--auth-flow", "password")
+    cog.remember_secret(PASSWORD)
+    double.admin("users", {"username": USER, "password": PASSWORD,
+                           "attributes": {"email": USER, "phone_number": "+15555550123"}})
+    cog.ok("sign-in", "--password-stdin", input=PASSWORD + "\n")
+    return double
+
+
+def shown(cog):
+    return json.loads(cog.ok("mfa", "--json").stdout)
+
+
+def add_authenticator(cog, code_for=lambda secret: pyotp.TOTP(secret).now()):
+    """`mfa enable totp --code -`: reads the URI it prints, answers with the app's code."""
+    proc = subprocess.Popen([cog.binary, "mfa", "enable", "totp", "--code", "-"], env=cog.env, stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    uri = ""
+    while "otpauth://" not in uri:
+        uri = proc.stderr.readline()
+        assert uri, "no otpauth:// URI before the end of stderr"
+    secret = re.search(r"secret=([A-Z2-7]+)", uri).group(1)
+    proc.stdin.write(code_for(secret) + "\n")
+    proc.stdin.close()
+    return proc.wait(timeout=60), secret, proc.stderr.read()
+
+
+def test_nothing_enabled_at_first(cog, bus, profile):
+    assert shown(cog) == {"totp": NONE, "sms": NONE, "email": NONE}
+    assert cog.ok("mfa").stdout == "totp   not enabled\nsms    not enabled\nemail  not enabled\n"
+    assert cog.ok("mfa", "show").stdout == cog.ok("mfa").stdout
+
+
+def test_an_authenticator_set_up_enabled_and_asked_at_sign_in(cog, bus, profile):
+    status, secret, err = add_authenticator(cog)
+    assert status == 0, err
+    assert "Enabled totp MFA" in err
+    assert shown(cog)["totp"] == {"enabled": True, "preferred": False}
+    assert profile.user(USER)["totp_secret"] == secret
+    cog.ok("sign-out", "--local")
+    asked = cog.run("sign-in", "--password-stdin", input=PASSWORD + "\n")
+    assert asked.returncode == 77 and "--mfa-code" in asked.stderr  # the app's code, now
+    cog.ok("sign-in", "--password-stdin", "--mfa-code", pyotp.TOTP(secret).now(), input=PASSWORD + "\n")
+
+
+def test_a_wrong_first_code_enables_nothing(cog, bus, profile):
+    status, secret, err = add_authenticator(cog, code_for=lambda s: "000000" if pyotp.TOTP(s).now() != "000000" else "111111")
+    assert status != 0 and "EnableSoftwareTokenMFAException" in err and "code is incorrect" in err, err
+    assert shown(cog)["totp"] == NONE
+
+
+def test_enable_prefer_and_disable(cog, bus, profile):
+    cog.ok("mfa", "enable", "email")
+    cog.ok("mfa", "enable", "sms")
+    assert shown(cog) == {"totp": NONE, "sms": {"enabled": True, "preferred": False},
+                          "email": {"enabled": True, "preferred": False}}
+    prefer = cog.ok("mfa", "prefer", "email")
+    assert "Sign-in now asks for email MFA" in prefer.stderr and prefer.stdout == ""
+    assert cog.ok("mfa").stdout == "totp   not enabled\nsms    enabled\nemail  enabled, preferred\n"
+    # The preferred method is what sign-in asks for: an emailed code, no choice.
+    cog.ok("sign-out", "--local")
+    proc = subprocess.Popen([cog.binary, "sign-in", "--password-stdin", "--mfa-code", "-"], env=cog.env,
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    proc.stdin.write(PASSWORD + "\n")
+    proc.stdin.flush()
+    assert "sent by email" in proc.stderr.readline()
+    proc.stdin.write(profile.codes(USER)["email"] + "\n")
+    proc.stdin.close()
+    assert proc.wait(timeout=60) == 0, proc.stderr.read()
+    # Enabling again keeps the preference; disabling takes it away.
+    cog.ok("mfa", "enable", "email")
+    assert shown(cog)["email"] == {"enabled": True, "preferred": True}
+    cog.ok("mfa", "disable", "email")
+    cog.ok("mfa", "disable", "sms")
+    assert shown(cog) == {"totp": NONE, "sms": NONE, "email": NONE}
+    cog.ok("sign-out", "--local")
+    cog.ok("sign-in", "--password-stdin", input=PASSWORD + "\n")  # no MFA asked
+
+
+def test_cognitos_refusals_with_its_code_and_message(cog, bus, profile):
+    profile.configure(email_mfa=False)
+    refused = cog.run("mfa", "enable", "email")
+    assert refused.returncode != 0 and refused.stdout == ""
+    assert "InvalidParameterException" in refused.stderr and "Email MFA is not enabled for this user pool" in refused.stderr
+    assert len(refused.stderr.splitlines()) == 1
+    profile.admin("users", {"username": USER, "password": PASSWORD, "attributes": {"email": USER}})
+    cog.ok("sign-in", "--password-stdin", input=PASSWORD + "\n")
+    no_phone = cog.run("mfa", "prefer", "sms")
+    assert "User does not have delivery config set to turn on SMS_MFA" in no_phone.stderr
+    assert shown(cog) == {"totp": NONE, "sms": NONE, "email": NONE}
+
+
+def test_a_stale_access_token_is_refreshed_first(cog, bus, profile):
+    profile.configure(issued_at_offset=-7200)
+    cog.ok("refresh")
+    profile.configure(issued_at_offset=0)
+    before = profile.stats()["calls"].get("GetTokensFromRefreshToken", 0)
+    assert shown(cog) == {"totp": NONE, "sms": NONE, "email": NONE}
+    assert profile.stats()["calls"]["GetTokensFromRefreshToken"] == before + 1
+
+
+def test_not_signed_in_or_a_bad_method(cog, bus, profile):
+    cog.ok("sign-out", "--local")
+    result = cog.run("mfa")
+    assert result.returncode == 77 and "not signed in" in result.stderr
+    bad = cog.run("mfa", "enable", "carrier-pigeon")
+    assert bad.returncode == 64 and "must be totp, sms or email" in bad.stderr
