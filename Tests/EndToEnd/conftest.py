@@ -332,6 +332,21 @@ class CogCred:
         assert result.returncode == 0, f"{args} exited {result.returncode}: {result.stderr}"
         return result
 
+    def answer_when_asked(self, *args, first_lines=(), answer):
+        """Runs cog-cred with `first_lines` on stdin (a password), waits for
+        the line on stderr that says a code is wanted (one sent only then),
+        and writes `answer(that line)`. Returns (status, that line, stdout, stderr)."""
+        proc = subprocess.Popen([self.binary, *args], env=self.env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True, start_new_session=True)
+        for line in first_lines:
+            proc.stdin.write(line + "\n")
+        proc.stdin.flush()
+        said = proc.stderr.readline()
+        proc.stdin.write(answer(said) + "\n")
+        proc.stdin.close()
+        status = proc.wait(timeout=60)
+        return status, said, proc.stdout.read(), proc.stderr.read()
+
     def remember_secret(self, *values):
         self.secrets_seen.update(v for v in values if v)
 

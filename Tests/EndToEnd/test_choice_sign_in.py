@@ -4,12 +4,12 @@ password or SRP as a first factor, the pool's list of choices, and the
 challenges that follow.
 """
 import json
-import subprocess
 
 import pyotp
 import pytest
 
 from test_core import all_stored, stored
+from test_srp import no_terminal
 
 PASSWORD = "Choice-Password-1"
 USER = "erin@example.com"
@@ -27,24 +27,10 @@ def profile(cog, double):
     return double
 
 
-def no_terminal(cog, *args, input=None):
-    return subprocess.run([cog.binary, *args], env=cog.env, capture_output=True, text=True, input=input,
-                          start_new_session=True, timeout=60)
-
-
 def with_code_on_stdin(cog, profile, kind, *args, code=None, first_line=None):
-    """Runs sign-in with `--code -` (and any `first_line`, a password, first):
-    waits for the line saying the code went out, then writes the code sent."""
-    proc = subprocess.Popen([cog.binary, "sign-in", *args], env=cog.env, stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
-    if first_line is not None:
-        proc.stdin.write(first_line + "\n")
-        proc.stdin.flush()
-    said = proc.stderr.readline()
-    proc.stdin.write((code or profile.codes(USER)[kind]) + "\n")
-    proc.stdin.close()
-    status = proc.wait(timeout=60)
-    return status, said, proc.stdout.read(), proc.stderr.read()
+    """sign-in with `--code -` (after `first_line`, a password): the code sent, once it is."""
+    return cog.answer_when_asked("sign-in", *args, first_lines=[] if first_line is None else [first_line],
+                                 answer=lambda _: code or profile.codes(USER)[kind])
 
 
 def user_auths(profile):
@@ -72,14 +58,9 @@ def test_a_wrong_or_spent_code_stores_nothing(cog, bus, profile):
         sent["code"] = profile.codes(USER)[kind]
         return "000000" if sent["code"] != "000000" else "111111"
 
-    proc = subprocess.Popen([cog.binary, "sign-in", "--method", "email-otp", "--code", "-"], env=cog.env,
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True)
-    proc.stderr.readline()
-    proc.stdin.write(wrong("email") + "\n")
-    proc.stdin.close()
-    assert proc.wait(timeout=60) == 77
-    error = proc.stderr.read()
+    status, _, _, error = cog.answer_when_asked("sign-in", "--method", "email-otp", "--code", "-",
+                                                answer=lambda _: wrong("email"))
+    assert status == 77
     # Cognito's own code and message, after what to do.
     assert "code is incorrect" in error and "CodeMismatchException" in error and "Invalid code received" in error
     assert all_stored(bus)["refresh"] is None

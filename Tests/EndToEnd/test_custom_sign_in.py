@@ -2,11 +2,10 @@
 test double, which plays a pool's Lambda triggers with scripted rounds (moto
 has no custom flow): with no password, and after an SRP proof of it.
 """
-import subprocess
-
 import pytest
 
 from test_core import all_stored, stored
+from test_srp import no_terminal
 
 PASSWORD = "Custom-Password-1"
 USER = "erin@example.com"
@@ -49,8 +48,7 @@ def test_answers_on_a_terminal(cog, bus, profile):
 
 
 def test_without_a_terminal_or_answers_it_names_the_flag(cog, bus, profile):
-    result = subprocess.run([cog.binary, "sign-in"], env=cog.env, capture_output=True, text=True,
-                            start_new_session=True, timeout=60)
+    result = no_terminal(cog, "sign-in")
     assert result.returncode == 77 and "--answer -" in result.stderr, result.stderr
     assert all_stored(bus)["refresh"] is None
 

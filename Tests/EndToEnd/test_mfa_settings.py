@@ -78,15 +78,9 @@ def test_enable_prefer_and_disable(cog, bus, profile):
     assert cog.ok("mfa").stdout == "totp   not enabled\nsms    enabled\nemail  enabled, preferred\n"
     # The preferred method is what sign-in asks for: an emailed code, no choice.
     cog.ok("sign-out", "--local")
-    proc = subprocess.Popen([cog.binary, "sign-in", "--password-stdin", "--mfa-code", "-"], env=cog.env,
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True)
-    proc.stdin.write(PASSWORD + "\n")
-    proc.stdin.flush()
-    assert "sent by email" in proc.stderr.readline()
-    proc.stdin.write(profile.codes(USER)["email"] + "\n")
-    proc.stdin.close()
-    assert proc.wait(timeout=60) == 0, proc.stderr.read()
+    status, said, _, err = cog.answer_when_asked("sign-in", "--password-stdin", "--mfa-code", "-", first_lines=[PASSWORD],
+                                                 answer=lambda _: profile.codes(USER)["email"])
+    assert status == 0 and "sent by email" in said, err
     # Enabling again keeps the preference; disabling takes it away.
     cog.ok("mfa", "enable", "email")
     assert shown(cog)["email"] == {"enabled": True, "preferred": True}

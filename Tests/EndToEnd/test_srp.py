@@ -175,16 +175,16 @@ def test_sms_code_scripted_and_interactive(cog, bus, profile):
 
     # Scripted: the code exists only once the SMS is sent, so `--mfa-code -`
     # reads it from stdin after saying so on stderr.
-    proc = subprocess.Popen([cog.binary, "sign-in", "--password-stdin", "--mfa-code", "-"], env=cog.env,
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True)
-    proc.stdin.write(PASSWORD + "\n")
-    proc.stdin.flush()
-    assert "reading it from standard input" in proc.stderr.readline()
-    proc.stdin.write(profile.codes(USER)["sms"] + "\n")
-    proc.stdin.close()
-    assert proc.wait(timeout=60) == 0, proc.stderr.read()
+    status, said, _, err = cog.answer_when_asked("sign-in", "--password-stdin", "--mfa-code", "-", first_lines=[PASSWORD],
+                                                 answer=lambda _: profile.codes(USER)["sms"])
+    assert status == 0, err
+    assert "reading it from standard input" in said
     assert stored(bus, "refresh")
+
+
+def other_code(code):
+    """A six-digit code that is not `code`."""
+    return f"{(int(code) + 1) % 10 ** 6:06d}"
 
 
 def email_user(profile, mfa="email"):
@@ -212,30 +212,18 @@ def test_email_code_scripted_and_interactive(cog, bus, profile, challenge):
     cog.ok("sign-out", "--local")
 
     # A wrong code: refused, nothing stored.
-    proc = subprocess.Popen([cog.binary, "sign-in", "--password-stdin", "--mfa-code", "-"], env=cog.env,
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True)
-    proc.stdin.write(PASSWORD + "\n")
-    proc.stdin.flush()
-    assert "sent by email to e***@e***; reading it from standard input" in proc.stderr.readline()
-    sent = profile.codes(USER)["email"]
-    proc.stdin.write(("000000" if sent != "000000" else "111111") + "\n")
-    proc.stdin.close()
-    assert proc.wait(timeout=60) == 77
-    assert "code is incorrect: check it and sign in again" in proc.stderr.read()
+    status, said, _, err = cog.answer_when_asked("sign-in", "--password-stdin", "--mfa-code", "-", first_lines=[PASSWORD],
+                                                 answer=lambda _: other_code(profile.codes(USER)["email"]))
+    assert "sent by email to e***@e***; reading it from standard input" in said
+    assert status == 77 and "code is incorrect: check it and sign in again" in err
     assert all_stored(bus)["refresh"] is None
 
     # Scripted: the code exists only once the email is sent, so `--mfa-code -`
     # reads it from stdin after saying so on stderr.
-    proc = subprocess.Popen([cog.binary, "sign-in", "--password-stdin", "--mfa-code", "-"], env=cog.env,
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True)
-    proc.stdin.write(PASSWORD + "\n")
-    proc.stdin.flush()
-    assert "reading it from standard input" in proc.stderr.readline()
-    proc.stdin.write(profile.codes(USER)["email"] + "\n")
-    proc.stdin.close()
-    assert proc.wait(timeout=60) == 0, proc.stderr.read()
+    status, said, _, err = cog.answer_when_asked("sign-in", "--password-stdin", "--mfa-code", "-", first_lines=[PASSWORD],
+                                                 answer=lambda _: profile.codes(USER)["email"])
+    assert status == 0, err
+    assert "reading it from standard input" in said
     assert stored(bus, "refresh")
     calls = profile.stats()["calls"]
     assert calls.get(f"RespondToAuthChallenge:{challenge}", 0) >= 3
@@ -245,15 +233,10 @@ def test_choosing_email_mfa(cog, bus, profile):
     email_user(profile, mfa="all")
     missing = no_terminal(cog, "sign-in", "--password-stdin", input=PASSWORD + "\n")
     assert missing.returncode == 77 and "--mfa-type sms|totp|email" in missing.stderr
-    proc = subprocess.Popen([cog.binary, "sign-in", "--password-stdin", "--mfa-type", "email", "--mfa-code", "-"],
-                            env=cog.env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, start_new_session=True)
-    proc.stdin.write(PASSWORD + "\n")
-    proc.stdin.flush()
-    assert "sent by email to e***@e***" in proc.stderr.readline()
-    proc.stdin.write(profile.codes(USER)["email"] + "\n")
-    proc.stdin.close()
-    assert proc.wait(timeout=60) == 0, proc.stderr.read()
+    status, said, _, err = cog.answer_when_asked("sign-in", "--password-stdin", "--mfa-type", "email", "--mfa-code", "-",
+                                                 first_lines=[PASSWORD], answer=lambda _: profile.codes(USER)["email"])
+    assert status == 0, err
+    assert "sent by email to e***@e***" in said
     assert stored(bus, "refresh")
     # A pool that offers no email: told what it offers.
     cog.ok("sign-out", "--local")

@@ -77,28 +77,40 @@ struct MFA: ParsableCommand {
         }
     }
 
-    struct Disable: ParsableCommand {
+    struct Disable: MFAChangeCommand {
         static let configuration = CommandConfiguration(abstract: "Disable a method.")
+        static let change = MFAChange.disable
 
         @OptionGroup var profileOptions: ProfileOptions
         @OptionGroup var method: Method
 
-        func run() throws {
-            try Wiring().tokenManager(profileOptions).changeMFA(method.kind, .disable)
-            Output.note("Disabled \(method.name) MFA.")
-        }
+        func done(_ method: String) -> String { "Disabled \(method) MFA." }
     }
 
-    struct Prefer: ParsableCommand {
+    struct Prefer: MFAChangeCommand {
         static let configuration = CommandConfiguration(abstract: "Make a method the one sign-in asks for (enabling it).")
+        static let change = MFAChange.prefer
 
         @OptionGroup var profileOptions: ProfileOptions
         @OptionGroup var method: Method
 
-        func run() throws {
-            try Wiring().tokenManager(profileOptions).changeMFA(method.kind, .prefer)
-            Output.note("Sign-in now asks for \(method.name) MFA.")
-        }
+        func done(_ method: String) -> String { "Sign-in now asks for \(method) MFA." }
+    }
+}
+
+/// `mfa disable` and `mfa prefer`: one change to one method.
+protocol MFAChangeCommand: ParsableCommand {
+    static var change: MFAChange { get }
+    var profileOptions: ProfileOptions { get }
+    var method: MFA.Method { get }
+    /// What was done, for the person.
+    func done(_ method: String) -> String
+}
+
+extension MFAChangeCommand {
+    func run() throws {
+        try Wiring().tokenManager(profileOptions).changeMFA(method.kind, Self.change)
+        Output.note(done(method.name))
     }
 }
 
