@@ -62,6 +62,20 @@ def test_an_authenticator_set_up_enabled_and_asked_at_sign_in(cog, bus, profile)
     cog.ok("sign-in", "--password-stdin", "--mfa-code", pyotp.TOTP(secret).now(), input=PASSWORD + "\n")
 
 
+def test_an_authenticator_set_up_on_a_terminal(cog, bus, profile):
+    pexpect = pytest.importorskip("pexpect")
+    child = pexpect.spawn(cog.binary, ["mfa", "enable", "totp"], env=cog.env, encoding="utf-8", timeout=30)
+    child.expect(r"otpauth://totp/\S+")
+    secret = re.search(r"secret=([A-Z2-7]+)", child.after).group(1)
+    child.expect("Enter the code the app shows: ")
+    child.sendline(pyotp.TOTP(secret).now())
+    child.expect("Enabled totp MFA")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0, child.before
+    assert shown(cog)["totp"] == {"enabled": True, "preferred": False}
+
+
 def test_a_wrong_first_code_enables_nothing(cog, bus, profile):
     status, secret, err = add_authenticator(cog, code_for=lambda s: "000000" if pyotp.TOTP(s).now() != "000000" else "111111")
     assert status != 0 and "EnableSoftwareTokenMFAException" in err and "code is incorrect" in err, err
