@@ -10,6 +10,9 @@ struct ChallengePrompts: ChallengeAnswers {
     var code: String? = nil
     /// `--method` (or the profile's): the first factor to choose.
     var method: SignInMethod? = nil
+    /// `method` is the profile's default, not the flag: one this user
+    /// lacks gives way to the pool's list.
+    var methodIsDefault = false
     /// `--answer -`: custom challenges' answers, one a line of standard input.
     var answersFromStdin = false
 
@@ -63,14 +66,15 @@ struct ChallengePrompts: ChallengeAnswers {
         guard PasswordInput.hasTerminal else {
             throw AuthError.challengeNeedsInput(challenge: "an answer to the pool's custom challenge", flag: "--answer -")
         }
-        return try PasswordInput.ask("Answer: ")
+        // Echo off: a pool's answers are often secrets (a PIN, a badge's code).
+        return try PasswordInput.prompt("Answer: ")
     }
 
     func chooseSignInMethod(from methods: [SignInMethod], unsupported: [String]) throws -> SignInMethod {
         let names = methods.map(\.rawValue)
         // A passkey needs a browser: the managed login offers it.
         let passkey = unsupported.contains("WEB_AUTHN") ? "; a passkey: cog-cred sign-in --browser" : ""
-        if let method {
+        if let method, !(methodIsDefault && !methods.contains(method)) {
             guard methods.contains(method) else {
                 throw InputError(
                     "Cognito offers \(names.joined(separator: ", ")) to this user, not \(method.rawValue)\(passkey)", category: .usage)

@@ -59,6 +59,18 @@ import Synchronization
         #expect((body["AuthParameters"] as? [String: String]) == ["USERNAME": "alice", "PREFERRED_CHALLENGE": "SMS_OTP"])
     }
 
+    /// An InitiateAuth that sends a code is not sent again after a lost
+    /// answer; one that sends nothing is.
+    @Test func anInitiateAuthThatSendsACodeIsNotRepeated() throws {
+        for (flow, parameters, attempts) in [
+            ("USER_AUTH", ["PREFERRED_CHALLENGE": "EMAIL_OTP"], 1), ("CUSTOM_AUTH", [:], 1), ("USER_AUTH", ["PREFERRED_CHALLENGE": "PASSWORD", "PASSWORD": "p"], 4),
+        ] {
+            let transport = FakeTransport(status: 503, body: "{}")
+            #expect(throws: CognitoError.self) { try client(transport).initiateAuth(flow: flow, username: "alice", parameters: parameters) }
+            #expect(transport.requests.withLock { $0.count } == attempts, "\(flow) \(parameters)")
+        }
+    }
+
     @Test func keepsCognitosErrorCodeWithoutItsPrefixAndItsMessage() {
         let transport = FakeTransport(status: 400, body: #"{"__type":"com.amazonaws.cognito#NotAuthorizedException","message":"Incorrect username or password."}"#)
         #expect(throws: CognitoError.service(code: "NotAuthorizedException", message: "Incorrect username or password.", httpStatus: 400)) {
@@ -145,6 +157,13 @@ import Synchronization
 @Suite struct AuthErrorTests {
     func service(_ code: String, _ message: String = "m") -> CognitoError {
         .service(code: code, message: message, httpStatus: 400)
+    }
+
+    /// `mfa` with a browser sign-in's token: the scope it lacks, not "sign in again".
+    @Test func anAccessTokenWithoutTheAdminScopeIsNamedAsSuch() {
+        let refused = service("NotAuthorizedException", "Access Token does not have required scopes")
+        let message = AuthError.cognito(refused, operation: .mfaSettings(profile: "default")).message
+        #expect(message.contains("aws.cognito.signin.user.admin") && message.contains("does not have required scopes"))
     }
 
     /// A spent or expired challenge Session is not a wrong password.

@@ -244,8 +244,8 @@ Admin API (JSON in and out; 400 for a bad request, 404 for an unknown user):
   GET  /_double/stats                  {"calls": {"Action[:AuthFlow|:ChallengeName]": n},
                                         "requests": [...]}; a sign-in step's record names
                                        what it carried ("parameter_names", with
-                                       "preferred_challenge" and "answer" when given, and
-                                       "challenge"), never a value; a request refused for a
+                                       "preferred_challenge", and a SELECT_*'s "answer", and
+                                       "challenge"), never a secret value; a request refused for a
                                        reason Cognito keeps to itself (e.g. which part
                                        of an SRP proof was wrong) has it as "detail"
   GET  /_double/last_authorize         {"params": {name: value}, "query": "raw query
@@ -1035,7 +1035,8 @@ class CognitoDouble:
             sent = payload.get("AuthParameters", payload.get("ChallengeResponses")) if isinstance(payload, dict) else None
             if isinstance(sent, dict) and not identity:
                 record["parameter_names"] = sorted(sent)
-                record.update({key.lower(): sent[key] for key in ("PREFERRED_CHALLENGE", "ANSWER") if key in sent})
+                choices = ("PREFERRED_CHALLENGE",) + (("ANSWER",) if step in ("SELECT_CHALLENGE", "SELECT_MFA_TYPE") else ())
+                record.update({key.lower(): sent[key] for key in choices if key in sent})
                 if step != auth_flow:
                     record["challenge"] = step
             self.requests.append(record)
@@ -1273,8 +1274,10 @@ class CognitoDouble:
 
     def _mfa_or_tokens(self, username: str) -> dict:
         user = self.users[username]
-        enabled, preferred = user["mfa_enabled"], user["mfa_preferred"]
         email = self.config["email_mfa_challenge"]
+        # A pool without email MFA (config email_mfa) never asks for it.
+        enabled = [m for m in user["mfa_enabled"] if m != "EMAIL_OTP" or self.config["email_mfa"]]
+        preferred = user["mfa_preferred"] if user["mfa_preferred"] in enabled else None
         if not enabled and user["mfa_setup_required"]:
             # MFA is required but the user has no factor yet.
             return self._challenge(username, "MFA_SETUP", {

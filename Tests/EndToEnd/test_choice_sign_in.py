@@ -149,6 +149,11 @@ def test_without_a_method_the_pools_choices(cog, bus, profile):
     profile.admin("users", {"username": USER, "password": PASSWORD, "attributes": {"email": USER}})
     lacking = no_terminal(cog, "sign-in", "--method", "sms-otp")
     assert lacking.returncode == 64 and "offers password, srp, email-otp to this user, not sms-otp" in lacking.stderr
+    # The profile's default gives way to the pool's list instead.
+    cog.ok("configure", "--method", "sms-otp")
+    by_default = no_terminal(cog, "sign-in")
+    assert by_default.returncode == 77 and "--method password|srp|email-otp" in by_default.stderr, by_default.stderr
+    cog.ok("configure", "--method", "")
 
     # On a terminal: the list, then what the choice needs.
     child = pexpect.spawn(cog.binary, ["sign-in"], env=cog.env, encoding="utf-8", timeout=30)
@@ -186,3 +191,6 @@ def test_method_and_flow_are_checked(cog, bus, profile):
     assert cog.run("configure", "--method", "fingerprint").returncode == 64
     shown = json.loads(cog.ok("configure", "--method", "sms-otp").stdout or cog.ok("configure", "--show").stdout)
     assert shown["method"] == "sms-otp" and shown["auth-flow"] == "choice"
+    # A method kept for a profile that signs in another way: said so.
+    noted = cog.ok("configure", "--auth-flow", "srp")
+    assert "--method applies to --auth-flow choice; this profile signs in with srp" in noted.stderr

@@ -30,6 +30,9 @@ def test_every_round_is_shown_and_answered_from_standard_input(cog, bus, profile
     assert "  hint: six digits\n  question: The code on your badge\n" in result.stderr
     assert "USER_ID_FOR_SRP" not in result.stderr and "Password" not in result.stderr
     assert profile.stats()["calls"]["RespondToAuthChallenge:CUSTOM_CHALLENGE"] == 2
+    # The double records no answer of a custom challenge: they may be secrets.
+    steps = [r for r in profile.stats()["requests"] if r.get("challenge") == "CUSTOM_CHALLENGE"]
+    assert steps and all("answer" not in r for r in steps)
 
 
 def test_answers_on_a_terminal(cog, bus, profile):

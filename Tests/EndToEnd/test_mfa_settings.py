@@ -118,6 +118,13 @@ def test_cognitos_refusals_with_its_code_and_message(cog, bus, profile):
     assert shown(cog) == {"totp": NONE, "sms": NONE, "email": NONE}
 
 
+def test_a_pool_without_email_mfa_does_not_ask_for_it(cog, bus, profile):
+    cog.ok("mfa", "enable", "email")
+    profile.configure(email_mfa=False)
+    cog.ok("sign-out", "--local")
+    cog.ok("sign-in", "--password-stdin", input=PASSWORD + "\n")  # no MFA asked
+
+
 def test_a_stale_access_token_is_refreshed_first(cog, bus, profile):
     profile.configure(issued_at_offset=-7200)
     cog.ok("refresh")

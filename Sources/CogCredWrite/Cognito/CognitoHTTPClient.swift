@@ -119,8 +119,11 @@ public struct CognitoHTTPClient: CognitoClient {
         var parameters = parameters
         parameters["USERNAME"] = username
         parameters["SECRET_HASH"] = secretHash(username)
+        // One that sends a code (a one-time code, a custom trigger's) is not
+        // sent twice: a second code would replace the first.
+        let sendsACode = flow == "CUSTOM_AUTH" || ["EMAIL_OTP", "SMS_OTP"].contains(parameters["PREFERRED_CHALLENGE"] ?? "")
         let response: InitiateAuthResponse = try call(
-            "InitiateAuth", InitiateAuthRequest(authFlow: flow, clientID: clientID, authParameters: parameters))
+            "InitiateAuth", InitiateAuthRequest(authFlow: flow, clientID: clientID, authParameters: parameters), once: sendsACode)
         return try response.outcome()
     }
 
@@ -212,7 +215,11 @@ public struct CognitoHTTPClient: CognitoClient {
     /// temporary failures with exponential backoff and jitter inside the
     /// command's deadline. Nothing is printed per retry; the last error is
     /// what the caller reports.
-    func call<Request: Encodable, Response: Decodable>(_ action: String, _ body: Request) throws(CognitoError) -> Response {
+    /// `once`: this request may act even though its answer is lost (send
+    /// a code), so it is sent again only when it surely did not arrive.
+    func call<Request: Encodable, Response: Decodable>(_ action: String, _ body: Request, once: Bool = false) throws(CognitoError)
+        -> Response
+    {
         let payload: Data
         do {
             payload = try JSONEncoder().encode(body)
@@ -226,7 +233,7 @@ public struct CognitoHTTPClient: CognitoClient {
             } catch {
                 attempt += 1
                 let pause = retryPolicy.pause(afterAttempt: attempt)
-                guard attempt < retryPolicy.maxAttempts, shouldRetry(error, action: action),
+                guard attempt < retryPolicy.maxAttempts, shouldRetry(error, action: action, once: once),
                     deadline.remaining > pause + 0.1
                 else { throw error }
                 retryPolicy.sleep(pause)
@@ -234,7 +241,8 @@ public struct CognitoHTTPClient: CognitoClient {
         }
     }
 
-    func shouldRetry(_ error: CognitoError, action: String) -> Bool {
+    func shouldRetry(_ error: CognitoError, action: String, once: Bool = false) -> Bool {
+        let idempotent = !once && CognitoHTTPClient.idempotentActions.contains(action)
         // An HTML 5xx to an action a service may not offer is its way of
         // saying so: the caller falls back instead (never retried).
         if action == "GetTokensFromRefreshToken" && error.isUnsupportedOperation { return false }
@@ -242,13 +250,13 @@ public struct CognitoHTTPClient: CognitoClient {
         case .transport(let failure):
             // Refused or unresolvable: nothing reached Cognito, safe for any action.
             if failure.kind == .connectionFailed && failure.nothingSent { return true }
-            return failure.kind != .tls && CognitoHTTPClient.idempotentActions.contains(action)
+            return failure.kind != .tls && idempotent
         case .service(let code, _, let status):
             // Throttling rejects the request before it is acted on.
             if CognitoError.throttlingCodes.contains(code) { return true }
-            return status >= 500 && CognitoHTTPClient.idempotentActions.contains(action)
+            return status >= 500 && idempotent
         case .badResponse(let status, _):
-            return status >= 500 && CognitoHTTPClient.idempotentActions.contains(action)
+            return status >= 500 && idempotent
         case .deadlineExceeded:
             return false
         }

@@ -135,6 +135,9 @@ public enum AuthError: CogCredFailure, Equatable {
             message = "the session has expired or was revoked; sign in again: cog-cred sign-in\(profileFlag(profile))"
         case ("NotAuthorizedException", .confirmSignUp):
             message = "the account cannot be confirmed; it may be confirmed already: try cog-cred sign-in"
+        case ("NotAuthorizedException", .mfaSettings) where error.summary.lowercased().contains("scope"):
+            // A browser sign-in's tokens carry only the scopes it asked for.
+            message = "the access token lacks the aws.cognito.signin.user.admin scope the MFA calls need: sign in with the password (not the browser), or add that scope with cog-cred configure --scopes and sign in again"
         case ("NotAuthorizedException", .mfaSettings(let profile)):
             message = "the session is no longer valid; sign in again: cog-cred sign-in\(profileFlag(profile))"
         case ("EnableSoftwareTokenMFAException", .mfaSettings), ("CodeMismatchException", .mfaSettings):
@@ -220,7 +223,7 @@ public enum AuthOperation: Sendable, Equatable {
         case .fetchKeys: return "fetching the pool's signing keys"
         case .clientCredentials: return "getting an access token with the client credentials"
         case .awsCredentials: return "getting AWS credentials from the identity pool"
-        case .mfaSettings: return "changing the MFA settings"
+        case .mfaSettings: return "reading or changing the MFA settings"
         }
     }
 }

@@ -99,6 +99,9 @@ extension TokenManager {
             switch method {
             case .password: return ["PASSWORD": try password()]
             case .srp:
+                // Read now, before anything is sent: a password that cannot
+                // be read must not leave a challenge begun.
+                _ = try password()
                 let client = try SRPClient()
                 srp = client
                 return ["SRP_A": client.publicA]

@@ -263,6 +263,9 @@ struct Configure: ParsableCommand {
 
         Output.note("Saved profile '\(name)' in \(store.path).")
         if clientSecretStdin { Output.note("The app client secret is in the Secret Service, not in the file.") }
+        if profile.method != nil && profile.effectiveAuthFlow != .choice {
+            Output.note("cog-cred: note: --method applies to --auth-flow choice; this profile signs in with \(profile.effectiveAuthFlow.rawValue)")
+        }
         if change.dropsClientSecret {
             Output.note(
                 "The app client secret of client \(existing?.clientID ?? "") was removed from the profile: it is not \(clientID)'s. If \(clientID) has a secret, store it with cog-cred configure\(profileFlag(name)) --client-secret-stdin.")

@@ -140,7 +140,8 @@ struct SignIn: ParsableCommand {
         let preferred = (method ?? (flow == .choice ? manager.profile.method : nil)).flatMap(SignInMethod.init(rawValue:))
         let answers = ChallengePrompts(
             newPasswordFromStdin: newPasswordStdin, mfaCode: mfaCode,
-            mfaType: mfaType.flatMap(MFAKind.init(optionName:)), code: code, method: preferred, answersFromStdin: answer == "-")
+            mfaType: mfaType.flatMap(MFAKind.init(optionName:)), code: code, method: preferred, methodIsDefault: method == nil,
+            answersFromStdin: answer == "-")
         let tokens = try manager.signIn(
             username: user, password: { try typed ?? readPassword() }, flow: flow, method: preferred, answers: answers)
         let who = tokens.access.claims.subjectName ?? user
