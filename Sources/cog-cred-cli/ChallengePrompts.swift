@@ -16,6 +16,14 @@ struct ChallengePrompts: ChallengeAnswers {
     /// `--answer -`: custom challenges' answers, one a line of standard input.
     var answersFromStdin = false
 
+    func rememberDevice(name: String) -> Bool {
+        // Without a terminal the pool's question goes unanswered: not
+        // remembered (--remember-device says yes in scripts).
+        guard PasswordInput.hasTerminal else { return false }
+        let answer = (try? PasswordInput.ask("Remember this device ('\(name.printable)') so that signing in here skips MFA? [y/N] ")) ?? ""
+        return ["y", "yes"].contains(answer.lowercased())
+    }
+
     func newPassword(for username: String) throws -> String {
         if newPasswordFromStdin { return try PasswordInput.fromStandardInput(what: "new password") }
         guard PasswordInput.hasTerminal else {

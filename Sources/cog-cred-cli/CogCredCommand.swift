@@ -59,7 +59,7 @@ struct CogCredCommand: ParsableCommand {
         subcommands: [
             Configure.self, Profiles.self, SignIn.self, Token.self, GetHeader.self, Refresh.self, Status.self, SignOut.self,
             SignUp.self, ConfirmSignUp.self, ResendCode.self, ForgotPassword.self, ConfirmForgotPassword.self,
-            ChangePassword.self, MFA.self, GitCredentialCommand.self, DockerCredentialCommand.self, KubectlCredential.self,
+            ChangePassword.self, MFA.self, Devices.self, GitCredentialCommand.self, DockerCredentialCommand.self, KubectlCredential.self,
             Exec.self, AWSCredentialsCommand.self,
         ]
     )

@@ -15,21 +15,35 @@ final class FakeCognito: CognitoClient {
         /// Account actions, in order, with their arguments.
         var accountCalls: [String] = []
         var accountError: CognitoError? = nil
+        /// The DEVICE_KEY (DeviceKey) of every sign-in and refresh, in order.
+        var deviceKeysSent: [String?] = []
+        /// Device calls, in order: "confirm KEY NAME", "remember KEY", "not_remember KEY", "list TOKEN", "forget KEY".
+        var deviceCalls: [String] = []
+        /// ConfirmDevice's verifiers.
+        var verifiers: [DeviceVerifier] = []
+        /// ConfirmDevice answers UserConfirmationNecessary with it.
+        var userChoosesDevice = false
+        /// ListDevices' pages, in order.
+        var devicePages: [[UserDevice]] = []
+        /// Set: every device call fails with it.
+        var deviceError: CognitoError? = nil
     }
 
     let state = Mutex(State())
 
-    func signInWithPassword(username: String, password: String) throws(CognitoError) -> AuthOutcome {
+    func signInWithPassword(username: String, password: String, deviceKey: String?) throws(CognitoError) -> AuthOutcome {
         let next: Result<AuthOutcome, CognitoError> = state.withLock { s in
             s.signInCalls.append((username, password))
+            s.deviceKeysSent.append(deviceKey)
             return s.signInResults.isEmpty ? .failure(.deadlineExceeded) : s.signInResults.removeFirst()
         }
         return try next.get()
     }
 
-    func refresh(refreshToken: String, username: String?) throws(CognitoError) -> AuthenticationResult {
+    func refresh(refreshToken: String, username: String?, deviceKey: String?) throws(CognitoError) -> AuthenticationResult {
         let next: Result<AuthenticationResult, CognitoError> = state.withLock { s in
             s.refreshCalls.append(refreshToken)
+            s.deviceKeysSent.append(deviceKey)
             s.refreshUsernames.append(username)
             return s.refreshResults.isEmpty ? .failure(.deadlineExceeded) : s.refreshResults.removeFirst()
         }
@@ -85,8 +99,42 @@ final class FakeCognito: CognitoClient {
     let modernRefreshCalls = Mutex(0)
     let revocations = Mutex<[String]>([])
 
-    func initiateSRP(username: String, srpA: String) throws(CognitoError) -> AuthOutcome {
-        try nextChallengeAnswer()
+    func initiateSRP(username: String, srpA: String, deviceKey: String?) throws(CognitoError) -> AuthOutcome {
+        state.withLock { $0.deviceKeysSent.append(deviceKey) }
+        return try nextChallengeAnswer()
+    }
+
+    private func deviceCall(_ call: String) throws(CognitoError) {
+        let error = state.withLock { s in
+            s.deviceCalls.append(call)
+            return s.deviceError
+        }
+        if let error { throw error }
+    }
+
+    func confirmDevice(accessToken: String, deviceKey: String, verifier: DeviceVerifier, name: String) throws(CognitoError) -> Bool {
+        try deviceCall("confirm \(deviceKey) \(name)")
+        return state.withLock { s in
+            s.verifiers.append(verifier)
+            return s.userChoosesDevice
+        }
+    }
+
+    func updateDeviceStatus(accessToken: String, deviceKey: String, remembered: Bool) throws(CognitoError) {
+        try deviceCall("\(remembered ? "remember" : "not_remember") \(deviceKey)")
+    }
+
+    func listDevices(accessToken: String, paginationToken: String?) throws(CognitoError) -> (devices: [UserDevice], next: String?) {
+        try deviceCall("list \(paginationToken ?? "-")")
+        return state.withLock { s in
+            let index = Int(paginationToken ?? "0") ?? 0
+            let page = index < s.devicePages.count ? s.devicePages[index] : []
+            return (page, index + 1 < s.devicePages.count ? String(index + 1) : nil)
+        }
+    }
+
+    func forgetDevice(accessToken: String, deviceKey: String) throws(CognitoError) {
+        try deviceCall("forget \(deviceKey)")
     }
 
     /// The signed-in user's MFA, as GetUser answers it; every change made,
@@ -129,6 +177,7 @@ final class FakeCognito: CognitoClient {
     let customAuthCalls = Mutex<[[String: String]]>([])
 
     func initiateAuth(flow: String, username: String, parameters: [String: String]) throws(CognitoError) -> AuthOutcome {
+        state.withLock { $0.deviceKeysSent.append(parameters["DEVICE_KEY"]) }
         if flow == "USER_AUTH" {
             userAuthCalls.withLock { $0.append(parameters) }
         } else {
@@ -160,8 +209,9 @@ final class FakeCognito: CognitoClient {
     /// act as another process that refreshes at the same moment.
     let duringModernRefresh = Mutex<(@Sendable () -> Void)?>(nil)
 
-    func getTokensFromRefreshToken(refreshToken: String) throws(CognitoError) -> AuthenticationResult {
+    func getTokensFromRefreshToken(refreshToken: String, deviceKey: String?) throws(CognitoError) -> AuthenticationResult {
         modernRefreshCalls.withLock { $0 += 1 }
+        state.withLock { $0.deviceKeysSent.append(deviceKey) }
         duringModernRefresh.withLock { $0 }?()
         let next: Result<AuthenticationResult, CognitoError> = modernRefreshResults.withLock {
             $0.isEmpty ? .failure(.badResponse(httpStatus: 500, detail: "not a JSON error")) : $0.removeFirst()
@@ -226,6 +276,8 @@ struct ScriptedAnswers: ChallengeAnswers {
     var method: SignInMethod? = nil
     var signInCode: String? = nil
     var customAnswers: [String] = []
+    /// The answer to "remember this device?".
+    var remember = false
     let seen = Seen()
 
     final class Seen: @unchecked Sendable {
@@ -238,6 +290,13 @@ struct ScriptedAnswers: ChallengeAnswers {
         var signInCodes: [(MFAKind, String?)] = []
         /// Each custom challenge's parameters.
         var custom: [[String: String]] = []
+        /// Each device name asked about.
+        var rememberQuestions: [String] = []
+    }
+
+    func rememberDevice(name: String) -> Bool {
+        seen.rememberQuestions.append(name)
+        return remember
     }
 
     func newPassword(for username: String) throws -> String {

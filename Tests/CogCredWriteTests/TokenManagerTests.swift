@@ -164,7 +164,7 @@ import CogCredTestSupport
     @Test func aChallengeIsReportedAndNothingIsStored() throws {
         let store = InMemoryTokenStore()
         let cognito = FakeCognito()
-        // A challenge this tool does not answer (yet: remembered devices are #31).
+        // A device challenge, and this machine is no device of the user's.
         cognito.onSignIn(.success(.challenge(name: "DEVICE_SRP_AUTH", session: "s", parameters: [:])))
         let manager = makeManager(store: store, cognito: cognito, clock: FakeClock(now))
 

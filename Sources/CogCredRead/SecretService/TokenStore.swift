@@ -11,6 +11,10 @@ public enum SecretKind: String, Sendable, CaseIterable {
     case identityID = "identity-id"
     /// Temporary AWS credentials from the identity pool (`AWSCredentials`, as JSON).
     case awsCredentials = "aws-credentials"
+    /// This machine as one of the user's devices: its keys and its device
+    /// password (`RememberedDevice`, as JSON). Outlives sign-out, as a
+    /// remembered device does in Amazon's SDKs.
+    case device
 
     /// Words for labels and messages.
     public var displayName: String {
@@ -21,6 +25,7 @@ public enum SecretKind: String, Sendable, CaseIterable {
         case .clientSecret: return "client secret"
         case .identityID: return "identity id"
         case .awsCredentials: return "AWS credentials"
+        case .device: return "remembered device"
         }
     }
 }

@@ -6,12 +6,47 @@ public struct AuthenticationResult: Sendable, Equatable {
     public var refreshToken: String?
     /// Seconds the access token lives, as Cognito says.
     public var expiresIn: Int64?
+    /// A sign-in on a pool that tracks devices, from a machine that is not
+    /// yet one of the user's devices: the device to confirm.
+    public var newDevice: NewDeviceMetadata?
 
-    public init(accessToken: String, idToken: String?, refreshToken: String?, expiresIn: Int64? = nil) {
+    public init(
+        accessToken: String, idToken: String?, refreshToken: String?, expiresIn: Int64? = nil, newDevice: NewDeviceMetadata? = nil
+    ) {
         self.accessToken = accessToken
         self.idToken = idToken
         self.refreshToken = refreshToken
         self.expiresIn = expiresIn
+        self.newDevice = newDevice
+    }
+}
+
+/// NewDeviceMetadata: the keys Cognito gave this machine at a sign-in.
+public struct NewDeviceMetadata: Sendable, Equatable {
+    public var deviceKey: String
+    public var deviceGroupKey: String
+
+    public init(deviceKey: String, deviceGroupKey: String) {
+        self.deviceKey = deviceKey
+        self.deviceGroupKey = deviceGroupKey
+    }
+}
+
+/// One of the user's devices, as ListDevices says it.
+public struct UserDevice: Sendable, Equatable {
+    public var key: String
+    /// The `device_name` attribute (ConfirmDevice's DeviceName).
+    public var name: String?
+    /// DeviceLastAuthenticatedDate, else the last change, in epoch seconds.
+    public var lastSeen: Int64?
+    /// `dev:device_remembered_status` is `remembered`: signing in from it skips MFA.
+    public var remembered: Bool
+
+    public init(key: String, name: String?, lastSeen: Int64?, remembered: Bool) {
+        self.key = key
+        self.name = name
+        self.lastSeen = lastSeen
+        self.remembered = remembered
     }
 }
 
@@ -83,11 +118,13 @@ public struct SignUpResult: Sendable, Equatable {
 /// The Cognito user pool actions cog-cred uses. The real one speaks JSON
 /// over HTTPS (`CognitoHTTPClient`); tests use an in-memory fake.
 public protocol CognitoClient: Sendable {
-    /// InitiateAuth with USER_PASSWORD_AUTH.
-    func signInWithPassword(username: String, password: String) throws(CognitoError) -> AuthOutcome
+    /// InitiateAuth with USER_PASSWORD_AUTH; `deviceKey` (DEVICE_KEY) when
+    /// this machine is one of the user's devices.
+    func signInWithPassword(username: String, password: String, deviceKey: String?) throws(CognitoError) -> AuthOutcome
     /// InitiateAuth with REFRESH_TOKEN_AUTH. `username` is the name Cognito
-    /// knows the user by, for SECRET_HASH.
-    func refresh(refreshToken: String, username: String?) throws(CognitoError) -> AuthenticationResult
+    /// knows the user by, for SECRET_HASH; `deviceKey` the device the session
+    /// was signed in on (a pool that tracks devices refuses it without).
+    func refresh(refreshToken: String, username: String?, deviceKey: String?) throws(CognitoError) -> AuthenticationResult
     func signUp(username: String, password: String, attributes: [UserAttribute]) throws(CognitoError) -> SignUpResult
     func confirmSignUp(username: String, code: String) throws(CognitoError)
     func resendConfirmationCode(username: String) throws(CognitoError) -> CodeDelivery?
@@ -97,7 +134,7 @@ public protocol CognitoClient: Sendable {
     func changePassword(accessToken: String, previousPassword: String, proposedPassword: String) throws(CognitoError)
 
     /// InitiateAuth with USER_SRP_AUTH: answers the PASSWORD_VERIFIER challenge.
-    func initiateSRP(username: String, srpA: String) throws(CognitoError) -> AuthOutcome
+    func initiateSRP(username: String, srpA: String, deviceKey: String?) throws(CognitoError) -> AuthOutcome
     /// InitiateAuth with USER_AUTH (choice-based sign-in: PREFERRED_CHALLENGE,
     /// with PASSWORD or SRP_A when it needs them) or CUSTOM_AUTH (with
     /// CHALLENGE_NAME=SRP_A and SRP_A to prove the password first).
@@ -120,11 +157,36 @@ public protocol CognitoClient: Sendable {
     func setMFAPreference(accessToken: String, _ settings: [MFAKind: MFAPreference]) throws(CognitoError)
     /// GetTokensFromRefreshToken: refresh that also rotates the refresh token
     /// when the app client is set to; takes the raw client secret.
-    func getTokensFromRefreshToken(refreshToken: String) throws(CognitoError) -> AuthenticationResult
+    func getTokensFromRefreshToken(refreshToken: String, deviceKey: String?) throws(CognitoError) -> AuthenticationResult
+    /// ConfirmDevice: makes a sign-in's new device one of the user's, with
+    /// the verifier of its device password. True when Cognito leaves it to
+    /// the user whether to remember it (UserConfirmationNecessary).
+    func confirmDevice(accessToken: String, deviceKey: String, verifier: DeviceVerifier, name: String) throws(CognitoError) -> Bool
+    /// UpdateDeviceStatus: remembered (sign-ins from it skip MFA) or not.
+    func updateDeviceStatus(accessToken: String, deviceKey: String, remembered: Bool) throws(CognitoError)
+    /// ListDevices, one page: the devices and the token of the next page.
+    func listDevices(accessToken: String, paginationToken: String?) throws(CognitoError) -> (devices: [UserDevice], next: String?)
+    /// ForgetDevice: the device is no longer the user's.
+    func forgetDevice(accessToken: String, deviceKey: String) throws(CognitoError)
     /// RevokeToken: ends one refresh token and the tokens issued from it.
     func revokeToken(refreshToken: String) throws(CognitoError)
     /// GlobalSignOut: ends every token of the user, on every device.
     func globalSignOut(accessToken: String) throws(CognitoError)
+}
+
+extension CognitoClient {
+    /// The calls made without a device.
+    public func signInWithPassword(username: String, password: String) throws(CognitoError) -> AuthOutcome {
+        try signInWithPassword(username: username, password: password, deviceKey: nil)
+    }
+
+    public func refresh(refreshToken: String, username: String?) throws(CognitoError) -> AuthenticationResult {
+        try refresh(refreshToken: refreshToken, username: username, deviceKey: nil)
+    }
+
+    public func getTokensFromRefreshToken(refreshToken: String) throws(CognitoError) -> AuthenticationResult {
+        try getTokensFromRefreshToken(refreshToken: refreshToken, deviceKey: nil)
+    }
 }
 
 /// A user attribute such as `email` or `name`.

@@ -46,17 +46,19 @@ public struct CognitoHTTPClient: CognitoClient {
         return SecretHash.compute(username: username, clientID: clientID, clientSecret: clientSecret)
     }
 
-    public func signInWithPassword(username: String, password: String) throws(CognitoError) -> AuthOutcome {
+    public func signInWithPassword(username: String, password: String, deviceKey: String?) throws(CognitoError) -> AuthOutcome {
         var parameters = ["USERNAME": username, "PASSWORD": password]
         parameters["SECRET_HASH"] = secretHash(username)
+        parameters["DEVICE_KEY"] = deviceKey
         let response: InitiateAuthResponse = try call(
             "InitiateAuth", InitiateAuthRequest(authFlow: "USER_PASSWORD_AUTH", clientID: clientID, authParameters: parameters))
         return try response.outcome()
     }
 
-    public func refresh(refreshToken: String, username: String?) throws(CognitoError) -> AuthenticationResult {
+    public func refresh(refreshToken: String, username: String?, deviceKey: String?) throws(CognitoError) -> AuthenticationResult {
         var parameters = ["REFRESH_TOKEN": refreshToken]
         parameters["SECRET_HASH"] = secretHash(username)
+        parameters["DEVICE_KEY"] = deviceKey
         let response: InitiateAuthResponse = try call(
             "InitiateAuth", InitiateAuthRequest(authFlow: "REFRESH_TOKEN_AUTH", clientID: clientID, authParameters: parameters))
         guard case .authenticated(let result) = try response.outcome() else {
@@ -107,9 +109,10 @@ public struct CognitoHTTPClient: CognitoClient {
             ChangePasswordRequest(accessToken: accessToken, previousPassword: previousPassword, proposedPassword: proposedPassword))
     }
 
-    public func initiateSRP(username: String, srpA: String) throws(CognitoError) -> AuthOutcome {
+    public func initiateSRP(username: String, srpA: String, deviceKey: String?) throws(CognitoError) -> AuthOutcome {
         var parameters = ["USERNAME": username, "SRP_A": srpA]
         parameters["SECRET_HASH"] = secretHash(username)
+        parameters["DEVICE_KEY"] = deviceKey
         let response: InitiateAuthResponse = try call(
             "InitiateAuth", InitiateAuthRequest(authFlow: "USER_SRP_AUTH", clientID: clientID, authParameters: parameters))
         return try response.outcome()
@@ -183,14 +186,51 @@ public struct CognitoHTTPClient: CognitoClient {
             SetUserMFAPreferenceRequest(accessToken: accessToken, sms: body(.sms), totp: body(.totp), email: body(.email)))
     }
 
-    public func getTokensFromRefreshToken(refreshToken: String) throws(CognitoError) -> AuthenticationResult {
+    public func getTokensFromRefreshToken(refreshToken: String, deviceKey: String?) throws(CognitoError) -> AuthenticationResult {
         let response: InitiateAuthResponse = try call(
             "GetTokensFromRefreshToken",
-            RefreshTokenRequest(refreshToken: refreshToken, clientID: clientID, clientSecret: clientSecret))
+            RefreshTokenRequest(refreshToken: refreshToken, clientID: clientID, clientSecret: clientSecret, deviceKey: deviceKey))
         guard case .authenticated(let result) = try response.outcome() else {
             throw .badResponse(httpStatus: 200, detail: "a refresh answered with a challenge")
         }
         return result
+    }
+
+    public func confirmDevice(accessToken: String, deviceKey: String, verifier: DeviceVerifier, name: String) throws(CognitoError)
+        -> Bool
+    {
+        let response: ConfirmDeviceResponse = try call(
+            "ConfirmDevice",
+            ConfirmDeviceRequest(
+                accessToken: accessToken, deviceKey: deviceKey,
+                verifier: .init(passwordVerifier: verifier.passwordVerifier, salt: verifier.salt), deviceName: name))
+        return response.userConfirmationNecessary ?? false
+    }
+
+    public func updateDeviceStatus(accessToken: String, deviceKey: String, remembered: Bool) throws(CognitoError) {
+        let _: Empty = try call(
+            "UpdateDeviceStatus",
+            DeviceRequest(accessToken: accessToken, deviceKey: deviceKey, rememberedStatus: remembered ? "remembered" : "not_remembered"))
+    }
+
+    public func listDevices(accessToken: String, paginationToken: String?) throws(CognitoError)
+        -> (devices: [UserDevice], next: String?)
+    {
+        let response: ListDevicesResponse = try call(
+            "ListDevices", ListDevicesRequest(accessToken: accessToken, limit: 60, paginationToken: paginationToken))
+        let devices = (response.devices ?? []).compactMap { device -> UserDevice? in
+            guard let key = device.deviceKey, !key.isEmpty else { return nil }
+            let attributes = Dictionary((device.deviceAttributes ?? []).map { ($0.name, $0.value ?? "") }) { first, _ in first }
+            let seen = device.deviceLastAuthenticatedDate ?? device.deviceLastModifiedDate ?? device.deviceCreateDate
+            return UserDevice(
+                key: key, name: attributes["device_name"], lastSeen: seen.map { Int64($0.rounded(.down)) },
+                remembered: attributes["dev:device_remembered_status"] == "remembered")
+        }
+        return (devices, response.paginationToken.flatMap { $0.isEmpty ? nil : $0 })
+    }
+
+    public func forgetDevice(accessToken: String, deviceKey: String) throws(CognitoError) {
+        let _: Empty = try call("ForgetDevice", DeviceRequest(accessToken: accessToken, deviceKey: deviceKey))
     }
 
     public func revokeToken(refreshToken: String) throws(CognitoError) {
@@ -207,7 +247,7 @@ public struct CognitoHTTPClient: CognitoClient {
     /// ConfirmSignUp, ChangePassword, challenge responses that spend a
     /// session...) are retried only when Cognito surely did not act on them.
     static let idempotentActions: Set<String> = [
-        "InitiateAuth", "GetTokensFromRefreshToken", "RevokeToken", "GlobalSignOut",
+        "InitiateAuth", "GetTokensFromRefreshToken", "RevokeToken", "GlobalSignOut", "ListDevices", "UpdateDeviceStatus",
         "GetId", "GetCredentialsForIdentity", "GetOpenIdToken",
     ]
 
@@ -357,10 +397,16 @@ struct InitiateAuthResponse: Decodable {
             guard let access = result.accessToken, !access.isEmpty else {
                 throw .badResponse(httpStatus: 200, detail: "no access token in the answer")
             }
+            var newDevice: NewDeviceMetadata? = nil
+            if let metadata = result.newDeviceMetadata, let key = metadata.deviceKey, let group = metadata.deviceGroupKey,
+                !key.isEmpty, !group.isEmpty
+            {
+                newDevice = NewDeviceMetadata(deviceKey: key, deviceGroupKey: group)
+            }
             return .authenticated(
                 AuthenticationResult(
                     accessToken: access, idToken: result.idToken, refreshToken: result.refreshToken,
-                    expiresIn: result.expiresIn))
+                    expiresIn: result.expiresIn, newDevice: newDevice))
         }
         if let name = challengeName, !name.isEmpty {
             var parameters = challengeParameters ?? [:]
@@ -380,12 +426,117 @@ struct AuthenticationResultBody: Decodable {
     var idToken: String?
     var refreshToken: String?
     var expiresIn: Int64?
+    var newDeviceMetadata: NewDeviceMetadataBody?
 
     enum CodingKeys: String, CodingKey {
         case accessToken = "AccessToken"
         case idToken = "IdToken"
         case refreshToken = "RefreshToken"
         case expiresIn = "ExpiresIn"
+        case newDeviceMetadata = "NewDeviceMetadata"
+    }
+}
+
+struct NewDeviceMetadataBody: Decodable {
+    var deviceKey: String?
+    var deviceGroupKey: String?
+
+    enum CodingKeys: String, CodingKey {
+        case deviceKey = "DeviceKey"
+        case deviceGroupKey = "DeviceGroupKey"
+    }
+}
+
+struct ConfirmDeviceRequest: Encodable {
+    struct Verifier: Encodable {
+        var passwordVerifier: String
+        var salt: String
+
+        enum CodingKeys: String, CodingKey {
+            case passwordVerifier = "PasswordVerifier"
+            case salt = "Salt"
+        }
+    }
+
+    var accessToken: String
+    var deviceKey: String
+    var verifier: Verifier
+    var deviceName: String
+
+    enum CodingKeys: String, CodingKey {
+        case accessToken = "AccessToken"
+        case deviceKey = "DeviceKey"
+        case verifier = "DeviceSecretVerifierConfig"
+        case deviceName = "DeviceName"
+    }
+}
+
+struct ConfirmDeviceResponse: Decodable {
+    var userConfirmationNecessary: Bool?
+
+    enum CodingKeys: String, CodingKey {
+        case userConfirmationNecessary = "UserConfirmationNecessary"
+    }
+}
+
+/// UpdateDeviceStatus (with a status) and ForgetDevice.
+struct DeviceRequest: Encodable {
+    var accessToken: String
+    var deviceKey: String
+    var rememberedStatus: String? = nil
+
+    enum CodingKeys: String, CodingKey {
+        case accessToken = "AccessToken"
+        case deviceKey = "DeviceKey"
+        case rememberedStatus = "DeviceRememberedStatus"
+    }
+}
+
+struct ListDevicesRequest: Encodable {
+    var accessToken: String
+    var limit: Int
+    var paginationToken: String?
+
+    enum CodingKeys: String, CodingKey {
+        case accessToken = "AccessToken"
+        case limit = "Limit"
+        case paginationToken = "PaginationToken"
+    }
+}
+
+struct ListDevicesResponse: Decodable {
+    struct Device: Decodable {
+        struct Attribute: Decodable {
+            var name: String
+            var value: String?
+
+            enum CodingKeys: String, CodingKey {
+                case name = "Name"
+                case value = "Value"
+            }
+        }
+
+        var deviceKey: String?
+        var deviceAttributes: [Attribute]?
+        var deviceCreateDate: Double?
+        var deviceLastModifiedDate: Double?
+        var deviceLastAuthenticatedDate: Double?
+
+        enum CodingKeys: String, CodingKey {
+            case deviceKey = "DeviceKey"
+            case deviceAttributes = "DeviceAttributes"
+            case deviceCreateDate = "DeviceCreateDate"
+            case deviceLastModifiedDate = "DeviceLastModifiedDate"
+            case deviceLastAuthenticatedDate = "DeviceLastAuthenticatedDate"
+        }
+    }
+
+    var devices: [Device]?
+    var paginationToken: String?
+
+    enum CodingKeys: String, CodingKey {
+        case devices = "Devices"
+        case paginationToken = "PaginationToken"
     }
 }
 
@@ -507,11 +658,13 @@ struct RefreshTokenRequest: Encodable {
     var refreshToken: String
     var clientID: String
     var clientSecret: String?
+    var deviceKey: String?
 
     enum CodingKeys: String, CodingKey {
         case refreshToken = "RefreshToken"
         case clientID = "ClientId"
         case clientSecret = "ClientSecret"
+        case deviceKey = "DeviceKey"
     }
 }
 

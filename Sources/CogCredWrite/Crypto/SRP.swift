@@ -94,12 +94,7 @@ public final class SRPClient {
         let u = BigNumber(bytes: Digest.sha256(bytes(fromHex: SRPClient.padHex(publicA) + paddedB)))
         guard !u.isZero else { throw .malformed("SRP_B") }
 
-        var identity = Array("\(poolName)\(userID):".utf8)
-        identity.append(contentsOf: password.utf8)
-        let identityHash = hexString(Digest.sha256(identity))
-        for i in identity.indices { identity[i] = 0 }
-        let x = BigNumber(bytes: Digest.sha256(bytes(fromHex: paddedSalt + identityHash)))
-        x.markSecret()
+        let x = SRPClient.privateKey(poolName: poolName, userID: userID, password: password, paddedSalt: paddedSalt)
 
         // S = (B - k·g^x)^(a + u·x) mod N
         let gx = group.power(g, x)
@@ -118,6 +113,19 @@ public final class SRPClient {
         message.append(contentsOf: block)
         message.append(contentsOf: timestamp.utf8)
         return Data(Digest.hmacSHA256(key: key, message: message)).base64EncodedString()
+    }
+
+    /// x = H(salt | H(poolName | userID | ":" | password)), the secret the
+    /// verifier g^x is made of: of a user's password, or of a device's
+    /// (poolName the DeviceGroupKey, userID the DeviceKey).
+    static func privateKey(poolName: String, userID: String, password: String, paddedSalt: String) -> BigNumber {
+        var identity = Array("\(poolName)\(userID):".utf8)
+        identity.append(contentsOf: password.utf8)
+        let identityHash = hexString(Digest.sha256(identity))
+        for i in identity.indices { identity[i] = 0 }
+        let x = BigNumber(bytes: Digest.sha256(bytes(fromHex: paddedSalt + identityHash)))
+        x.markSecret()
+        return x
     }
 
     /// Hex as Cognito hashes it: an even number of digits, and a leading 00

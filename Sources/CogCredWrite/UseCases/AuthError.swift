@@ -30,12 +30,14 @@ public enum AuthError: CogCredFailure, Equatable {
     case stateMismatch
     /// No answer from the browser within the time allowed.
     case browserTimedOut(seconds: Int)
+    /// `devices forget` without a key, and this machine is no device of the user's.
+    case noDevice(profile: String)
 
     public var category: FailureCategory {
         switch self {
         case .notSignedIn, .unsupportedChallenge, .challengeNeedsInput, .requiredAttributes, .verificationFailed:
             return .notAuthenticated
-        case .noIDToken: return .usage
+        case .noIDToken, .noDevice: return .usage
         case .nonceMismatch, .idTokenRejected, .stateMismatch, .browserTimedOut: return .notAuthenticated
         case .remoteSignOutFailed: return .temporary
         case .malformedToken, .freshTokenExpired: return .temporary
@@ -71,6 +73,8 @@ public enum AuthError: CogCredFailure, Equatable {
             return "the browser's answer belongs to another sign-in (its state does not match); nothing was stored: sign in again"
         case .browserTimedOut(let seconds):
             return "no answer from the browser within \(seconds) s; nothing was stored: sign in again (--timeout SECONDS allows longer)"
+        case .noDevice(let profile):
+            return "this machine is not one of the user's devices (profile '\(profile)'): name the device to forget; cog-cred devices\(profileFlag(profile)) lists them"
         case .cognito(let error, let operation):
             return AuthError.describe(error, operation)
         }
@@ -94,6 +98,7 @@ public enum AuthError: CogCredFailure, Equatable {
         case ("NotAuthorizedException", _), ("UserNotFoundException", _), ("UserNotConfirmedException", _),
             ("PasswordResetRequiredException", _):
             return .notAuthenticated
+        case ("ResourceNotFoundException", .devices): return .dataError
         case ("ResourceNotFoundException", _), ("InvalidIdentityPoolConfigurationException", _), ("AccessDenied", _):
             return .configuration
         case ("InvalidIdentityToken", _), ("ExpiredTokenException", _): return .notAuthenticated
@@ -135,11 +140,13 @@ public enum AuthError: CogCredFailure, Equatable {
             message = "the session has expired or was revoked; sign in again: cog-cred sign-in\(profileFlag(profile))"
         case ("NotAuthorizedException", .confirmSignUp):
             message = "the account cannot be confirmed; it may be confirmed already: try cog-cred sign-in"
-        case ("NotAuthorizedException", .mfaSettings) where error.summary.lowercased().contains("scope"):
+        case ("NotAuthorizedException", .mfaSettings), ("NotAuthorizedException", .devices) where error.summary.lowercased().contains("scope"):
             // A browser sign-in's tokens carry only the scopes it asked for.
-            message = "the access token lacks the aws.cognito.signin.user.admin scope the MFA calls need: sign in with the password (not the browser), or add that scope with cog-cred configure --scopes and sign in again"
-        case ("NotAuthorizedException", .mfaSettings(let profile)):
+            message = "the access token lacks the aws.cognito.signin.user.admin scope \(operation.verb) needs: sign in with the password (not the browser), or add that scope with cog-cred configure --scopes and sign in again"
+        case ("NotAuthorizedException", .mfaSettings(let profile)), ("NotAuthorizedException", .devices(let profile)):
             message = "the session is no longer valid; sign in again: cog-cred sign-in\(profileFlag(profile))"
+        case ("ResourceNotFoundException", .devices(let profile)):
+            message = "you have no such device: cog-cred devices\(profileFlag(profile)) lists them"
         case ("EnableSoftwareTokenMFAException", .mfaSettings), ("CodeMismatchException", .mfaSettings):
             message = "the authenticator's code is incorrect: check the app's clock and run cog-cred mfa enable totp again"
         case ("NotAuthorizedException", .changePassword(let profile)):
@@ -209,6 +216,7 @@ public enum AuthOperation: Sendable, Equatable {
     case clientCredentials
     case awsCredentials
     case mfaSettings(profile: String)
+    case devices(profile: String)
 
     var verb: String {
         switch self {
@@ -224,6 +232,7 @@ public enum AuthOperation: Sendable, Equatable {
         case .clientCredentials: return "getting an access token with the client credentials"
         case .awsCredentials: return "getting AWS credentials from the identity pool"
         case .mfaSettings: return "reading or changing the MFA settings"
+        case .devices: return "listing or forgetting devices"
         }
     }
 }

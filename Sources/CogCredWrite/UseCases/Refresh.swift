@@ -17,7 +17,10 @@ extension TokenManager {
         if profile.effectiveGrant == .clientCredentials { return try fetchClientCredentials() }
         store.prepareWrites()
         let refreshToken: String
-        switch try store.read([.refresh], profile: profileName, binding: profile.binding)[.refresh] ?? .absent {
+        // The device the session was signed in on, asked for together:
+        // a pool that tracks devices refuses a refresh without its key.
+        let found = try store.read([.refresh, .device], profile: profileName, binding: profile.binding)
+        switch found[.refresh] ?? .absent {
         case .found(let value) where !value.isEmpty: refreshToken = value
         case .boundElsewhere(let unbound):
             // Never send one pool's refresh token to another pool's client.
@@ -34,8 +37,9 @@ extension TokenManager {
             }
         }
         let cognito = try makeCognito()
+        let deviceKey = found[.device]?.value.flatMap(RememberedDevice.init(json:))?.key
         do {
-            return try save(try refreshOnce(cognito, refreshToken), requireRefreshToken: false)
+            return try save(try refreshOnce(cognito, refreshToken, deviceKey: deviceKey), requireRefreshToken: false)
         } catch let error as CognitoError {
             // Another process rotated the refresh token first: its result is
             // in the store, so use that rather than fail.
@@ -63,17 +67,17 @@ extension TokenManager {
             requireRefreshToken: false)
     }
 
-    func refreshOnce(_ cognito: any CognitoClient, _ refreshToken: String) throws -> AuthenticationResult {
+    func refreshOnce(_ cognito: any CognitoClient, _ refreshToken: String, deviceKey: String?) throws -> AuthenticationResult {
         // The username only feeds SECRET_HASH: without a client secret,
         // skip the keyring reads it costs.
         let username = { () throws -> String? in profile.clientSecretInKeyring == true ? try cognitoUsername() : nil }
         if refreshMemory.prefersInitiateAuth(profile: profileName) {
-            return try cognito.refresh(refreshToken: refreshToken, username: try username())
+            return try cognito.refresh(refreshToken: refreshToken, username: try username(), deviceKey: deviceKey)
         }
         do {
-            return try cognito.getTokensFromRefreshToken(refreshToken: refreshToken)
+            return try cognito.getTokensFromRefreshToken(refreshToken: refreshToken, deviceKey: deviceKey)
         } catch where error.isUnsupportedOperation {
-            let result = try cognito.refresh(refreshToken: refreshToken, username: try username())
+            let result = try cognito.refresh(refreshToken: refreshToken, username: try username(), deviceKey: deviceKey)
             refreshMemory.rememberInitiateAuth(profile: profileName)
             return result
         }

@@ -4,7 +4,10 @@ extension TokenManager {
     /// Stores a Cognito result: checks every token first, then writes refresh,
     /// ID, access in that order, so an interruption at any point leaves a
     /// usable refresh token. A result without a refresh token keeps the old one.
-    func save(_ result: AuthenticationResult, requireRefreshToken: Bool) throws -> RefreshedTokens {
+    /// A sign-in (`requireRefreshToken`) stores `device`, the device its
+    /// session is bound to, first (a refresh needs it), or deletes the
+    /// profile's device when there is none: it may be another user's.
+    func save(_ result: AuthenticationResult, requireRefreshToken: Bool, device: RememberedDevice? = nil) throws -> RefreshedTokens {
         guard let access = IssuedToken(result.accessToken) else { throw AuthError.malformedToken(.access) }
         var id: IssuedToken? = nil
         if let idToken = result.idToken {
@@ -25,6 +28,11 @@ extension TokenManager {
             // and go before anything of the new session is stored.
             try store.delete(.awsCredentials, profile: profileName)
             try store.delete(.identityID, profile: profileName)
+            if let device {
+                try storeDevice(device, username: context.username)
+            } else {
+                try store.delete(.device, profile: profileName)
+            }
         }
         if let newRefresh {
             if requireRefreshToken {

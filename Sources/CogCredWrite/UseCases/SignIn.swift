@@ -59,6 +59,10 @@ public protocol ChallengeAnswers {
     /// CUSTOM_CHALLENGE: the answer to the challenge whose public parameters
     /// these are (one round of several, perhaps).
     func customAnswer(_ parameters: [String: String]) throws -> String
+    /// A pool where users choose whether to remember a device: whether to
+    /// remember this one, named `name`. Never throws for want of a terminal:
+    /// the sign-in is done by then, and the answer is then no.
+    func rememberDevice(name: String) -> Bool
 }
 
 extension TokenManager {
@@ -70,19 +74,25 @@ extension TokenManager {
     /// Signs in, answers every challenge Cognito sends, and stores the three
     /// tokens. Nothing is stored unless the whole sign-in succeeds.
     @discardableResult
-    public func signIn(username: String, password: String, flow: AuthFlow = .srp, answers: any ChallengeAnswers) throws
-        -> RefreshedTokens
-    {
-        try signIn(username: username, password: { password }, flow: flow, answers: answers)
+    public func signIn(
+        username: String, password: String, flow: AuthFlow = .srp, device options: DeviceOptions = DeviceOptions(),
+        answers: any ChallengeAnswers
+    ) throws -> RefreshedTokens {
+        try signIn(username: username, password: { password }, flow: flow, device: options, answers: answers)
     }
 
     /// The same, asking for the password only when a step needs it: a
     /// choice-based sign-in with a one-time code needs none. `method` is
     /// the choice flow's preferred first factor.
+    ///
+    /// On a pool that tracks devices, this machine signs in as the user's
+    /// device when it is one (a remembered device skips MFA), and becomes
+    /// one when Cognito offers (DeviceConfirmation). A device Cognito no
+    /// longer knows is deleted and the sign-in made again without it.
     @discardableResult
     public func signIn(
         username: String, password readPassword: () throws -> String, flow: AuthFlow, method: SignInMethod? = nil,
-        answers: any ChallengeAnswers
+        device options: DeviceOptions = DeviceOptions(), answers: any ChallengeAnswers
     ) throws -> RefreshedTokens {
         store.prepareWrites()
         let cognito = try makeCognito()
@@ -93,7 +103,51 @@ extension TokenManager {
             typed = read
             return read
         }
+        // Only the same user's confirmed device is offered to Cognito.
+        var device = try rememberedDevice().flatMap { $0.confirmed && $0.belongs(to: username) ? $0 : nil }
+        var result: (tokens: AuthenticationResult, provedDevice: Bool)
+        do {
+            result = try authenticate(cognito, username: username, password: password, flow: flow, method: method, device: device, answers: answers)
+        } catch is DeviceRefused {
+            warn("cog-cred: Cognito no longer knows this machine as a device of \(username) (forgotten elsewhere?); signing in without it")
+            try store.delete(.device, profile: profileName)
+            device = nil
+            result = try authenticate(cognito, username: username, password: password, flow: flow, method: method, device: nil, answers: answers)
+        }
+        let (kept, outcome) = deviceAfterSignIn(
+            result.tokens, used: device, provedDevice: result.provedDevice, signInName: username, cognito: cognito, options: options,
+            answers: answers)
+        // Under the refresh lock, so a refresh running now cannot store the
+        // old session's tokens over the new ones.
+        var tokens = try lock.withLock(profile: profileName) { try save(result.tokens, requireRefreshToken: true, device: kept) }
+        tokens.device = outcome
+        return tokens
+    }
+
+    /// Cognito refused the device this sign-in offered: it no longer exists
+    /// (ResourceNotFoundException), or its proof failed.
+    struct DeviceRefused: Error {}
+
+    /// The device challenges.
+    static let deviceChallenges: Set<String> = ["DEVICE_SRP_AUTH", "DEVICE_PASSWORD_VERIFIER"]
+
+    /// InitiateAuth and every challenge up to the tokens; whether the
+    /// device proved itself (DEVICE_PASSWORD_VERIFIER) on the way.
+    func authenticate(
+        _ cognito: any CognitoClient, username: String, password: () throws -> String, flow: AuthFlow, method: SignInMethod?,
+        device: RememberedDevice?, answers: any ChallengeAnswers
+    ) throws -> (tokens: AuthenticationResult, provedDevice: Bool) {
+        /// One call; a refusal of the device offered is told apart.
+        func step(_ challenge: String? = nil, _ body: () throws(CognitoError) -> AuthOutcome) throws -> AuthOutcome {
+            do {
+                return try body()
+            } catch {
+                if device != nil, Self.refusesDevice(error, challenge: challenge) { throw DeviceRefused() }
+                throw AuthError.cognito(error, operation: .signIn)
+            }
+        }
         var srp: SRPClient? = nil
+        var deviceSRP: SRPClient? = nil
         /// The first factor's parameters (PASSWORD or SRP_A), for USER_AUTH.
         func firstFactor(_ method: SignInMethod) throws -> [String: String] {
             switch method {
@@ -113,25 +167,34 @@ extension TokenManager {
         case .srp:
             let client = try SRPClient()
             srp = client
-            outcome = try signInCall { () throws(CognitoError) in try cognito.initiateSRP(username: username, srpA: client.publicA) }
+            outcome = try step { () throws(CognitoError) in
+                try cognito.initiateSRP(username: username, srpA: client.publicA, deviceKey: device?.key)
+            }
         case .password:
             let typed = try password()
-            outcome = try signInCall { () throws(CognitoError) in try cognito.signInWithPassword(username: username, password: typed) }
+            outcome = try step { () throws(CognitoError) in
+                try cognito.signInWithPassword(username: username, password: typed, deviceKey: device?.key)
+            }
         case .choice:
             var parameters: [String: String] = [:]
             if let method {
                 parameters = try firstFactor(method)
                 parameters["PREFERRED_CHALLENGE"] = method.challenge
             }
-            outcome = try signInCall { () throws(CognitoError) in
+            parameters["DEVICE_KEY"] = device?.key
+            outcome = try step { () throws(CognitoError) in
                 try cognito.initiateAuth(flow: "USER_AUTH", username: username, parameters: parameters)
             }
         case .custom:
-            outcome = try signInCall { () throws(CognitoError) in try cognito.initiateAuth(flow: "CUSTOM_AUTH", username: username, parameters: [:]) }
+            let parameters = device.map { ["DEVICE_KEY": $0.key] } ?? [:]
+            outcome = try step { () throws(CognitoError) in
+                try cognito.initiateAuth(flow: "CUSTOM_AUTH", username: username, parameters: parameters)
+            }
         case .customSRP:
             // Amplify's custom flow with SRP: the password proved first, then the custom challenges.
-            let parameters = try firstFactor(.srp).merging(["CHALLENGE_NAME": "SRP_A"]) { $1 }
-            outcome = try signInCall { () throws(CognitoError) in
+            var parameters = try firstFactor(.srp).merging(["CHALLENGE_NAME": "SRP_A"]) { $1 }
+            parameters["DEVICE_KEY"] = device?.key
+            outcome = try step { () throws(CognitoError) in
                 try cognito.initiateAuth(flow: "CUSTOM_AUTH", username: username, parameters: parameters)
             }
         case .browser:
@@ -148,13 +211,24 @@ extension TokenManager {
             // computed over it. Amazon's SDKs take the challenge's USERNAME,
             // else USER_ID_FOR_SRP; the SRP proof itself is over USER_ID_FOR_SRP.
             userID = parameters["USERNAME"] ?? parameters["USER_ID_FOR_SRP"] ?? userID
-            let responses: [String: String]
+            var responses: [String: String]
             var responseSession = session
             switch name {
             case "PASSWORD_VERIFIER":
                 guard let srp else { throw AuthError.unsupportedChallenge(name) }
                 responses = try passwordVerifier(
                     srp, userID: userID, srpUserID: parameters["USER_ID_FOR_SRP"] ?? userID, password: try password(), parameters)
+            case "DEVICE_SRP_AUTH":
+                // A remembered device: it proves its own password, by SRP,
+                // instead of the user answering MFA.
+                guard device != nil else { throw AuthError.unsupportedChallenge(name) }
+                let client = try SRPClient()
+                deviceSRP = client
+                responses = ["USERNAME": userID, "SRP_A": client.publicA]
+            case "DEVICE_PASSWORD_VERIFIER":
+                guard let device, let deviceSRP else { throw AuthError.unsupportedChallenge(name) }
+                responses = try passwordVerifier(
+                    deviceSRP, userID: userID, srpUserID: device.key, password: device.password, parameters, poolName: device.groupKey)
             case "SELECT_CHALLENGE":
                 // Choice-based sign-in without a preference (or one this
                 // user lacks): the pool's first factors for this user.
@@ -200,25 +274,36 @@ extension TokenManager {
             default:
                 throw AuthError.unsupportedChallenge(name)
             }
-            outcome = try signInCall { () throws(CognitoError) in
-                try cognito.respondToChallenge(name: name, session: responseSession, responses: responses)
+            // As Amazon's SDKs do: every answer names the device signing in.
+            responses["DEVICE_KEY"] = device?.key
+            let answered = responses
+            outcome = try step(name) { () throws(CognitoError) in
+                try cognito.respondToChallenge(name: name, session: responseSession, responses: answered)
             }
         }
         guard case .authenticated(let result) = outcome else {
             throw AuthError.cognito(.badResponse(httpStatus: 200, detail: "too many challenges"), operation: .signIn)
         }
-        // Under the refresh lock, so a refresh running now cannot store the
-        // old session's tokens over the new ones.
-        return try lock.withLock(profile: profileName) { try save(result, requireRefreshToken: true) }
+        return (result, deviceSRP != nil)
     }
 
-    func passwordVerifier(_ srp: SRPClient, userID: String, srpUserID: String, password: String, _ parameters: [String: String]) throws
-        -> [String: String]
-    {
+    /// Whether `error`, to a sign-in that offered a device, says the device
+    /// is gone (Cognito's "Device does not exist.") or failed its proof.
+    static func refusesDevice(_ error: CognitoError, challenge: String?) -> Bool {
+        guard case .service(let code, let message, _) = error else { return false }
+        if code == "ResourceNotFoundException" && message.lowercased().contains("device") { return true }
+        return challenge.map(deviceChallenges.contains) == true && (code == "NotAuthorizedException" || code == "ResourceNotFoundException")
+    }
+
+    /// PASSWORD_VERIFIER's (or, with the device's group key as `poolName`,
+    /// DEVICE_PASSWORD_VERIFIER's) responses.
+    func passwordVerifier(
+        _ srp: SRPClient, userID: String, srpUserID: String, password: String, _ parameters: [String: String], poolName: String? = nil
+    ) throws -> [String: String] {
         guard let salt = parameters["SALT"], let b = parameters["SRP_B"], let block = parameters["SECRET_BLOCK"] else {
             throw AuthError.cognito(.badResponse(httpStatus: 200, detail: "an incomplete SRP challenge"), operation: .signIn)
         }
-        let poolName = profile.userPoolID.split(separator: "_", maxSplits: 1).last.map(String.init) ?? profile.userPoolID
+        let poolName = poolName ?? profile.userPoolID.split(separator: "_", maxSplits: 1).last.map(String.init) ?? profile.userPoolID
         let timestamp = SRPClient.timestamp(clock.now())
         let signature = try srp.passwordSignature(
             poolName: poolName, userID: srpUserID, password: password, saltHex: salt, serverBHex: b, secretBlock: block,

@@ -17,16 +17,20 @@ extension TokenManager {
     /// call fails; that failure is thrown afterwards. Returns how many items
     /// existed.
     ///
+    /// This machine stays a remembered device of the user's, as in Amazon's
+    /// SDKs (the next sign-in skips MFA), unless `forgettingDevice`: a profile
+    /// deleted or pointed at another pool or client.
+    ///
     /// All of it holds the profile's refresh lock: a refresh running in
     /// another process either ends before (and its tokens are deleted here)
     /// or starts after (and finds no refresh token). Without the lock, a
     /// refresh in flight would write the tokens back after the sign-out.
     @discardableResult
-    public func signOut(_ scope: SignOutScope = .local) throws -> Int {
-        try lock.withLock(profile: profileName) { try signOutHoldingLock(scope) }
+    public func signOut(_ scope: SignOutScope = .local, forgettingDevice: Bool = false) throws -> Int {
+        try lock.withLock(profile: profileName) { try signOutHoldingLock(scope, forgettingDevice: forgettingDevice) }
     }
 
-    func signOutHoldingLock(_ scope: SignOutScope) throws -> Int {
+    func signOutHoldingLock(_ scope: SignOutScope, forgettingDevice: Bool) throws -> Int {
         var remoteFailure: (any Error)? = nil
         // Tokens bound to another pool or client are only deleted: sending
         // them to this profile's client would fail, or reach the wrong pool.
@@ -57,7 +61,8 @@ extension TokenManager {
         }
         var removed = 0
         // AWS credentials of the identity pool go with the session they came from.
-        for kind in [SecretKind.awsCredentials, .identityID, .access, .id, .refresh] where try store.delete(kind, profile: profileName) {
+        let kinds: [SecretKind] = [.awsCredentials, .identityID, .access, .id, .refresh] + (forgettingDevice ? [.device] : [])
+        for kind in kinds where try store.delete(kind, profile: profileName) {
             removed += 1
         }
         switch remoteFailure {

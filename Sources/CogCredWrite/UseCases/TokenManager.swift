@@ -65,5 +65,7 @@ public struct TokenManager: Sendable {
     public struct RefreshedTokens: Sendable, Equatable {
         public var access: IssuedToken
         public var id: IssuedToken?
+        /// A sign-in's: what became of this machine as the user's device.
+        public var device: DeviceOutcome? = nil
     }
 }

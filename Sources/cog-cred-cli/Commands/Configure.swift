@@ -251,7 +251,7 @@ struct Configure: ParsableCommand {
         }
         if change.endsSession {
             do {
-                tokensDeleted = try wiring.tokenManager(named: name).signOut(.local)
+                tokensDeleted = try wiring.tokenManager(named: name).signOut(.local, forgettingDevice: true)
             } catch let failure as SecretServiceError {
                 Output.note("cog-cred: warning: the old tokens could not be deleted (\(failure.message)); they will not be used")
             }
@@ -280,7 +280,7 @@ struct Configure: ParsableCommand {
     /// so a refresh in flight cannot write tokens back), then the config; a
     /// keyring that cannot be reached changes nothing.
     func remove(_ name: String, from file: inout ConfigFile, wiring: Wiring) throws {
-        var removed = try wiring.tokenManager(named: name).signOut(.local)
+        var removed = try wiring.tokenManager(named: name).signOut(.local, forgettingDevice: true)
         if try wiring.tokenStore.delete(.clientSecret, profile: name) { removed += 1 }
         file.profiles[name] = nil
         try wiring.configStore.save(file)

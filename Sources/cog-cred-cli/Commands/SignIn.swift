@@ -1,6 +1,10 @@
 import ArgumentParser
 import CogCredWrite
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 struct SignIn: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sign-in",
@@ -47,6 +51,16 @@ struct SignIn: ParsableCommand {
             back with a code, which is exchanged for the three tokens. --no-browser prints the \
             address only: open it on any machine and paste back the address the browser ended \
             on (or just its code). --timeout bounds the wait (300 s); Ctrl-C stores nothing.
+
+            Pools that remember devices: after a sign-in that makes this machine a new device \
+            of the user's, cog-cred confirms it (ConfirmDevice, named by --device-name, else \
+            the host name) with a random device password kept in the Secret Service. A pool \
+            set to always remember devices remembers it; where the user chooses, \
+            --remember-device or --no-remember-device decides (on a terminal without either, \
+            cog-cred asks; otherwise not remembered). Sign-ins from a remembered device prove \
+            it by SRP (DEVICE_SRP_AUTH) and skip MFA; --remember-device on a later sign-in \
+            remembers a device that was not. Sign-out keeps the device; cog-cred devices \
+            lists and forgets devices.
 
             A machine profile (configure --grant client-credentials) has no user and no \
             password: sign-in gets its first access token from the domain's token endpoint \
@@ -96,6 +110,12 @@ struct SignIn: ParsableCommand {
     @Option(help: ArgumentHelp("Seconds to wait for the browser (default 300).", valueName: "seconds"))
     var timeout: Int = 300
 
+    @Flag(inversion: .prefixedNo, help: "Where the pool lets the user choose: remember this device, so that sign-ins from it skip MFA (default: ask on a terminal, else no).")
+    var rememberDevice: Bool?
+
+    @Option(help: ArgumentHelp("The name this machine gets as a device of the user's (default: the host name).", valueName: "name"))
+    var deviceName: String?
+
     func validate() throws {
         if let mfaType, MFAKind(optionName: mfaType) == nil { throw ValidationError("--mfa-type must be totp, sms or email") }
         if let authFlow, AuthFlow(rawValue: authFlow) == nil {
@@ -110,6 +130,9 @@ struct SignIn: ParsableCommand {
         }
         if !(1...3600).contains(timeout) { throw ValidationError("--timeout takes 1 to 3600 seconds") }
         if browser && noBrowser { throw ValidationError("--browser and --no-browser cannot be used together") }
+        if let deviceName, deviceName.isEmpty || deviceName.count > 1024 || deviceName.contains(where: \.isNewline) {
+            throw ValidationError("--device-name takes one line of 1 to 1024 characters")
+        }
     }
 
     func run() throws {
@@ -142,11 +165,29 @@ struct SignIn: ParsableCommand {
             newPasswordFromStdin: newPasswordStdin, mfaCode: mfaCode,
             mfaType: mfaType.flatMap(MFAKind.init(optionName:)), code: code, method: preferred, methodIsDefault: method == nil,
             answersFromStdin: answer == "-")
+        let device = DeviceOptions(name: deviceName ?? Self.hostName(), remember: rememberDevice)
         let tokens = try manager.signIn(
-            username: user, password: { try typed ?? readPassword() }, flow: flow, method: preferred, answers: answers)
+            username: user, password: { try typed ?? readPassword() }, flow: flow, method: preferred, device: device, answers: answers)
         let who = tokens.access.claims.subjectName ?? user
         let until = tokens.access.claims.exp.map { "; access token valid until \(rfc3339($0))" } ?? ""
         Output.note("Signed in as \(who) (profile '\(manager.profileName)')\(until).")
+        switch tokens.device {
+        case nil: break
+        case .signedInAsRemembered: Output.note("This machine is a remembered device: no MFA was asked.")
+        case .remembered(let name): Output.note("This machine is now a remembered device ('\(name.printable)'): signing in here skips MFA.")
+        case .notRemembered(let name):
+            Output.note("This machine is a device of yours ('\(name.printable)'), not remembered: sign-in asks for MFA (sign-in --remember-device remembers it).")
+        case .failed(let reason):
+            Output.note("cog-cred: warning: this machine could not be made a remembered device (\(reason.printable)); sign-in asks for MFA as before")
+        }
+    }
+
+    /// The device name by default: this machine's host name.
+    static func hostName() -> String {
+        var buffer = [CChar](repeating: 0, count: 256)
+        guard gethostname(&buffer, buffer.count - 1) == 0 else { return "cog-cred" }
+        let name = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return name.isEmpty ? "cog-cred" : name
     }
 
     /// The authorization-code flow: listen, open the browser, wait for its

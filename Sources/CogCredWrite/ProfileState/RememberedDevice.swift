@@ -1,0 +1,73 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// This machine as one of a user's devices in a pool that tracks devices:
+/// the keyring item of kind `device`, bound like the tokens to the profile's
+/// pool and app client. The device password exists only here (Cognito keeps
+/// its verifier), so the item is as secret as a refresh token; none of it
+/// goes to the config file, argv or logs.
+public struct RememberedDevice: Sendable, Equatable, Codable {
+    /// DeviceKey: sent with sign-ins and refreshes.
+    public var key: String
+    /// DeviceGroupKey: the device SRP's "pool name".
+    public var groupKey: String
+    /// The random device password the verifier was made of.
+    public var password: String
+    /// The name Cognito knows the user by (the access token's `username`),
+    /// and the name signed in with (perhaps an alias): the device is offered
+    /// only to a sign-in of the same user.
+    public var username: String
+    public var signInName: String
+    /// ConfirmDevice accepted it. An unconfirmed device's key is still sent
+    /// with refreshes (its session is bound to it), never with a sign-in.
+    public var confirmed: Bool
+
+    enum CodingKeys: String, CodingKey {
+        case key = "device_key"
+        case groupKey = "device_group_key"
+        case password = "device_password"
+        case username
+        case signInName = "sign_in_name"
+        case confirmed
+    }
+
+    /// Whether a sign-in as `name` is this device's user's.
+    func belongs(to name: String) -> Bool { name == username || name == signInName }
+
+    var json: String {
+        // Encoding strings and a Bool cannot fail.
+        String(decoding: (try? JSONEncoder().encode(self)) ?? Data(), as: UTF8.self)
+    }
+
+    init(key: String, groupKey: String, password: String, username: String, signInName: String, confirmed: Bool) {
+        self.key = key
+        self.groupKey = groupKey
+        self.password = password
+        self.username = username
+        self.signInName = signInName
+        self.confirmed = confirmed
+    }
+
+    init?(json: String) {
+        guard let device = try? JSONDecoder().decode(RememberedDevice.self, from: Data(json.utf8)), !device.key.isEmpty else {
+            return nil
+        }
+        self = device
+    }
+}
+
+extension TokenManager {
+    /// The profile's device, bound to its pool and client; nil when there is
+    /// none (or an item this version cannot read, which the next sign-in replaces).
+    public func rememberedDevice() throws -> RememberedDevice? {
+        try store.read(.device, profile: profileName, binding: profile.binding).flatMap(RememberedDevice.init(json:))
+    }
+
+    func storeDevice(_ device: RememberedDevice, username: String?) throws {
+        let context = ItemContext(userPoolID: profile.userPoolID, clientID: profile.clientID, username: username)
+        try store.write(.device, profile: profileName, secret: device.json, context: context)
+    }
+}

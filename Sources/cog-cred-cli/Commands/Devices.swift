@@ -1,0 +1,101 @@
+import ArgumentParser
+import CogCredWrite
+
+/// `cog-cred devices`: the signed-in user's devices (ListDevices), and
+/// forgetting one (ForgetDevice), with their access token.
+struct Devices: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "devices",
+        abstract: "List your devices, or forget one (pools that remember devices).",
+        discussion: """
+            On a pool that tracks devices, each sign-in from a new machine makes it one of \
+            your devices; a remembered device skips MFA at sign-in. cog-cred devices prints \
+            one line a device: this machine's marked with *, then its name, key, when it \
+            last signed in (RFC 3339, UTC) and whether it is remembered; --json prints an \
+            array of {"key", "name", "last_seen", "remembered": bool, "current": bool}. \
+            cog-cred devices forget [KEY] forgets a device (this machine's without a key; \
+            then its keyring item goes too, and the next sign-in asks for MFA again). \
+            The access token is refreshed first when it is too old.
+            """,
+        subcommands: [List.self, Forget.self],
+        defaultSubcommand: List.self)
+
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Print your devices; * marks this machine.")
+
+        @OptionGroup var profileOptions: ProfileOptions
+
+        @Flag(help: "Print JSON.")
+        var json = false
+
+        func run() throws {
+            let (devices, current) = try Wiring().tokenManager(profileOptions).devices()
+            if json { return Output.data(compactJSON(devices.map { DeviceJSON($0, current: current) })) }
+            if devices.isEmpty { return Output.note("No devices: this pool does not track them, or you have none yet.") }
+            for device in devices {
+                let seen = device.lastSeen.map(rfc3339) ?? "-"
+                let mark = device.key == current ? "*" : " "
+                let name = (device.name ?? "-").printable
+                Output.data("\(mark) \(name)  \(device.key)  \(seen)  \(device.remembered ? "remembered" : "not remembered")")
+            }
+        }
+    }
+
+    struct Forget: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Forget a device (this machine's without a key); its next sign-in asks for MFA.")
+
+        @OptionGroup var profileOptions: ProfileOptions
+
+        @Argument(help: ArgumentHelp("The device's key, as cog-cred devices shows it (default: this machine's).", valueName: "key"))
+        var key: String?
+
+        func validate() throws {
+            // Cognito's pattern for a device key: [\w-]+_[0-9a-f-]+, at most 55 characters.
+            if let key, key.isEmpty || key.utf8.count > 55 || !key.contains("_") {
+                throw ValidationError("'\(key.printable)' is not a device key (cog-cred devices lists them)")
+            }
+        }
+
+        func run() throws {
+            let manager = try Wiring().tokenManager(profileOptions)
+            let current = try manager.rememberedDevice()?.key
+            let forgotten = try manager.forgetDevice(key)
+            Output.note(
+                forgotten == current
+                    ? "Forgot this machine (\(forgotten)): the next sign-in asks for MFA."
+                    : "Forgot device \(forgotten).")
+        }
+    }
+}
+
+/// One device of `devices --json`: every key always there, null when Cognito did not say.
+struct DeviceJSON: Encodable {
+    var key: String
+    var name: String?
+    var lastSeen: String?
+    var remembered: Bool
+    var current: Bool
+
+    enum CodingKeys: String, CodingKey {
+        case key, name, remembered, current
+        case lastSeen = "last_seen"
+    }
+
+    init(_ device: UserDevice, current: String?) {
+        key = device.key
+        name = device.name
+        lastSeen = device.lastSeen.map(rfc3339)
+        remembered = device.remembered
+        self.current = device.key == current
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(key, forKey: .key)
+        try container.encode(name, forKey: .name)
+        try container.encode(lastSeen, forKey: .lastSeen)
+        try container.encode(remembered, forKey: .remembered)
+        try container.encode(current, forKey: .current)
+    }
+}
