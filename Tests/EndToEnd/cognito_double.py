@@ -31,7 +31,85 @@ and VerifySoftwareToken (with a sign-in's Session, or a user's AccessToken),
 GetTokensFromRefreshToken, RevokeToken, GlobalSignOut, SignUp, ConfirmSignUp,
 ResendConfirmationCode, ForgotPassword, ConfirmForgotPassword, ChangePassword, GetUser
 and SetUserMFAPreference (a user's own MFA settings: email needs config email_mfa and
-an email attribute, SMS a phone_number, TOTP a verified authenticator).
+an email attribute, SMS a phone_number, TOTP a verified authenticator); with device
+tracking (below) also RespondToAuthChallenge DEVICE_SRP_AUTH and DEVICE_PASSWORD_VERIFIER,
+ConfirmDevice, ListDevices, UpdateDeviceStatus and ForgetDevice.
+
+Device tracking (remembered devices), config device_tracking: None (off, the
+default: DEVICE_KEY is ignored and no action sees a device), "always" (a
+confirmed device is remembered at once) or "opt_in" (the user chooses).
+  - A sign-in (never a refresh) that did not use a device of the user ends
+    with AuthenticationResult.NewDeviceMetadata {"DeviceKey":
+    "<region>_<uuid>", "DeviceGroupKey": "-<8 alnum>"} (a new group key per
+    device); its refresh tokens and access tokens (claim device_key) are bound
+    to that device. Managed login (/oauth2/...) issues no devices.
+  - ConfirmDevice {AccessToken, DeviceKey, DeviceSecretVerifierConfig
+    {PasswordVerifier, Salt}, DeviceName?} -> {"UserConfirmationNecessary":
+    true for opt_in, false for always}. The token's user must own the device
+    (else ResourceNotFoundException "Device does not exist."). Both members
+    must be base64 (stricter than the API, where the config is optional); the
+    verifier's bytes are read as Java's BigInteger reads them (two's
+    complement, so SRP's padHex matters: without its leading 00 a verifier
+    with the top bit set is negative) and must be in 1..N-1, else
+    InvalidParameterException. Confirming a confirmed device again is refused
+    (InvalidParameterException "Device has already been confirmed."): the
+    stricter reading, as it would let any access token of the user replace
+    the device's secret. DeviceName defaults to the DeviceKey.
+  - The device SRP (amazon-cognito-identity-js's getDeviceResponse): SRP with
+    pool name = DeviceGroupKey, user id = DeviceKey and the device's random
+    password; the double keeps only the verifier and salt. DEVICE_KEY goes in
+    InitiateAuth's AuthParameters (any flow) and again in the
+    PASSWORD_VERIFIER answer (as both SDKs do; the two must agree). It is
+    checked once the password is proven (InitiateAuth for USER_PASSWORD_AUTH
+    and USER_AUTH's PASSWORD, the PASSWORD_VERIFIER answer for SRP; a
+    passwordless or custom sign-in when it would end) and must name a
+    confirmed device of the user, else ResourceNotFoundException "Device does
+    not exist." (an issued but unconfirmed device too: the stricter reading).
+    Then, where MFA would come, a remembered device answers DEVICE_SRP_AUTH
+    {USERNAME, USER_ID_FOR_SRP} (with a Session) instead of any MFA: the
+    client answers {USERNAME, DEVICE_KEY, SRP_A} with that Session, then
+    DEVICE_PASSWORD_VERIFIER {SRP_B, SALT, SECRET_BLOCK, USERNAME, DEVICE_KEY,
+    USER_ID_FOR_SRP} (a Session only with srp_challenge_session, like
+    PASSWORD_VERIFIER; one sent is taken) with {USERNAME,
+    PASSWORD_CLAIM_SECRET_BLOCK, PASSWORD_CLAIM_SIGNATURE, TIMESTAMP,
+    DEVICE_KEY}: checked like PASSWORD_VERIFIER, a wrong proof is
+    NotAuthorizedException "Incorrect username or password." (why: "detail").
+    SALT is the device's Salt read as a number (like the user's SALT: no
+    leading zeros, "-" if negative). A confirmed device that is not remembered
+    gets MFA as usual. Either way the tokens are bound to the device (no
+    NewDeviceMetadata) and its DeviceLastAuthenticatedDate moves. Passwordless
+    and custom sign-ins never ask DEVICE_SRP_AUTH (a remembered device only
+    stands in for MFA); their tokens are bound to the device all the same.
+  - A bound refresh token needs its device: InitiateAuth REFRESH_TOKEN_AUTH
+    AuthParameters DEVICE_KEY, GetTokensFromRefreshToken's DeviceKey,
+    /oauth2/token's device_key. Missing, another key, a device never
+    confirmed (AWS: new devices must be confirmed before their refresh tokens
+    work, amplify-android#2506) or one forgotten (AWS's blog on remembered
+    devices: "all future calls to revalidate that device's refresh tokens will
+    fail") -> NotAuthorizedException "Invalid Refresh Token" (what Cognito
+    says, aws-sdk-java-v2#3418; invalid_grant at /oauth2/token). This holds
+    for bound tokens even after device_tracking is switched off. Access
+    tokens already issued keep working until they expire.
+  - ListDevices {AccessToken, Limit? 1..60 (default 10: smaller than any
+    documented default, so a client that ignores PaginationToken misses
+    devices sooner; 0, which the API allows with no stated meaning, is
+    refused), PaginationToken?} -> {"Devices": [DeviceType...],
+    "PaginationToken"?}: the user's confirmed devices, oldest first, each
+    {"DeviceKey", "DeviceAttributes": device_status "valid", device_name,
+    dev:device_remembered_status "remembered"|"not_remembered", last_ip_used
+    "127.0.0.1"; "DeviceCreateDate", "DeviceLastModifiedDate",
+    "DeviceLastAuthenticatedDate": epoch seconds with milliseconds, written
+    like 1.547146396734E9}. A PaginationToken the double did not give this
+    user -> InvalidParameterException.
+  - UpdateDeviceStatus {AccessToken, DeviceKey, DeviceRememberedStatus
+    "remembered"|"not_remembered" (required here)} -> {}. ForgetDevice
+    {AccessToken, DeviceKey} -> {}: the device is gone, its key refused at
+    sign-in and by its refresh tokens.
+  - Device actions see only confirmed devices of the token's user ("Device
+    does not exist." otherwise); a bad access token is refused as GetUser's.
+    The double checks no token scope here, as in GetUser.
+  Stats: GetTokensFromRefreshToken's records have "device_key_sent" (a bool);
+  DEVICE_KEY shows in "parameter_names" like any other member.
 
 Choice-based sign-in (USER_AUTH): the first factors a user may choose are
 the pool's (config allowed_first_auth_factors; PASSWORD always, which brings
@@ -241,6 +319,16 @@ Admin API (JSON in and out; 400 for a bad request, 404 for an unknown user):
                                        the last email (or SMS_MFA text, or email MFA
                                        message) would have carried
   POST /_double/expire_codes {username}  make the user's outstanding codes expired
+  GET  /_double/devices?username=X     {"username", "devices": [{"device_key",
+                                        "device_group_key", "name", "confirmed",
+                                        "remembered", "created", "last_modified",
+                                        "last_authenticated" (epoch seconds or null)}]}:
+                                       every device issued to the user, unconfirmed
+                                       ones too, oldest first (never the verifier)
+  POST /_double/forget_device {username, device_key}
+                                       forget a device as if from elsewhere (another
+                                       machine, the console); 404 for a device the
+                                       user does not have
   GET  /_double/stats                  {"calls": {"Action[:AuthFlow|:ChallengeName]": n},
                                         "requests": [...]}; a sign-in step's record names
                                        what it carried ("parameter_names", with
@@ -366,6 +454,8 @@ DEFAULT_CONFIG = {
     "identity_open_id_token_lifetime": 600,  # seconds a GetOpenIdToken token lives (Cognito: 10 minutes)
     "identity_pool_misconfigured": False,    # True: the roles do not trust the pool (every credential call fails)
     "identity_allow_classic_flow": True,     # False: GetOpenIdToken refuses, as with AllowClassicFlow off
+    # Remembered devices (DEVICE_TRACKING_MODES): None off, "always", or "opt_in" (UpdateDeviceStatus decides).
+    "device_tracking": None,
 }
 
 # The characters Cognito's policy counts as symbols (its documented list).
@@ -385,6 +475,14 @@ UNWRITABLE_ATTRIBUTES = {"sub", "email_verified", "phone_number_verified"}
 USER_NOT_FOUND = "Username/client id combination not found."
 INCORRECT = "Incorrect username or password."
 INVALID_SESSION = "Invalid session for the user."
+DEVICE_NOT_FOUND = "Device does not exist."
+# A pool's device tracking: off, every confirmed device remembered, or the user's choice.
+DEVICE_TRACKING_MODES = (None, "always", "opt_in")
+DEVICE_REMEMBERED_STATUSES = ("remembered", "not_remembered")
+DEVICE_PAGE_DEFAULT = 10   # ListDevices without a Limit (see the module docstring)
+DEVICE_PAGE_MAX = 60       # the API's maximum Limit
+DEVICE_IP = "127.0.0.1"    # every request reaches the double from here: the last_ip_used attribute
+ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
 # A user's second factor: "both" offers SMS and an authenticator app,
 # "all" email too; "setup" makes them set up an authenticator.
 MFA_MODES = (None, "totp", "sms", "email", "both", "all", "setup")
@@ -653,13 +751,19 @@ def html_page(title: str, body: str) -> bytes:
             f"<title>{html.escape(title)}</title></head>\n<body>\n{body}\n</body></html>\n").encode()
 
 
-def java_double(seconds: int) -> str:
+def java_double(seconds) -> str:
     """Epoch seconds as real Cognito Identity and STS write them in JSON:
-    Java's Double.toString, 1515115602 -> "1.515115602E9" (a JSON number)."""
-    if seconds < 10 ** 7:
-        return f"{seconds}.0"
-    digits = str(seconds)
-    return f"{digits[0]}.{digits[1:].rstrip('0') or '0'}E{len(digits) - 1}"
+    Java's Double.toString, 1515115602 -> "1.515115602E9" (a JSON number).
+    A float keeps milliseconds, as the user pool writes its dates:
+    1547146396.734 -> "1.547146396734E9"."""
+    whole, fraction = str(seconds), ""
+    if isinstance(seconds, float):
+        whole, _, fraction = f"{seconds:.3f}".partition(".")
+        fraction = fraction.rstrip("0")
+    if int(whole) < 10 ** 7:
+        return f"{whole}.{fraction or '0'}"
+    digits = (whole + fraction).rstrip("0")
+    return f"{digits[0]}.{digits[1:] or '0'}E{len(whole) - 1}"
 
 
 def epoch(seconds: int) -> str:
@@ -667,10 +771,19 @@ def epoch(seconds: int) -> str:
     return f"\x00epoch:{int(seconds)}\x00"
 
 
+def epoch_millis(seconds: float) -> str:
+    """A placeholder aws_json() writes as java_double(seconds) with milliseconds."""
+    return f"\x00epoch:{seconds:.3f}\x00"
+
+
 def aws_json(body) -> bytes:
     """JSON as the AWS services write it: epoch() placeholders become numbers like 1.7E9."""
     text = json.dumps(body)
-    return re.sub(r'"\\u0000epoch:([0-9]+)\\u0000"', lambda m: java_double(int(m.group(1))), text).encode()
+
+    def number(match):
+        value = match.group(1)
+        return java_double(float(value) if "." in value else int(value))
+    return re.sub(r'"\\u0000epoch:([0-9]+(?:\.[0-9]+)?)\\u0000"', number, text).encode()
 
 
 def random_upper_alnum(count: int) -> str:
@@ -741,6 +854,10 @@ class CognitoDouble:
             "GetTokensFromRefreshToken": self.get_tokens_from_refresh_token,
             "RevokeToken": self.revoke_token,
             "GlobalSignOut": self.global_sign_out,
+            "ConfirmDevice": self.confirm_device,
+            "ListDevices": self.list_devices,
+            "UpdateDeviceStatus": self.update_device_status,
+            "ForgetDevice": self.forget_device,
         }
         # Identity pool actions (X-Amz-Target AWSCognitoIdentityService.<Action>).
         self.identity_actions = {
@@ -768,6 +885,10 @@ class CognitoDouble:
             "CUSTOM_CHALLENGE": (self._answer_custom_challenge, ("ANSWER",)),
             "SELECT_MFA_TYPE": (self._answer_select_mfa_type, ("ANSWER",)),
             "MFA_SETUP": (self._answer_mfa_setup, ()),
+            "DEVICE_SRP_AUTH": (self._answer_device_srp_auth, ("DEVICE_KEY", "SRP_A")),
+            "DEVICE_PASSWORD_VERIFIER": (self._answer_device_password_verifier,
+                                         ("PASSWORD_CLAIM_SECRET_BLOCK", "PASSWORD_CLAIM_SIGNATURE", "TIMESTAMP",
+                                          "DEVICE_KEY")),
         }
         self.reset()
 
@@ -783,7 +904,10 @@ class CognitoDouble:
             self.access_tokens = {}   # jti -> {username, family}, so revocation can reach them
             self.revoked_access = set()  # jti of access tokens that no longer work
             self.sessions = {}        # challenge Session -> see _new_session
-            self.srp_blocks = {}      # SECRET_BLOCK -> Session of its PASSWORD_VERIFIER challenge
+            self.srp_blocks = {}      # SECRET_BLOCK -> Session of its (DEVICE_)PASSWORD_VERIFIER challenge
+            # DeviceKey -> see _issue_device; a forgotten device is deleted, so its key is unknown again.
+            self.devices = {}
+            self.device_pages = {}    # ListDevices PaginationToken -> {"username", "sub", "offset"}
             self.calls = {}           # "Action[:AuthFlow|:ChallengeName]" -> count
             self.requests = []        # one record per Cognito request, in order
             # Managed login: login_session -> {"request", "federated", "expires_at", "used"},
@@ -861,6 +985,7 @@ class CognitoDouble:
             "identity_open_id_token_lifetime": non_negative_int,
             "identity_pool_misconfigured": lambda v: isinstance(v, bool),
             "identity_allow_classic_flow": lambda v: isinstance(v, bool),
+            "device_tracking": lambda v: v in DEVICE_TRACKING_MODES,
         }
         for key, value in patch.items():
             if key not in checks:
@@ -966,6 +1091,26 @@ class CognitoDouble:
                 code["expires_at"] = 0.0
             return {"expired": len(outstanding)}
 
+    def devices_info(self, username) -> dict:
+        """GET /_double/devices: what a test needs to know of a user's devices, never their secrets."""
+        with self.lock:
+            name = self._admin_user(username)
+            return {"username": name, "devices": [
+                {"device_key": key, "device_group_key": device["group_key"], "name": device["name"],
+                 "confirmed": device["confirmed"], "remembered": device["remembered"],
+                 "created": device["created"], "last_modified": device["modified"],
+                 "last_authenticated": device["last_authenticated"]}
+                for key, device in self._devices_of(name, confirmed_only=False)]}
+
+    def forget_device_admin(self, body: dict) -> dict:
+        """POST /_double/forget_device: as if the user forgot it elsewhere (another machine, the console)."""
+        with self.lock:
+            name, key = self._admin_user(body.get("username")), body.get("device_key")
+            if key not in dict(self._devices_of(name, confirmed_only=False)):
+                raise LookupError(f"user {name!r} has no device {key!r}")
+            del self.devices[key]
+            return {"forgotten": key}
+
     def stats(self) -> dict:
         with self.lock:
             return {"calls": dict(self.calls), "requests": copy.deepcopy(self.requests)}
@@ -1039,6 +1184,9 @@ class CognitoDouble:
                 record.update({key.lower(): sent[key] for key in choices if key in sent})
                 if step != auth_flow:
                     record["challenge"] = step
+            if action == "GetTokensFromRefreshToken" and isinstance(payload, dict):
+                # It has no AuthParameters: whether the device came along, not which.
+                record["device_key_sent"] = payload.get("DeviceKey") is not None
             self.requests.append(record)
 
             failed = self._fail_next(record)
@@ -1122,29 +1270,17 @@ class CognitoDouble:
         # on an unconfirmed user is still NotAuthorized.
         if not user["confirmed"]:
             raise CognitoError("UserNotConfirmedException", "User is not confirmed.")
-        return self._after_password(username)
+        return self._after_password(username, self._device_key_given(params))
 
     def _user_srp_auth(self, params: dict) -> dict:
-        return self._srp_challenge(self._signing_in(params, "SRP_A"), params["SRP_A"])
+        return self._srp_challenge(self._signing_in(params, "SRP_A"), params["SRP_A"],
+                                   device_key=self._device_key_given(params))
 
-    def _srp_challenge(self, username: str, srp_a: str, with_session: bool = False) -> dict:
+    def _srp_challenge(self, username: str, srp_a: str, with_session: bool = False, **state) -> dict:
         """Step one of SRP: take A, answer B and what the client needs for its proof."""
-        if not re.fullmatch(r"[0-9a-fA-F]+", srp_a):
-            raise invalid_parameter("SRP_A must be a hexadecimal number")
-        a_pub = int(srp_a, 16)
-        if a_pub % SRP_N == 0:  # A = 0 (mod N) would force the shared secret to 0
-            raise invalid_parameter("SRP_A is invalid: A mod N is 0")
         user = self.users[username]
         verifier = srp_verifier(self._pool_name(), username, user["password"], user["srp_salt"])
-        while True:  # u = 0 would leave the password out of the key; redraw b (never happens in practice)
-            b_priv = secrets.randbits(1024) | 1
-            b_pub = (SRP_K * verifier + pow(SRP_G, b_priv, SRP_N)) % SRP_N
-            if b_pub and srp_scrambler(a_pub, b_pub):
-                break
-        secret_block = base64.b64encode(secrets.token_bytes(SECRET_BLOCK_BYTES)).decode("ascii")
-        session = self._new_session(username, "PASSWORD_VERIFIER", a_pub=a_pub, b_pub=b_pub, b_priv=b_priv,
-                                    verifier=verifier, secret_block=secret_block)
-        self.srp_blocks[secret_block] = session
+        b_pub, secret_block, session = self._srp_step(username, srp_a, verifier, "PASSWORD_VERIFIER", **state)
         answer = {"ChallengeName": "PASSWORD_VERIFIER", "ChallengeParameters": {
             "SALT": user["srp_salt"], "SRP_B": format(b_pub, "x"), "SECRET_BLOCK": secret_block,
             # The proof is over the canonical name, which the client may not know yet.
@@ -1153,44 +1289,67 @@ class CognitoDouble:
             answer["Session"] = session
         return answer
 
+    def _srp_step(self, username: str, srp_a: str, verifier: int, challenge: str, **state) -> tuple:
+        """The server's half of an SRP round over `verifier` (a password's or a
+        device's): takes A, returns (B, SECRET_BLOCK, the Session of
+        `challenge`, where the proof is answered)."""
+        if not re.fullmatch(r"[0-9a-fA-F]+", srp_a):
+            raise invalid_parameter("SRP_A must be a hexadecimal number")
+        a_pub = int(srp_a, 16)
+        if a_pub % SRP_N == 0:  # A = 0 (mod N) would force the shared secret to 0
+            raise invalid_parameter("SRP_A is invalid: A mod N is 0")
+        while True:  # u = 0 would leave the password out of the key; redraw b (never happens in practice)
+            b_priv = secrets.randbits(1024) | 1
+            b_pub = (SRP_K * verifier + pow(SRP_G, b_priv, SRP_N)) % SRP_N
+            if b_pub and srp_scrambler(a_pub, b_pub):
+                break
+        secret_block = base64.b64encode(secrets.token_bytes(SECRET_BLOCK_BYTES)).decode("ascii")
+        session = self._new_session(username, challenge, a_pub=a_pub, b_pub=b_pub, b_priv=b_priv,
+                                    verifier=verifier, secret_block=secret_block, **state)
+        self.srp_blocks[secret_block] = session
+        return b_pub, secret_block, session
+
     def _user_auth(self, params: dict) -> dict:
         """Choice-based sign-in: the preferred first factor, else a choice."""
         username = self._signing_in(params, "USERNAME")
         preferred = params.get("PREFERRED_CHALLENGE")
         if preferred is not None and preferred not in FIRST_AUTH_FACTORS + ("PASSWORD_SRP",):
             raise invalid_parameter(f"PREFERRED_CHALLENGE {preferred!r} is not a first factor")
+        device_key = self._device_key_given(params)
         available = self._first_factors(username)
         if preferred in available and preferred != "WEB_AUTHN":
-            return self._first_factor(username, preferred, params)
+            return self._first_factor(username, preferred, params, device_key)
         return {"ChallengeName": "SELECT_CHALLENGE", "ChallengeParameters": {}, "AvailableChallenges": available,
-                "Session": self._new_session(username, "SELECT_CHALLENGE", available=available)}
+                "Session": self._new_session(username, "SELECT_CHALLENGE", available=available,
+                                             device_key=device_key)}
 
     def _custom_auth(self, params: dict) -> dict:
         """The pool's own challenges, after an SRP proof of the password if asked."""
         username = self._signing_in(params, "USERNAME")
+        device_key = self._device_key_given(params)
         step = params.get("CHALLENGE_NAME")
         if step is None:
-            return self._custom_round(username, 0)
+            return self._custom_round(username, 0, device_key)
         if step != "SRP_A":
             raise invalid_parameter(f"CHALLENGE_NAME {step!r}: the double's custom flow starts with SRP_A or nothing")
         if not params.get("SRP_A"):
             raise invalid_parameter("Missing required parameter SRP_A")
-        answer = self._srp_challenge(username, params["SRP_A"], with_session=True)
+        answer = self._srp_challenge(username, params["SRP_A"], with_session=True, device_key=device_key)
         self.sessions[answer["Session"]]["then_custom"] = True
         return answer
 
-    def _custom_round(self, username: str, index: int) -> dict:
+    def _custom_round(self, username: str, index: int, device_key=None) -> dict:
         rounds = self.config["custom_challenges"]
         if index >= len(rounds):
-            return self._authentication_result(username, auth_time=None, refresh=True)
+            return self._sign_in_tokens(username, device_key)
         return self._challenge(username, "CUSTOM_CHALLENGE", {**rounds[index]["parameters"], "USERNAME": username},
-                               round=index)
+                               round=index, device_key=device_key)
 
     def _answer_custom_challenge(self, state: dict, responses: dict) -> dict:
         expected = self.config["custom_challenges"][state["round"]]["answer"]
         if not hmac.compare_digest(responses["ANSWER"].encode(), expected.encode()):
             raise CognitoError("NotAuthorizedException", INCORRECT)
-        return self._custom_round(state["username"], state["round"] + 1)
+        return self._custom_round(state["username"], state["round"] + 1, state.get("device_key"))
 
     def _first_factors(self, username: str) -> list:
         """The first factors this user may choose, in this pool."""
@@ -1200,7 +1359,7 @@ class CognitoDouble:
         return [f for f in ("PASSWORD", "PASSWORD_SRP", "EMAIL_OTP", "SMS_OTP", "WEB_AUTHN")
                 if (f in allowed or (f == "PASSWORD_SRP" and "PASSWORD" in allowed)) and has[f]]
 
-    def _first_factor(self, username: str, factor: str, given: dict) -> dict:
+    def _first_factor(self, username: str, factor: str, given: dict, device_key=None) -> dict:
         """Starts the chosen first factor; `given` holds its PASSWORD or SRP_A."""
         user = self.users[username]
         if factor == "PASSWORD":
@@ -1210,23 +1369,23 @@ class CognitoDouble:
                 raise CognitoError("NotAuthorizedException", INCORRECT)
             if not user["confirmed"]:
                 raise CognitoError("UserNotConfirmedException", "User is not confirmed.")
-            return self._after_password(username)
+            return self._after_password(username, device_key)
         if factor == "PASSWORD_SRP":
             if not given.get("SRP_A"):
                 raise invalid_parameter("Missing required parameter SRP_A")
-            return self._srp_challenge(username, given["SRP_A"], with_session=True)
+            return self._srp_challenge(username, given["SRP_A"], with_session=True, device_key=device_key)
         if factor == "WEB_AUTHN":
             raise invalid_parameter("The Cognito double lists WEB_AUTHN but does not implement it")
         if factor == "EMAIL_OTP":
             # The same challenge, and code, as email MFA; a right code ends the sign-in.
-            return self._mfa_challenge(username, "EMAIL_OTP")
+            return self._mfa_challenge(username, "EMAIL_OTP", device_key)
         code = user["sms_code"]
         while code == user["sms_code"]:
             code = f"{secrets.randbelow(10 ** 6):06d}"
         user["sms_code"] = code
         return self._challenge(username, "SMS_OTP", {"CODE_DELIVERY_DELIVERY_MEDIUM": "SMS",
                                                      "CODE_DELIVERY_DESTINATION": mask_phone(user["attributes"]["phone_number"])},
-                               sms_code=code)
+                               sms_code=code, device_key=device_key)
 
     def _refresh_token_auth(self, params: dict) -> dict:
         token = params.get("REFRESH_TOKEN")
@@ -1236,6 +1395,7 @@ class CognitoDouble:
         # A refresh has no typed name: the hash covers the canonical username,
         # which a client with an email alias must take from its tokens.
         self._check_secret_hash(record["username"], params.get("SECRET_HASH"))
+        self._check_refresh_device(record, params.get("DEVICE_KEY"))
         self._check_refresh_alive(record)
         # Kept from before GetTokensFromRefreshToken existed: real Cognito
         # refuses to rotate here, but the rotation tests predate that action.
@@ -1245,19 +1405,24 @@ class CognitoDouble:
         # auth_time stays the original sign-in time: a refresh is not a new authentication.
         return self._authentication_result(record["username"], record["auth_time"], refresh=rotate,
                                            family=record["family"], scope=record["scope"],
-                                           id_token=record["id_token"])
+                                           id_token=record["id_token"], device_key=record.get("device_key"))
 
     # ------------------------------------------------------ sign-in challenges
-    def _after_password(self, username: str) -> dict:
-        """What a right password leads to: a new password, then MFA, then tokens."""
+    def _after_password(self, username: str, device_key=None) -> dict:
+        """What a right password leads to: a new password, then MFA (or the
+        remembered device's own proof), then tokens."""
         user = self.users[username]
+        if device_key is not None:
+            # The first step that knows the password is right: only now may a
+            # caller learn whether the user has this device.
+            self._user_device(username, device_key)
         if not user["force_change_password"]:
-            return self._mfa_or_tokens(username)
+            return self._mfa_or_tokens(username, device_key)
         attributes = dict(user["attributes"])
         if "email" in attributes:
             attributes["email_verified"] = "true" if user["email_verified"] else "false"
         return self._challenge(username, "NEW_PASSWORD_REQUIRED", {
-            "requiredAttributes": "[]", "userAttributes": json.dumps(attributes)})
+            "requiredAttributes": "[]", "userAttributes": json.dumps(attributes)}, device_key=device_key)
 
     @staticmethod
     def _set_mfa(user: dict, enabled: list, preferred) -> None:
@@ -1272,7 +1437,10 @@ class CognitoDouble:
         else:
             user["mfa"] = modes.get(tuple(enabled), "+".join(names[m] for m in enabled))
 
-    def _mfa_or_tokens(self, username: str) -> dict:
+    def _mfa_or_tokens(self, username: str, device_key=None) -> dict:
+        if device_key is not None and self._user_device(username, device_key)["remembered"]:
+            # A remembered device stands in for any MFA: it proves itself with its own SRP.
+            return self._challenge(username, "DEVICE_SRP_AUTH", {"USERNAME": username}, device_key=device_key)
         user = self.users[username]
         email = self.config["email_mfa_challenge"]
         # A pool without email MFA (config email_mfa) never asks for it.
@@ -1281,19 +1449,20 @@ class CognitoDouble:
         if not enabled and user["mfa_setup_required"]:
             # MFA is required but the user has no factor yet.
             return self._challenge(username, "MFA_SETUP", {
-                "MFAS_CAN_SETUP": json.dumps(["SOFTWARE_TOKEN_MFA"], separators=(",", ":"))}, step="associate")
+                "MFAS_CAN_SETUP": json.dumps(["SOFTWARE_TOKEN_MFA"], separators=(",", ":"))}, step="associate",
+                device_key=device_key)
         if not enabled:
-            return self._authentication_result(username, auth_time=None, refresh=True)
+            return self._sign_in_tokens(username, device_key)
         if preferred or len(enabled) == 1:
             method = preferred or enabled[0]
-            return self._mfa_challenge(username, email if method == "EMAIL_OTP" else method)
+            return self._mfa_challenge(username, email if method == "EMAIL_OTP" else method, device_key)
         offered = [email if m == "EMAIL_OTP" else m for m in enabled]
         return self._challenge(username, "SELECT_MFA_TYPE", {
-            "MFAS_CAN_CHOOSE": json.dumps(offered, separators=(",", ":"))}, offered=offered)
+            "MFAS_CAN_CHOOSE": json.dumps(offered, separators=(",", ":"))}, offered=offered, device_key=device_key)
 
-    def _mfa_challenge(self, username: str, kind: str) -> dict:
+    def _mfa_challenge(self, username: str, kind: str, device_key=None) -> dict:
         if kind == "SOFTWARE_TOKEN_MFA":
-            return self._challenge(username, kind, {})
+            return self._challenge(username, kind, {}, device_key=device_key)
         user = self.users[username]
         if kind in EMAIL_MFA_CHALLENGES:
             code = user["email_code"]
@@ -1302,14 +1471,15 @@ class CognitoDouble:
             user["email_code"] = code  # what the email said, for GET /_double/codes
             return self._challenge(username, kind, {"CODE_DELIVERY_DELIVERY_MEDIUM": "EMAIL",
                                                     "CODE_DELIVERY_DESTINATION": mask_email(user["attributes"]["email"])},
-                                   email_code=code)
+                                   email_code=code, device_key=device_key)
         code = user["sms_code"]
         while code == user["sms_code"]:  # a new text must not repeat the last one
             code = f"{secrets.randbelow(10 ** 6):06d}"
         user["sms_code"] = code  # what the text message said, for GET /_double/codes
         phone = user["attributes"].get("phone_number", "+10000000000")
         return self._challenge(username, kind, {"CODE_DELIVERY_DELIVERY_MEDIUM": "SMS",
-                                                "CODE_DELIVERY_DESTINATION": mask_phone(phone)}, sms_code=code)
+                                                "CODE_DELIVERY_DESTINATION": mask_phone(phone)}, sms_code=code,
+                               device_key=device_key)
 
     def _challenge(self, username: str, name: str, parameters: dict, step: str = "respond", **state) -> dict:
         # USER_ID_FOR_SRP in every challenge is how clients learn the canonical
@@ -1365,7 +1535,7 @@ class CognitoDouble:
             if not responses.get(member):
                 raise invalid_parameter(f"Missing required parameter {member}")
         session = req.get("Session")
-        if name == "PASSWORD_VERIFIER" and session is None:
+        if name in ("PASSWORD_VERIFIER", "DEVICE_PASSWORD_VERIFIER") and session is None:
             # Real Cognito gives this challenge no Session: the SECRET_BLOCK is the state.
             session = self.srp_blocks.get(responses["PASSWORD_CLAIM_SECRET_BLOCK"])
             if session is None:
@@ -1382,6 +1552,25 @@ class CognitoDouble:
 
     def _answer_password_verifier(self, state: dict, responses: dict) -> dict:
         username = state["username"]
+        self._check_srp_proof(state, responses, self._pool_name(), username)
+        if not self.users[username]["confirmed"]:
+            raise CognitoError("UserNotConfirmedException", "User is not confirmed.")
+        # Both SDKs send DEVICE_KEY with InitiateAuth and again here; either will do, but not two.
+        device_key, again = state.get("device_key"), self._device_key_given(responses)
+        if device_key is not None and again is not None and again != device_key:
+            raise invalid_parameter("DEVICE_KEY is not the one InitiateAuth sent")
+        device_key = device_key or again
+        if state.get("then_custom"):
+            if device_key is not None:
+                self._user_device(username, device_key)  # the password is proven: see _after_password
+            return self._custom_round(username, 0, device_key)
+        return self._after_password(username, device_key)
+
+    def _check_srp_proof(self, state: dict, responses: dict, pool_name: str, user_id: str) -> None:
+        """A (DEVICE_)PASSWORD_VERIFIER answer's proof against its Session's
+        SRP round: the SECRET_BLOCK, a TIMESTAMP near now, and the signature
+        over `pool_name` and `user_id` (the pool and user, or for a device its
+        group key and key)."""
         if not hmac.compare_digest(responses["PASSWORD_CLAIM_SECRET_BLOCK"].encode(), state["secret_block"].encode()):
             raise incorrect("PASSWORD_CLAIM_SECRET_BLOCK is not the SECRET_BLOCK of this challenge")
         timestamp = responses["TIMESTAMP"]
@@ -1391,19 +1580,14 @@ class CognitoDouble:
         if abs(time.time() - moment) > SRP_TIMESTAMP_SKEW:
             raise incorrect(f"TIMESTAMP {timestamp!r} is more than {SRP_TIMESTAMP_SKEW} s from now")
         key = srp_session_key(state["a_pub"], state["b_pub"], state["b_priv"], state["verifier"])
-        expected = srp_signature(key, self._pool_name(), username,
-                                 base64.b64decode(state["secret_block"]), timestamp)
+        expected = srp_signature(key, pool_name, user_id, base64.b64decode(state["secret_block"]), timestamp)
         try:
             given = base64.b64decode(responses["PASSWORD_CLAIM_SIGNATURE"], validate=True)
         except (binascii.Error, ValueError):
             raise incorrect("PASSWORD_CLAIM_SIGNATURE is not base64") from None
         if not hmac.compare_digest(given, expected):
-            raise incorrect("PASSWORD_CLAIM_SIGNATURE does not match (wrong password, or a bug in the proof)")
-        if not self.users[username]["confirmed"]:
-            raise CognitoError("UserNotConfirmedException", "User is not confirmed.")
-        if state.get("then_custom"):
-            return self._custom_round(username, 0)
-        return self._after_password(username)
+            what = "device password" if state["challenge"] == "DEVICE_PASSWORD_VERIFIER" else "password"
+            raise incorrect(f"PASSWORD_CLAIM_SIGNATURE does not match (wrong {what}, or a bug in the proof)")
 
     def _answer_new_password(self, state: dict, responses: dict) -> dict:
         user = self.users[state["username"]]
@@ -1416,47 +1600,72 @@ class CognitoDouble:
         user["attributes"].update(self._sign_up_attributes(given))
         self._set_password(user, password)
         user["force_change_password"] = False
-        return self._mfa_or_tokens(state["username"])
+        return self._mfa_or_tokens(state["username"], state.get("device_key"))
 
     def _answer_software_token_mfa(self, state: dict, responses: dict) -> dict:
         secret = self.users[state["username"]]["totp_secret"]
         if secret is None or not totp_matches(secret, responses["SOFTWARE_TOKEN_MFA_CODE"]):
             raise CognitoError("CodeMismatchException", "Invalid code received for user")
-        return self._authentication_result(state["username"], auth_time=None, refresh=True)
+        return self._sign_in_tokens(state["username"], state.get("device_key"))
 
     def _answer_sms_mfa(self, state: dict, responses: dict) -> dict:
         if not hmac.compare_digest(responses["SMS_MFA_CODE"].encode(), state["sms_code"].encode()):
             raise CognitoError("CodeMismatchException", "Invalid code received for user")
-        return self._authentication_result(state["username"], auth_time=None, refresh=True)
+        return self._sign_in_tokens(state["username"], state.get("device_key"))
 
     def _answer_email_mfa(self, state: dict, responses: dict) -> dict:
         # Under the name of the challenge this Session was for (checked before).
         given = responses[state["challenge"] + "_CODE"]
         if not hmac.compare_digest(given.encode(), state["email_code"].encode()):
             raise CognitoError("CodeMismatchException", "Invalid code received for user")
-        return self._authentication_result(state["username"], auth_time=None, refresh=True)
+        return self._sign_in_tokens(state["username"], state.get("device_key"))
 
     def _answer_sms_otp(self, state: dict, responses: dict) -> dict:
         if not hmac.compare_digest(responses["SMS_OTP_CODE"].encode(), state["sms_code"].encode()):
             raise CognitoError("CodeMismatchException", "Invalid code received for user")
-        return self._authentication_result(state["username"], auth_time=None, refresh=True)
+        return self._sign_in_tokens(state["username"], state.get("device_key"))
 
     def _answer_select_challenge(self, state: dict, responses: dict) -> dict:
         choice = responses["ANSWER"]
         if choice not in state["available"]:
             raise invalid_parameter(f"ANSWER must be one of {', '.join(state['available'])}, not {choice!r}")
-        return self._first_factor(state["username"], choice, responses)
+        return self._first_factor(state["username"], choice, responses, state.get("device_key"))
 
     def _answer_select_mfa_type(self, state: dict, responses: dict) -> dict:
         choice = responses["ANSWER"]
         if choice not in state["offered"]:
             raise invalid_parameter(f"ANSWER must be one of {', '.join(state['offered'])}, not {choice!r}")
-        return self._mfa_challenge(state["username"], choice)
+        return self._mfa_challenge(state["username"], choice, state.get("device_key"))
 
     def _answer_mfa_setup(self, state: dict, responses: dict) -> dict:
         # Only reachable with the Session VerifySoftwareToken gave out, so the
         # token is already verified and registered.
-        return self._authentication_result(state["username"], auth_time=None, refresh=True)
+        return self._sign_in_tokens(state["username"], state.get("device_key"))
+
+    def _answer_device_srp_auth(self, state: dict, responses: dict) -> dict:
+        """The remembered device's SRP, step one: A in, B and the device's salt out."""
+        username, device_key = state["username"], state["device_key"]
+        if responses["DEVICE_KEY"] != device_key:
+            raise incorrect("DEVICE_KEY is not the device this sign-in named")
+        device = self._user_device(username, device_key)  # forgotten since the last step?
+        b_pub, secret_block, session = self._srp_step(username, responses["SRP_A"], device["verifier"],
+                                                      "DEVICE_PASSWORD_VERIFIER", device_key=device_key)
+        answer = {"ChallengeName": "DEVICE_PASSWORD_VERIFIER", "ChallengeParameters": {
+            "SRP_B": format(b_pub, "x"), "SALT": device["salt"], "SECRET_BLOCK": secret_block,
+            "USERNAME": username, "DEVICE_KEY": device_key, "USER_ID_FOR_SRP": username}}
+        # Like PASSWORD_VERIFIER: the SECRET_BLOCK is the state unless config srp_challenge_session.
+        if self.config["srp_challenge_session"]:
+            answer["Session"] = session
+        return answer
+
+    def _answer_device_password_verifier(self, state: dict, responses: dict) -> dict:
+        """The device's proof: SRP with the group key as pool name and the device key as user id."""
+        username, device_key = state["username"], state["device_key"]
+        if responses["DEVICE_KEY"] != device_key:
+            raise incorrect("DEVICE_KEY is not the device this sign-in named")
+        device = self._user_device(username, device_key)
+        self._check_srp_proof(state, responses, device["group_key"], device_key)
+        return self._sign_in_tokens(username, device_key)
 
     # ------------------------------------------------------ MFA setup during sign-in
     def associate_software_token(self, req: dict) -> dict:
@@ -1468,7 +1677,8 @@ class CognitoDouble:
         state = self._use_session(req.get("Session"), "MFA_SETUP", "associate")
         secret = new_totp_secret()
         return {"SecretCode": secret, "Session": self._new_session(state["username"], "MFA_SETUP", "verify",
-                                                                   totp_secret=secret)}
+                                                                   totp_secret=secret,
+                                                                   device_key=state.get("device_key"))}
 
     def verify_software_token(self, req: dict) -> dict:
         code = self._require(req, "UserCode")[0]
@@ -1490,7 +1700,8 @@ class CognitoDouble:
         user = self.users[state["username"]]
         user.update(totp_secret=state["totp_secret"], mfa_setup_required=False)
         self._set_mfa(user, ["SOFTWARE_TOKEN_MFA"], None)
-        return {"Status": "SUCCESS", "Session": self._new_session(state["username"], "MFA_SETUP", "respond")}
+        return {"Status": "SUCCESS", "Session": self._new_session(state["username"], "MFA_SETUP", "respond",
+                                                                  device_key=state.get("device_key"))}
 
     # ------------------------------------------------------ refresh tokens and sign-out
     def get_tokens_from_refresh_token(self, req: dict) -> dict:
@@ -1500,13 +1711,14 @@ class CognitoDouble:
         self._check_client(req)
         self._check_client_secret(req.get("ClientSecret"), "NotAuthorizedException")
         record = self._refresh_record(token)
+        self._check_refresh_device(record, req.get("DeviceKey"))
         self._check_refresh_alive(record)
         rotate = self.config["rotate_refresh_tokens"]
         if rotate:
             self._rotate_out(record)
         result = self._authentication_result(record["username"], record["auth_time"], refresh=rotate,
                                              family=record["family"], scope=record["scope"],
-                                             id_token=record["id_token"])
+                                             id_token=record["id_token"], device_key=record.get("device_key"))
         return {"AuthenticationResult": result["AuthenticationResult"]}
 
     def revoke_token(self, req: dict) -> dict:
@@ -1587,6 +1799,189 @@ class CognitoDouble:
             return len(parts) == 3 and isinstance(json.loads(b64url_decode(parts[0])), dict)
         except (ValueError, binascii.Error):
             return False
+
+    # ------------------------------------------------------ remembered devices (config device_tracking)
+    # A device is issued at the end of a sign-in (NewDeviceMetadata), exists
+    # for the sign-in actions and the device actions only once confirmed, and
+    # is deleted when forgotten. It belongs to the user as it was (its sub):
+    # replacing a user leaves its devices behind, as it does its sessions.
+    def _device_key_given(self, given: dict):
+        """The DEVICE_KEY a sign-in step carries, or None: also when the pool
+        tracks no devices, which ignores it."""
+        key = given.get("DEVICE_KEY")
+        if not self.config["device_tracking"] or key is None:
+            return None
+        if not isinstance(key, str) or not key:
+            raise invalid_parameter("DEVICE_KEY must be a non-empty string")
+        return key
+
+    def _devices_of(self, username: str, confirmed_only: bool = True) -> list:
+        """(key, device) of the user's devices, oldest first."""
+        sub = self.users[username]["sub"]
+        return [(key, device) for key, device in self.devices.items()
+                if device["username"] == username and device["sub"] == sub
+                and (device["confirmed"] or not confirmed_only)]
+
+    def _owned_device(self, username: str, key) -> dict:
+        """The user's device `key`, confirmed or not, else Cognito's ResourceNotFoundException."""
+        device = self.devices.get(key) if isinstance(key, str) else None
+        if device is None or device["username"] != username or device["sub"] != self.users[username]["sub"]:
+            raise CognitoError("ResourceNotFoundException", DEVICE_NOT_FOUND,
+                               detail="no such device of this user (never issued to it, or forgotten)")
+        return device
+
+    def _user_device(self, username: str, key) -> dict:
+        """The user's confirmed device `key`, else Cognito's ResourceNotFoundException."""
+        device = self._owned_device(username, key)
+        if not device["confirmed"]:
+            # The stricter reading: until ConfirmDevice the key names no device.
+            raise CognitoError("ResourceNotFoundException", DEVICE_NOT_FOUND,
+                               detail="the device was issued but never confirmed (ConfirmDevice)")
+        return device
+
+    def _issue_device(self, username: str) -> str:
+        """A new, unconfirmed device for the user: what NewDeviceMetadata names."""
+        key = f"{self.config['pool_id'].split('_', 1)[0]}_{uuid.uuid4()}"
+        self.devices[key] = {
+            "username": username, "sub": self.users[username]["sub"],
+            "group_key": "-" + "".join(secrets.choice(ALNUM) for _ in range(8)),
+            "confirmed": False, "remembered": False,
+            "verifier": None,    # int, from ConfirmDevice's PasswordVerifier
+            "salt": None,        # the SALT text DEVICE_PASSWORD_VERIFIER shows
+            "name": None, "created": None, "modified": None,
+            "last_authenticated": time.time(),  # the sign-in that brought it
+        }
+        return key
+
+    def _sign_in_tokens(self, username: str, device_key=None) -> dict:
+        """The tokens that end a sign-in (never a refresh). With device tracking
+        they are bound to the device the sign-in used, or to a new one the
+        answer names in NewDeviceMetadata."""
+        if not self.config["device_tracking"]:
+            return self._authentication_result(username, auth_time=None, refresh=True)
+        if device_key is not None:
+            self._user_device(username, device_key)["last_authenticated"] = time.time()
+            return self._authentication_result(username, auth_time=None, refresh=True, device_key=device_key)
+        device_key = self._issue_device(username)
+        answer = self._authentication_result(username, auth_time=None, refresh=True, device_key=device_key)
+        answer["AuthenticationResult"]["NewDeviceMetadata"] = {
+            "DeviceKey": device_key, "DeviceGroupKey": self.devices[device_key]["group_key"]}
+        return answer
+
+    def _refresh_device_problem(self, record: dict, given):
+        """Why a refresh token bound to a device may not be used with `given`
+        (the DEVICE_KEY sent), or None. Cognito says only "Invalid Refresh Token"."""
+        bound = record.get("device_key")
+        if bound is None:
+            return None  # a token from before tracking, or from managed login: a DEVICE_KEY is ignored
+        if given is None:
+            why = "the refresh token is bound to a device and no DEVICE_KEY was sent"
+        elif given != bound:
+            why = "DEVICE_KEY is not the device the refresh token is bound to"
+        elif bound not in self.devices:
+            why = "the refresh token's device has been forgotten"
+        elif not self.devices[bound]["confirmed"]:
+            why = "the refresh token's device was never confirmed (ConfirmDevice)"
+        else:
+            return None
+        return CognitoError("NotAuthorizedException", "Invalid Refresh Token", detail=why)
+
+    def _check_refresh_device(self, record: dict, given) -> None:
+        problem = self._refresh_device_problem(record, given)
+        if problem is not None:
+            raise problem
+
+    def confirm_device(self, req: dict) -> dict:
+        access_token, key = self._require(req, "AccessToken", "DeviceKey")
+        device = self._owned_device(self._verify_access_token(access_token), key)
+        name = req.get("DeviceName")
+        if name is not None and not (isinstance(name, str) and 1 <= len(name) <= 1024):
+            raise invalid_parameter("DeviceName must be a string of 1 to 1024 characters")
+        if device["confirmed"]:
+            # Stricter than not knowing: a second ConfirmDevice would let any
+            # access token of the user replace the device's secret.
+            raise invalid_parameter("Device has already been confirmed.")
+        verifier, salt = self._device_secret(req.get("DeviceSecretVerifierConfig"))
+        now = time.time()
+        device.update(verifier=verifier, salt=salt, name=name or key, confirmed=True, created=now, modified=now,
+                      remembered=self.config["device_tracking"] == "always")
+        return {"UserConfirmationNecessary": not device["remembered"]}
+
+    @staticmethod
+    def _device_secret(config) -> tuple:
+        """(verifier, SALT text) of a DeviceSecretVerifierConfig. Its members are
+        base64 of padHex bytes; they are read as Java's BigInteger reads bytes
+        (two's complement), the reading Cognito's negative SALTs point to."""
+        if not isinstance(config, dict):
+            raise invalid_parameter("DeviceSecretVerifierConfig (PasswordVerifier and Salt) is required")
+        numbers = []
+        for member in ("PasswordVerifier", "Salt"):
+            text = config.get(member)
+            if not isinstance(text, str) or not text:
+                raise invalid_parameter(f"DeviceSecretVerifierConfig.{member} is required")
+            try:
+                raw = base64.b64decode(text, validate=True)
+            except (binascii.Error, ValueError):
+                raise invalid_parameter(f"DeviceSecretVerifierConfig.{member} is not base64") from None
+            if not raw:
+                raise invalid_parameter(f"DeviceSecretVerifierConfig.{member} is empty")
+            numbers.append(int.from_bytes(raw, "big", signed=True))
+        verifier, salt = numbers
+        if not 0 < verifier < SRP_N:
+            raise invalid_parameter("DeviceSecretVerifierConfig.PasswordVerifier is not a number in 1..N-1 "
+                                    "(padHex bytes of g^x mod N)")
+        # Shown as the user's SALT is: a number in hex, no leading zeros, "-" if negative.
+        return verifier, format(salt, "x")
+
+    def list_devices(self, req: dict) -> dict:
+        username = self._verify_access_token(self._require(req, "AccessToken")[0])
+        limit = req.get("Limit", DEVICE_PAGE_DEFAULT)
+        if not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= DEVICE_PAGE_MAX:
+            raise invalid_parameter(f"Limit must be a number from 1 to {DEVICE_PAGE_MAX}")
+        offset, token = 0, req.get("PaginationToken")
+        if token is not None:
+            page = self.device_pages.get(token) if isinstance(token, str) else None
+            if page is None or page["username"] != username or page["sub"] != self.users[username]["sub"]:
+                raise invalid_parameter("Invalid pagination token.")
+            offset = page["offset"]
+        devices = self._devices_of(username)
+        answer = {"Devices": [self._device_type(key, device) for key, device in devices[offset:offset + limit]]}
+        if offset + limit < len(devices):
+            token = base64.b64encode(secrets.token_bytes(48)).decode("ascii")
+            self.device_pages[token] = {"username": username, "sub": self.users[username]["sub"],
+                                        "offset": offset + limit}
+            answer["PaginationToken"] = token
+        return answer
+
+    @staticmethod
+    def _device_type(key: str, device: dict) -> dict:
+        """A DeviceType as ListDevices answers it."""
+        return {"DeviceKey": key, "DeviceAttributes": [
+            {"Name": "device_status", "Value": "valid"},
+            {"Name": "device_name", "Value": device["name"]},
+            {"Name": "dev:device_remembered_status",
+             "Value": "remembered" if device["remembered"] else "not_remembered"},
+            {"Name": "last_ip_used", "Value": DEVICE_IP}],
+            "DeviceCreateDate": epoch_millis(device["created"]),
+            "DeviceLastModifiedDate": epoch_millis(device["modified"]),
+            "DeviceLastAuthenticatedDate": epoch_millis(device["last_authenticated"])}
+
+    def update_device_status(self, req: dict) -> dict:
+        access_token, key = self._require(req, "AccessToken", "DeviceKey")
+        status = req.get("DeviceRememberedStatus")
+        if status not in DEVICE_REMEMBERED_STATUSES:
+            raise invalid_parameter(f"1 validation error detected: Value {status!r} at 'deviceRememberedStatus' "
+                                    "failed to satisfy constraint: Member must satisfy enum value set: "
+                                    "[remembered, not_remembered]")
+        device = self._user_device(self._verify_access_token(access_token), key)
+        device.update(remembered=status == "remembered", modified=time.time())
+        return {}
+
+    def forget_device(self, req: dict) -> dict:
+        access_token, key = self._require(req, "AccessToken", "DeviceKey")
+        self._user_device(self._verify_access_token(access_token), key)
+        del self.devices[key]
+        return {}
 
     # ------------------------------------------------------ account lifecycle
     def sign_up(self, req: dict) -> dict:
@@ -2289,7 +2684,9 @@ class CognitoDouble:
         record = self.refresh_tokens.get(token)
         if record is None or record["client_id"] != self.config["client_id"]:
             raise invalid_grant("Invalid Refresh Token")
-        problem = self._refresh_problem(record)  # the API's own bookkeeping: revoked, expired, rotated out
+        # An API sign-in's token bound to a device needs it here too (form field device_key).
+        problem = self._refresh_device_problem(record, form.get("device_key"))
+        problem = problem or self._refresh_problem(record)  # the API's own bookkeeping: revoked, expired, rotated out
         if problem is not None:
             raise invalid_grant(problem.message)
         rotate = self.config["rotate_refresh_tokens"]
@@ -2297,7 +2694,8 @@ class CognitoDouble:
             self._rotate_out(record)
         result = self._authentication_result(record["username"], record["auth_time"], refresh=rotate,
                                              family=record["family"], scope=record["scope"],
-                                             id_token=record["id_token"], oauth=True)
+                                             id_token=record["id_token"], oauth=True,
+                                             device_key=record.get("device_key"))
         return self._token_answer(result["AuthenticationResult"], record["id_token"])
 
     def _grant_client_credentials(self, form: dict) -> dict:
@@ -2607,14 +3005,16 @@ class CognitoDouble:
     # --------------------------------------------------------------- tokens
     def _authentication_result(self, username: str, auth_time, refresh: bool, family=None,
                                scope: str = API_SCOPE, id_token: bool = True, nonce=None,
-                               oauth: bool = False) -> dict:
+                               oauth: bool = False, device_key=None) -> dict:
         """Tokens; a new sign-in (family None) starts a new token family.
         `scope` is what the access token grants (the API's sign-ins: API_SCOPE;
         managed login: what the authorize request was granted) and `id_token`
         whether the token endpoint hands out ID tokens for it (managed login:
         only with openid); a refresh token keeps both for its refreshes.
         `oauth`: for the token endpoint, whose ID tokens carry at_hash (and
-        `nonce` when the authorize request had one)."""
+        `nonce` when the authorize request had one). `device_key`: the device
+        the sign-in is bound to (device tracking), kept by its refresh tokens
+        and named in its access tokens' device_key claim, as Cognito's."""
         cfg, user = self.config, self.users[username]
         family = family or str(uuid.uuid4())
         iat = int(time.time()) + cfg["issued_at_offset"]
@@ -2625,6 +3025,8 @@ class CognitoDouble:
                   "token_use": "access", "scope": scope,
                   "auth_time": auth_time, "iat": iat, "exp": exp,
                   "jti": str(uuid.uuid4()), "username": username}
+        if device_key is not None:
+            access["device_key"] = device_key
         self.access_tokens[access["jti"]] = {"username": username, "family": family}
         id_claims = {"sub": user["sub"], "aud": cfg["client_id"], "iss": iss,
                      "token_use": "id", "cognito:username": username,
@@ -2654,7 +3056,7 @@ class CognitoDouble:
             self.refresh_tokens[token] = {"username": username, "client_id": cfg["client_id"],
                                           "auth_time": auth_time, "revoked": False,
                                           "family": family, "rotated_at": None,
-                                          "scope": scope, "id_token": id_token,
+                                          "scope": scope, "id_token": id_token, "device_key": device_key,
                                           # Lifetimes apply to tokens issued after a change, as in Cognito.
                                           "expires_at": time.time() + cfg["refresh_token_lifetime"]}
             result["RefreshToken"] = token
@@ -2722,7 +3124,8 @@ class Handler(BaseHTTPRequestHandler):
                  "/_double/config": double.configure,
                  "/_double/users": double.put_user,
                  "/_double/revoke": double.revoke,
-                 "/_double/expire_codes": double.expire_codes}
+                 "/_double/expire_codes": double.expire_codes,
+                 "/_double/forget_device": double.forget_device_admin}
         if self.path not in admin:
             return self._json(404, {"error": f"no route POST {self.path}"})
         self._admin(lambda: admin[self.path](self._object(body)))
@@ -2742,6 +3145,8 @@ class Handler(BaseHTTPRequestHandler):
             self._admin(lambda: double.user_info(query.get("username")))
         elif url.path == "/_double/codes":
             self._admin(lambda: double.codes(query.get("username")))
+        elif url.path == "/_double/devices":
+            self._admin(lambda: double.devices_info(query.get("username")))
         elif url.path == "/_double/last_authorize":
             self._admin(double.last_authorize_request)
         elif url.path == "/_double/aws_credentials":

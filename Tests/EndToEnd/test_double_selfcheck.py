@@ -14,6 +14,7 @@ import datetime
 import hashlib
 import hmac
 import json
+import re
 import time
 import urllib.error
 import urllib.parse
@@ -24,7 +25,7 @@ import pytest
 from pycognito import aws_srp
 from pycognito.aws_srp import AWSSRP
 
-from cognito_double import (DEFAULT_CONFIG, MOTO_500_BODY, SRP_K, SRP_N, TARGET_PREFIX, pad_hex,
+from cognito_double import (DEFAULT_CONFIG, MOTO_500_BODY, SRP_K, SRP_N, TARGET_PREFIX, java_double, pad_hex,
                             parse_cognito_timestamp, secret_hash, srp_session_key, srp_verifier)
 
 CLIENT = DEFAULT_CONFIG["client_id"]
@@ -1385,3 +1386,560 @@ def test_mfa_settings_refused_as_cognito_refuses_them(pool):
                       EmailMfaSettings={"Enabled": True}) == "Email MFA is not enabled for this user pool"
     assert pool.fails("GetUser", "NotAuthorizedException", AccessToken="x") == "Invalid Access Token"
     assert mfa_of(pool, access) == (None, None)  # nothing changed by a refusal
+
+
+# --- remembered devices (config device_tracking), the device SRP checked against pycognito ---
+
+DEVICE_KEY_PATTERN = r"us-east-1_[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}"
+DEVICE_NOT_FOUND = {"__type": "ResourceNotFoundException", "message": "Device does not exist."}
+INVALID_REFRESH = {"__type": "NotAuthorizedException", "message": "Invalid Refresh Token"}
+# Salts whose padHex differs: top bit set (a leading 00), an odd number of digits, a plain one.
+DEVICE_SALTS = [0x80 << 120 | 0xABCDEF, 0x0ABC << 112 | 1, 0x1234 << 112 | 0x5678]
+
+
+def tracked_user(pool, mode="always", mfa="totp", username=USER):
+    """A pool tracking devices and a user (with TOTP MFA unless told): the user's TOTP secret."""
+    pool.admin("config", {"device_tracking": mode})
+    pool.admin("users", {"username": username, "password": PASSWORD, "mfa": mfa})
+    return pool.admin(f"users?username={urllib.parse.quote(username)}")["totp_secret"]
+
+
+def finish_mfa(pool, answer, secret, username=USER):
+    """The tokens after the TOTP challenge `answer` must be (or at once, for a user without MFA)."""
+    if secret is None:
+        assert "AuthenticationResult" in answer, answer
+        return answer["AuthenticationResult"]
+    assert answer.get("ChallengeName") == "SOFTWARE_TOKEN_MFA", answer
+    status, done = respond(pool, answer, username=username, SOFTWARE_TOKEN_MFA_CODE=pyotp.TOTP(secret).now())
+    assert status == 200, done
+    return done["AuthenticationResult"]
+
+
+def new_device(pool, secret, username=USER):
+    """A password sign-in without a device: its tokens, which name a new one."""
+    status, answer = pool.sign_in(username, PASSWORD)
+    assert status == 200, answer
+    result = finish_mfa(pool, answer, secret, username)
+    assert set(result["NewDeviceMetadata"]) == {"DeviceKey", "DeviceGroupKey"}
+    return result
+
+
+def confirm(pool, result, name=None):
+    """ConfirmDevice of the device `result` names, with pycognito's verifier: (device password, answer)."""
+    meta = result["NewDeviceMetadata"]
+    password, config = aws_srp.generate_hash_device(meta["DeviceGroupKey"], meta["DeviceKey"])
+    extra = {} if name is None else {"DeviceName": name}
+    answer = pool.ok("ConfirmDevice", AccessToken=result["AccessToken"], DeviceKey=meta["DeviceKey"],
+                     DeviceSecretVerifierConfig=config, **extra)
+    return password, answer
+
+
+def device_client(meta, device_password, username=USER, password=PASSWORD):
+    return AWSSRP(username, password, POOL_ID, CLIENT, client=object(), device_key=meta["DeviceKey"],
+                  device_group_key=meta["DeviceGroupKey"], device_password=device_password)
+
+
+def device_srp(pool, srp, answer):
+    """The DEVICE_SRP_AUTH step after `answer`, sent as amazon-cognito-identity-js sends it
+    (with the Session): the DEVICE_PASSWORD_VERIFIER challenge."""
+    assert answer.get("ChallengeName") == "DEVICE_SRP_AUTH", answer
+    assert answer["ChallengeParameters"] == {"USERNAME": USER, "USER_ID_FOR_SRP": USER} and answer["Session"]
+    status, challenge = pool.call("RespondToAuthChallenge", ClientId=CLIENT, ChallengeName="DEVICE_SRP_AUTH",
+                                  Session=answer["Session"], ChallengeResponses={
+                                      "USERNAME": USER, "DEVICE_KEY": srp.device_key,
+                                      "SRP_A": aws_srp.long_to_hex(srp.large_a_value)})
+    assert status == 200 and challenge["ChallengeName"] == "DEVICE_PASSWORD_VERIFIER", challenge
+    return challenge
+
+
+def verify_device(pool, srp, challenge):
+    """pycognito's answer to DEVICE_PASSWORD_VERIFIER, with the Session if the challenge had one."""
+    extra = {"Session": challenge["Session"]} if "Session" in challenge else {}
+    return pool.call("RespondToAuthChallenge", ClientId=CLIENT, ChallengeName="DEVICE_PASSWORD_VERIFIER",
+                     ChallengeResponses=srp.process_device_challenge(challenge["ChallengeParameters"]), **extra)
+
+
+def device_sign_in(pool, srp):
+    """pycognito's USER_SRP_AUTH with its device: (status, answer) of the device's proof."""
+    params = srp.get_auth_params()
+    assert params["DEVICE_KEY"] == srp.device_key
+    status, challenge = pool.call("InitiateAuth", ClientId=CLIENT, AuthFlow="USER_SRP_AUTH", AuthParameters=params)
+    assert status == 200, challenge
+    status, answer = verify_password(pool, srp.process_challenge(challenge["ChallengeParameters"], params))
+    assert status == 200, answer
+    return verify_device(pool, srp, device_srp(pool, srp, answer))
+
+
+def list_devices(pool, access, **extra):
+    return pool.ok("ListDevices", AccessToken=access, **extra)
+
+
+def attributes_of(device):
+    return {a["Name"]: a["Value"] for a in device["DeviceAttributes"]}
+
+
+def fixed_device_salt(monkeypatch, salt):
+    # generate_hash_device draws its salt with get_random(16); 16 bytes suffice for these.
+    monkeypatch.setattr(aws_srp, "get_random", lambda nbytes: salt)
+
+
+def test_java_doubles_with_milliseconds():
+    assert java_double(1547146396.734) == "1.547146396734E9"
+    assert java_double(1547146396.7) == "1.5471463967E9"
+    assert java_double(1547146390.0) == "1.54714639E9" == java_double(1547146390)
+    assert java_double(1000000000) == "1.0E9" and java_double(5) == "5.0" and java_double(5.25) == "5.25"
+    assert json.loads(java_double(1547146396.734)) == 1547146396.734
+
+
+@pytest.mark.parametrize("salt", DEVICE_SALTS)
+def test_the_device_verifier_is_pycognitos(monkeypatch, salt):
+    """generate_hash_device's verifier is the double's srp_verifier with the
+    group key as pool name and the device key as user name."""
+    fixed_device_salt(monkeypatch, salt)
+    password, config = aws_srp.generate_hash_device("-GroupKey1", "us-east-1_device")
+    salt_bytes = base64.b64decode(config["Salt"])
+    assert salt_bytes.hex() == aws_srp.pad_hex(salt)
+    verifier = int.from_bytes(base64.b64decode(config["PasswordVerifier"]), "big")
+    assert verifier == srp_verifier("-GroupKey1", "us-east-1_device", password, salt_bytes.hex())
+    assert verifier != srp_verifier("-GroupKey1", "us-east-1_device", password + "x", salt_bytes.hex())
+    assert verifier != srp_verifier("-GroupKey2", "us-east-1_device", password, salt_bytes.hex())
+    # padHex: the bytes read as a signed number (as Java's BigInteger would) are still the verifier.
+    assert int.from_bytes(base64.b64decode(config["PasswordVerifier"]), "big", signed=True) == verifier
+
+
+@pytest.mark.parametrize("salt", DEVICE_SALTS)
+def test_a_remembered_device_signs_in_with_pycognitos_device_srp_and_no_mfa(pool, monkeypatch, salt):
+    secret = tracked_user(pool, "always")
+    # The first sign-in (pycognito's password SRP, then TOTP) brings a new device.
+    status, answer = srp_sign_in(pool, USER)
+    assert status == 200, answer
+    first = finish_mfa(pool, answer, secret)
+    meta = first["NewDeviceMetadata"]
+    assert re.fullmatch(DEVICE_KEY_PATTERN, meta["DeviceKey"]), meta
+    assert re.fullmatch(r"-[A-Za-z0-9]{8}", meta["DeviceGroupKey"]), meta
+    assert claims(first["AccessToken"])["device_key"] == meta["DeviceKey"]
+    fixed_device_salt(monkeypatch, salt)
+    device_password, confirmed = confirm(pool, first, name="laptop")
+    assert confirmed == {"UserConfirmationNecessary": False}  # "always": remembered at once
+    [info] = pool.admin(f"devices?username={USER}")["devices"]
+    assert (info["device_key"], info["confirmed"], info["remembered"], info["name"]) == \
+        (meta["DeviceKey"], True, True, "laptop")
+
+    # Signing in with it: the device's own SRP instead of the TOTP code.
+    srp = device_client(meta, device_password)
+    params = srp.get_auth_params()
+    challenge = srp_challenge(pool, srp)[1]
+    answer = verify_password(pool, srp.process_challenge(challenge["ChallengeParameters"], params))[1]
+    device_challenge = device_srp(pool, srp, answer)
+    cp = device_challenge["ChallengeParameters"]
+    assert set(cp) == {"SRP_B", "SALT", "SECRET_BLOCK", "USERNAME", "DEVICE_KEY", "USER_ID_FOR_SRP"}
+    assert (cp["DEVICE_KEY"], cp["USERNAME"], cp["USER_ID_FOR_SRP"]) == (meta["DeviceKey"], USER, USER)
+    # The salt ConfirmDevice gave, written as a number (no leading zeros) like the user's SALT.
+    assert cp["SALT"] == format(salt, "x") and aws_srp.pad_hex(cp["SALT"]) == aws_srp.pad_hex(salt)
+    assert "Session" not in device_challenge  # like PASSWORD_VERIFIER: the SECRET_BLOCK is the state
+    status, done = verify_device(pool, srp, device_challenge)
+    assert status == 200, done
+    result = done["AuthenticationResult"]
+    assert "NewDeviceMetadata" not in result and result["RefreshToken"]
+    assert claims(result["AccessToken"])["device_key"] == meta["DeviceKey"]
+    calls = pool.admin("stats")["calls"]
+    assert calls["RespondToAuthChallenge:SOFTWARE_TOKEN_MFA"] == 1  # only the first sign-in's
+    assert calls["RespondToAuthChallenge:DEVICE_PASSWORD_VERIFIER"] == 1
+    [info] = pool.admin(f"devices?username={USER}")["devices"]
+    assert info["last_authenticated"] > info["created"]
+
+    # The wrong device password: refused, and why is in stats only.
+    status, answer = device_sign_in(pool, device_client(meta, device_password[::-1]))
+    assert (status, answer) == (400, {"__type": "NotAuthorizedException", "message": "Incorrect username or password."})
+    assert "wrong device password" in last_detail(pool)
+    # Nor may another device's key (or group key) stand in.
+    other = dict(meta, DeviceGroupKey="-" + meta["DeviceGroupKey"][1:][::-1])
+    assert device_sign_in(pool, device_client(other, device_password))[1]["__type"] == "NotAuthorizedException"
+    # USER_PASSWORD_AUTH with a remembered device leads to the device SRP too.
+    answer = pool.ok("InitiateAuth", ClientId=CLIENT, AuthFlow="USER_PASSWORD_AUTH",
+                     AuthParameters={"USERNAME": USER, "PASSWORD": PASSWORD, "DEVICE_KEY": meta["DeviceKey"]})
+    assert verify_device(pool, srp, device_srp(pool, srp, answer))[0] == 200
+
+
+def test_the_device_proof_checks_like_the_password_proof(pool):
+    secret = tracked_user(pool, "always", mfa=None)
+    meta = new_device(pool, secret)
+    device_password, _ = confirm(pool, meta)
+    meta = meta["NewDeviceMetadata"]
+    srp = device_client(meta, device_password)
+
+    def remembered_sign_in():
+        return pool.ok("InitiateAuth", ClientId=CLIENT, AuthFlow="USER_PASSWORD_AUTH",
+                       AuthParameters={"USERNAME": USER, "PASSWORD": PASSWORD, "DEVICE_KEY": meta["DeviceKey"]})
+
+    # A user without MFA is asked for the device's proof all the same.
+    answer = remembered_sign_in()
+    assert answer["ChallengeName"] == "DEVICE_SRP_AUTH"
+    # DEVICE_SRP_AUTH needs its Session, and the sign-in's own device.
+    status, refused = pool.call("RespondToAuthChallenge", ClientId=CLIENT, ChallengeName="DEVICE_SRP_AUTH",
+                                ChallengeResponses={"USERNAME": USER, "DEVICE_KEY": meta["DeviceKey"], "SRP_A": "abc"})
+    assert refused == {"__type": "InvalidParameterException", "message": "Missing required parameter Session"}
+    assert respond(pool, answer, DEVICE_KEY="us-east-1_other", SRP_A="abc")[1]["__type"] == "NotAuthorizedException"
+    assert respond(pool, answer, DEVICE_KEY=meta["DeviceKey"], SRP_A="abc")[1]["message"] == \
+        "Invalid session for the user, session can only be used once."
+    assert respond(pool, remembered_sign_in(), DEVICE_KEY=meta["DeviceKey"])[1]["message"] == \
+        "Missing required parameter SRP_A"
+
+    challenge = device_srp(pool, srp, remembered_sign_in())
+    proof = srp.process_device_challenge(challenge["ChallengeParameters"])
+    stale = dict(proof, TIMESTAMP=cognito_time(time.time() - 400))
+    status, answer = pool.call("RespondToAuthChallenge", ClientId=CLIENT, ChallengeName="DEVICE_PASSWORD_VERIFIER",
+                               ChallengeResponses=stale)
+    assert answer["message"] == "Incorrect username or password." and "more than 300 s" in last_detail(pool)
+    # A PASSWORD_VERIFIER's SECRET_BLOCK is not a device challenge's.
+    srp_params, user_challenge = srp_challenge(pool, srp_client(USER, PASSWORD))
+    challenge = device_srp(pool, srp, remembered_sign_in())
+    proof = dict(srp.process_device_challenge(challenge["ChallengeParameters"]),
+                 PASSWORD_CLAIM_SECRET_BLOCK=user_challenge["ChallengeParameters"]["SECRET_BLOCK"])
+    assert pool.call("RespondToAuthChallenge", ClientId=CLIENT, ChallengeName="DEVICE_PASSWORD_VERIFIER",
+                     ChallengeResponses=proof)[1]["message"] == "Invalid session for the user."
+    # With config srp_challenge_session the challenge carries a Session, which the answer may send.
+    pool.admin("config", {"srp_challenge_session": True})
+    challenge = device_srp(pool, srp, remembered_sign_in())
+    assert challenge["Session"]
+    assert verify_device(pool, srp, challenge)[0] == 200
+
+
+def test_new_device_metadata_only_with_tracking_and_only_at_sign_in(pool):
+    assert pool.admin("config")["device_tracking"] is None
+    pool.admin("users", {"username": USER, "password": PASSWORD})
+    # Off: no device, and a DEVICE_KEY (even a made-up one) is ignored.
+    result = pool.tokens(USER, DEVICE_KEY="us-east-1_made-up")
+    assert "NewDeviceMetadata" not in result and "device_key" not in claims(result["AccessToken"])
+    assert pool.admin(f"devices?username={USER}")["devices"] == []
+    refreshed = pool.ok("GetTokensFromRefreshToken", ClientId=CLIENT, RefreshToken=result["RefreshToken"],
+                        DeviceKey="us-east-1_made-up")["AuthenticationResult"]
+    assert "device_key" not in claims(refreshed["AccessToken"])
+
+    tracked_user(pool, "opt_in", mfa=None)
+    first, second = new_device(pool, None), new_device(pool, None)
+    assert first["NewDeviceMetadata"]["DeviceKey"] != second["NewDeviceMetadata"]["DeviceKey"]
+    key = first["NewDeviceMetadata"]["DeviceKey"]
+    confirm(pool, first)
+    # Refreshes never name a device, and keep the sign-in's.
+    for status, answer in (pool.refresh(first["RefreshToken"], DEVICE_KEY=key),
+                           get_tokens(pool, first["RefreshToken"], DeviceKey=key)):
+        assert status == 200, answer
+        assert "NewDeviceMetadata" not in answer["AuthenticationResult"]
+        assert claims(answer["AuthenticationResult"]["AccessToken"])["device_key"] == key
+    # Nor does a sign-in with a device of the user's.
+    signed_in = pool.tokens(USER, DEVICE_KEY=key)
+    assert "NewDeviceMetadata" not in signed_in and claims(signed_in["AccessToken"])["device_key"] == key
+    devices = pool.admin(f"devices?username={USER}")["devices"]
+    assert [(d["device_key"], d["confirmed"]) for d in devices] == [
+        (key, True), (second["NewDeviceMetadata"]["DeviceKey"], False)]
+    assert all(set(d) == {"device_key", "device_group_key", "name", "confirmed", "remembered", "created",
+                          "last_modified", "last_authenticated"} for d in devices)
+
+
+@pytest.mark.parametrize("patch", [{"device_tracking": "yes"}, {"device_tracking": True},
+                                   {"device_tracking": "Always"}])
+def test_bad_device_tracking_is_refused(pool, patch):
+    assert "error" in pool.admin("config", patch, status=400)
+    assert pool.admin("config")["device_tracking"] is None
+
+
+def test_opt_in_asks_mfa_until_the_device_is_remembered(pool):
+    secret = tracked_user(pool, "opt_in")
+    first = new_device(pool, secret)
+    meta = first["NewDeviceMetadata"]
+    device_password, answer = confirm(pool, first)
+    assert answer == {"UserConfirmationNecessary": True}
+    [listed] = list_devices(pool, first["AccessToken"])["Devices"]
+    assert attributes_of(listed)["dev:device_remembered_status"] == "not_remembered"
+
+    # Confirmed but not remembered: MFA as usual, then tokens of that device and no new one.
+    status, answer = pool.sign_in(USER, PASSWORD, DEVICE_KEY=meta["DeviceKey"])
+    result = finish_mfa(pool, answer, secret)
+    assert "NewDeviceMetadata" not in result and claims(result["AccessToken"])["device_key"] == meta["DeviceKey"]
+    # The same through pycognito's SRP: its PASSWORD_VERIFIER answer carries DEVICE_KEY too.
+    srp = device_client(meta, device_password)
+    params, challenge = srp_challenge(pool, srp)
+    answer = verify_password(pool, srp.process_challenge(challenge["ChallengeParameters"], params))[1]
+    assert "NewDeviceMetadata" not in finish_mfa(pool, answer, secret)
+
+    assert pool.ok("UpdateDeviceStatus", AccessToken=result["AccessToken"], DeviceKey=meta["DeviceKey"],
+                   DeviceRememberedStatus="remembered") == {}
+    [listed] = list_devices(pool, result["AccessToken"])["Devices"]
+    assert attributes_of(listed)["dev:device_remembered_status"] == "remembered"
+    assert listed["DeviceLastModifiedDate"] > listed["DeviceCreateDate"]
+    status, answer = device_sign_in(pool, srp)
+    assert status == 200 and "AuthenticationResult" in answer, answer
+
+    pool.ok("UpdateDeviceStatus", AccessToken=result["AccessToken"], DeviceKey=meta["DeviceKey"],
+            DeviceRememberedStatus="not_remembered")
+    assert pool.sign_in(USER, PASSWORD, DEVICE_KEY=meta["DeviceKey"])[1]["ChallengeName"] == "SOFTWARE_TOKEN_MFA"
+
+
+def test_devices_the_user_does_not_have_are_refused(pool):
+    secret = tracked_user(pool, "always", mfa=None)
+    tracked_user(pool, "always", mfa=None, username="other")
+    mine, unconfirmed, theirs = new_device(pool, secret), new_device(pool, secret), new_device(pool, None, "other")
+    confirm(pool, mine)
+    confirm(pool, theirs)
+    key = mine["NewDeviceMetadata"]["DeviceKey"]
+
+    def password_sign_in(device_key, password=PASSWORD):
+        return pool.sign_in(USER, password, DEVICE_KEY=device_key)
+
+    for device_key in ("us-east-1_never-issued", unconfirmed["NewDeviceMetadata"]["DeviceKey"],
+                       theirs["NewDeviceMetadata"]["DeviceKey"]):
+        assert password_sign_in(device_key)[1] == DEVICE_NOT_FOUND, device_key
+        # The password comes first: a wrong one tells nothing about the device.
+        assert password_sign_in(device_key, "Wrong-Pass-9")[1]["message"] == "Incorrect username or password."
+        # SRP: refused at the proof of the password, the first step that knows it.
+        srp = srp_client(USER, PASSWORD)
+        params = dict(srp.get_auth_params(), DEVICE_KEY=device_key)
+        status, challenge = pool.call("InitiateAuth", ClientId=CLIENT, AuthFlow="USER_SRP_AUTH", AuthParameters=params)
+        assert status == 200, challenge
+        assert verify_password(pool, srp.process_challenge(challenge["ChallengeParameters"], params))[1] == \
+            DEVICE_NOT_FOUND
+    # Two different keys in one SRP sign-in are refused.
+    srp = srp_client(USER, PASSWORD)
+    params = dict(srp.get_auth_params(), DEVICE_KEY=key)
+    challenge = pool.call("InitiateAuth", ClientId=CLIENT, AuthFlow="USER_SRP_AUTH", AuthParameters=params)[1]
+    proof = dict(srp.process_challenge(challenge["ChallengeParameters"], params), DEVICE_KEY=key + "x")
+    assert verify_password(pool, proof)[1]["__type"] == "InvalidParameterException"
+
+    # Forgotten from elsewhere, then by the user: the key no longer works, nor its refresh tokens.
+    assert password_sign_in(key)[1]["ChallengeName"] == "DEVICE_SRP_AUTH"
+    pool.admin("forget_device", {"username": USER, "device_key": key})
+    assert password_sign_in(key)[1] == DEVICE_NOT_FOUND
+    assert pool.refresh(mine["RefreshToken"], DEVICE_KEY=key)[1] == INVALID_REFRESH
+    assert "forgotten" in last_detail(pool)
+    assert pool.admin("forget_device", {"username": USER, "device_key": key}, status=404)
+    fresh = new_device(pool, secret)
+    confirm(pool, fresh)
+    fresh_key = fresh["NewDeviceMetadata"]["DeviceKey"]
+    assert pool.ok("ForgetDevice", AccessToken=fresh["AccessToken"], DeviceKey=fresh_key) == {}
+    assert password_sign_in(fresh_key)[1] == DEVICE_NOT_FOUND
+    assert get_tokens(pool, fresh["RefreshToken"], DeviceKey=fresh_key)[1] == INVALID_REFRESH
+    # With tracking off again, a DEVICE_KEY is ignored.
+    pool.admin("config", {"device_tracking": None})
+    assert "AuthenticationResult" in password_sign_in(fresh_key)[1]
+
+
+def test_a_device_bound_refresh_token_needs_its_device(pool):
+    secret = tracked_user(pool, "always")
+    signed_in = new_device(pool, secret)
+    confirm(pool, signed_in)
+    key, token = signed_in["NewDeviceMetadata"]["DeviceKey"], signed_in["RefreshToken"]
+    for sent in ({}, {"DEVICE_KEY": "us-east-1_another"}):
+        assert pool.refresh(token, **sent)[1] == INVALID_REFRESH
+    assert get_tokens(pool, token)[1] == INVALID_REFRESH
+    assert "no DEVICE_KEY was sent" in last_detail(pool)
+    assert get_tokens(pool, token, DeviceKey="us-east-1_another")[1] == INVALID_REFRESH
+    assert pool.refresh(token, DEVICE_KEY=key)[0] == 200
+    assert get_tokens(pool, token, DeviceKey=key)[0] == 200
+    records = [r for r in pool.admin("stats")["requests"] if r["action"] == "GetTokensFromRefreshToken"]
+    assert [(r["device_key_sent"], r["status"]) for r in records] == [(False, 400), (True, 400), (True, 200)]
+    assert "DEVICE_KEY" in [r for r in pool.admin("stats")["requests"]
+                            if r["auth_flow"] == "REFRESH_TOKEN_AUTH"][-1]["parameter_names"]
+    # The token endpoint too (form field device_key).
+    def token_endpoint(**form):
+        req = urllib.request.Request(pool.url + "oauth2/token", method="POST", data=urllib.parse.urlencode(
+            {"grant_type": "refresh_token", "client_id": CLIENT, "refresh_token": token, **form}).encode(),
+            headers={"Content-Type": "application/x-www-form-urlencoded"})
+        try:
+            with urllib.request.urlopen(req, timeout=10) as r:
+                return r.status, json.loads(r.read())
+        except urllib.error.HTTPError as err:
+            return err.code, json.loads(err.read())
+    assert token_endpoint() == (400, {"error": "invalid_grant", "error_description": "Invalid Refresh Token"})
+    status, answer = token_endpoint(device_key=key)
+    assert status == 200 and claims(answer["access_token"])["device_key"] == key, answer
+
+    # A device never confirmed: its tokens do not refresh, with its key or without.
+    unconfirmed = new_device(pool, secret)
+    assert pool.refresh(unconfirmed["RefreshToken"], DEVICE_KEY=unconfirmed["NewDeviceMetadata"]["DeviceKey"])[1] \
+        == INVALID_REFRESH
+    assert "never confirmed" in last_detail(pool)
+    # Still bound after tracking is switched off.
+    pool.admin("config", {"device_tracking": None})
+    assert get_tokens(pool, token)[1] == INVALID_REFRESH and get_tokens(pool, token, DeviceKey=key)[0] == 200
+
+
+def test_confirm_device_refusals(pool):
+    secret = tracked_user(pool, "always", mfa=None)
+    tracked_user(pool, "always", mfa=None, username="other")
+    signed_in, theirs = new_device(pool, secret), new_device(pool, None, "other")
+    meta = signed_in["NewDeviceMetadata"]
+    _, good = aws_srp.generate_hash_device(meta["DeviceGroupKey"], meta["DeviceKey"])
+
+    def refused(error, config=good, **body):
+        fields = {"AccessToken": signed_in["AccessToken"], "DeviceKey": meta["DeviceKey"],
+                  "DeviceSecretVerifierConfig": config, **body}
+        return pool.fails("ConfirmDevice", error, **{k: v for k, v in fields.items() if v is not None})
+
+    assert refused("NotAuthorizedException", AccessToken="garbage") == "Invalid Access Token"
+    assert refused("NotAuthorizedException", AccessToken=signed_in["IdToken"]) == "Invalid Access Token"
+    assert refused("ResourceNotFoundException", DeviceKey=theirs["NewDeviceMetadata"]["DeviceKey"]) == \
+        "Device does not exist."
+    assert refused("ResourceNotFoundException", DeviceKey="us-east-1_never-issued") == "Device does not exist."
+    refused("InvalidParameterException", DeviceKey=None)
+
+    def b64(raw):
+        return base64.b64encode(raw).decode()
+    for config in (None, {}, {"PasswordVerifier": good["PasswordVerifier"]}, {"Salt": good["Salt"]},
+                   dict(good, PasswordVerifier="not base64!"), dict(good, Salt="%%"), dict(good, Salt=""),
+                   dict(good, PasswordVerifier=b64(b"\0")),                         # 0
+                   dict(good, PasswordVerifier=b64(bytes.fromhex(pad_hex(SRP_N)))),  # N
+                   # g^x without padHex's 00: a negative number as Java reads it.
+                   dict(good, PasswordVerifier=b64(b"\x80" + b"\x01" * 383))):
+        refused("InvalidParameterException", config=config)
+    refused("InvalidParameterException", DeviceName="")
+    assert pool.admin(f"devices?username={USER}")["devices"][0]["confirmed"] is False  # nothing stuck
+
+    assert pool.ok("ConfirmDevice", AccessToken=signed_in["AccessToken"], DeviceKey=meta["DeviceKey"],
+                   DeviceSecretVerifierConfig=good) == {"UserConfirmationNecessary": False}
+    assert refused("InvalidParameterException") == "Device has already been confirmed."
+    [listed] = list_devices(pool, signed_in["AccessToken"])["Devices"]
+    assert attributes_of(listed)["device_name"] == meta["DeviceKey"]  # no DeviceName given
+
+
+def test_list_devices_shape_and_pagination(pool):
+    secret = tracked_user(pool, "always", mfa=None)
+    tracked_user(pool, "always", mfa=None, username="other")
+    before = time.time()
+    keys = []
+    for name in ("one", "two", "three"):
+        signed_in = new_device(pool, secret)
+        confirm(pool, signed_in, name=name)
+        keys.append(signed_in["NewDeviceMetadata"]["DeviceKey"])
+    new_device(pool, secret)  # unconfirmed: not listed
+    access = signed_in["AccessToken"]
+
+    status, headers, raw = pool.raw("ListDevices", AccessToken=access)
+    assert status == 200
+    # Dates are JSON numbers written as Cognito writes them (1.547146396734E9).
+    assert re.search(r'"DeviceCreateDate": [0-9]\.[0-9]+E9', raw.decode()), raw
+    answer = json.loads(raw)
+    assert list(answer) == ["Devices"]  # all of them: no PaginationToken
+    assert [d["DeviceKey"] for d in answer["Devices"]] == keys  # oldest first
+    first = answer["Devices"][0]
+    assert set(first) == {"DeviceKey", "DeviceAttributes", "DeviceCreateDate", "DeviceLastModifiedDate",
+                          "DeviceLastAuthenticatedDate"}
+    assert first["DeviceAttributes"] == [
+        {"Name": "device_status", "Value": "valid"}, {"Name": "device_name", "Value": "one"},
+        {"Name": "dev:device_remembered_status", "Value": "remembered"},
+        {"Name": "last_ip_used", "Value": "127.0.0.1"}]
+    for field in ("DeviceCreateDate", "DeviceLastModifiedDate", "DeviceLastAuthenticatedDate"):
+        assert isinstance(first[field], float) and before - 1 <= first[field] <= time.time() + 1, field
+
+    page = list_devices(pool, access, Limit=2)
+    assert [d["DeviceKey"] for d in page["Devices"]] == keys[:2] and page["PaginationToken"]
+    rest = list_devices(pool, access, Limit=2, PaginationToken=page["PaginationToken"])
+    assert [d["DeviceKey"] for d in rest["Devices"]] == keys[2:] and "PaginationToken" not in rest
+    assert [d["DeviceKey"] for d in list_devices(pool, access, Limit=1,
+                                                 PaginationToken=page["PaginationToken"])["Devices"]] == keys[2:]
+    other_access = pool.tokens("other")["AccessToken"]
+    assert list_devices(pool, other_access) == {"Devices": []}
+    pool.fails("ListDevices", "InvalidParameterException", AccessToken=other_access,
+               PaginationToken=page["PaginationToken"])  # another user's
+    pool.fails("ListDevices", "InvalidParameterException", AccessToken=access, PaginationToken="bm9wZQ==")
+    for limit in (0, 61, "5", True, -1):
+        pool.fails("ListDevices", "InvalidParameterException", AccessToken=access, Limit=limit)
+    assert pool.fails("ListDevices", "NotAuthorizedException", AccessToken="garbage") == "Invalid Access Token"
+    pool.fails("ListDevices", "InvalidParameterException")
+    assert len(list_devices(pool, access, Limit=60)["Devices"]) == 3
+
+
+def test_update_device_status_and_forget_device(pool):
+    secret = tracked_user(pool, "always", mfa=None)
+    tracked_user(pool, "always", mfa=None, username="other")
+    signed_in, theirs = new_device(pool, secret), new_device(pool, None, "other")
+    confirm(pool, signed_in)
+    confirm(pool, theirs)
+    access, key = signed_in["AccessToken"], signed_in["NewDeviceMetadata"]["DeviceKey"]
+    their_key = theirs["NewDeviceMetadata"]["DeviceKey"]
+    unconfirmed = new_device(pool, secret)["NewDeviceMetadata"]["DeviceKey"]
+
+    for status in ("Remembered", "forgotten", None):
+        pool.fails("UpdateDeviceStatus", "InvalidParameterException", AccessToken=access, DeviceKey=key,
+                   **({} if status is None else {"DeviceRememberedStatus": status}))
+    for action, extra in (("UpdateDeviceStatus", {"DeviceRememberedStatus": "not_remembered"}), ("ForgetDevice", {})):
+        for other_key in (their_key, unconfirmed, "us-east-1_never-issued"):
+            assert pool.call(action, AccessToken=access, DeviceKey=other_key, **extra)[1] == DEVICE_NOT_FOUND
+        assert pool.fails(action, "NotAuthorizedException", AccessToken="garbage", DeviceKey=key, **extra) == \
+            "Invalid Access Token"
+        pool.fails(action, "InvalidParameterException", AccessToken=access, **extra)
+    pool.ok("UpdateDeviceStatus", AccessToken=access, DeviceKey=key, DeviceRememberedStatus="not_remembered")
+    assert [d["remembered"] for d in pool.admin(f"devices?username={USER}")["devices"]] == [False, False]
+    assert pool.ok("ForgetDevice", AccessToken=access, DeviceKey=key) == {}
+    assert list_devices(pool, access) == {"Devices": []}
+    assert pool.call("ForgetDevice", AccessToken=access, DeviceKey=key)[1] == DEVICE_NOT_FOUND
+    assert pool.call("UpdateDeviceStatus", AccessToken=access, DeviceKey=key,
+                     DeviceRememberedStatus="remembered")[1] == DEVICE_NOT_FOUND
+    # The other user's device is untouched; the admin routes' refusals.
+    assert [d["device_key"] for d in pool.admin("devices?username=other")["devices"]] == [their_key]
+    pool.admin("devices?username=nobody", status=404)
+    pool.admin("forget_device", {"username": USER, "device_key": their_key}, status=404)
+    pool.admin("forget_device", {"username": "nobody", "device_key": their_key}, status=404)
+    pool.admin("reset", {})
+    pool.admin("users", {"username": USER, "password": PASSWORD})
+    assert pool.admin(f"devices?username={USER}")["devices"] == []
+
+
+def test_device_secrets_are_never_recorded(pool):
+    secret = tracked_user(pool, "always")
+    signed_in = new_device(pool, secret)
+    meta = signed_in["NewDeviceMetadata"]
+    device_password, config = aws_srp.generate_hash_device(meta["DeviceGroupKey"], meta["DeviceKey"])
+    pool.ok("ConfirmDevice", AccessToken=signed_in["AccessToken"], DeviceKey=meta["DeviceKey"],
+            DeviceSecretVerifierConfig=config)
+    srp = device_client(meta, device_password)
+    params = srp.get_auth_params()
+    challenge = srp_challenge(pool, srp)[1]
+    answer = verify_password(pool, srp.process_challenge(challenge["ChallengeParameters"], params))[1]
+    device_challenge = device_srp(pool, srp, answer)
+    proof = srp.process_device_challenge(device_challenge["ChallengeParameters"])
+    status, done = pool.call("RespondToAuthChallenge", ClientId=CLIENT, ChallengeName="DEVICE_PASSWORD_VERIFIER",
+                             ChallengeResponses=proof)
+    assert status == 200, done
+    stats = pool.admin("stats")
+    recorded = json.dumps(stats)
+    for value in (device_password, config["PasswordVerifier"], config["Salt"], proof["PASSWORD_CLAIM_SIGNATURE"],
+                  proof["PASSWORD_CLAIM_SECRET_BLOCK"], aws_srp.long_to_hex(srp.large_a_value), PASSWORD):
+        assert value not in recorded
+    verifier = [r for r in stats["requests"] if r.get("challenge") == "DEVICE_PASSWORD_VERIFIER"][-1]
+    assert verifier["parameter_names"] == sorted(proof)
+    assert [r for r in stats["requests"] if r.get("challenge") == "DEVICE_SRP_AUTH"][-1]["parameter_names"] == \
+        ["DEVICE_KEY", "SRP_A", "USERNAME"]
+    assert stats["calls"]["ConfirmDevice"] == 1
+    # Nor does the admin view show the verifier or the salt.
+    [info] = pool.admin(f"devices?username={USER}")["devices"]
+    assert config["PasswordVerifier"] not in json.dumps(info) and "verifier" not in info and "salt" not in info
+
+
+def test_passwordless_and_custom_sign_ins_bind_the_device_without_its_srp(pool):
+    tracked_user(pool, "always", mfa=None)
+    pool.admin("config", {"allowed_first_auth_factors": ["PASSWORD", "EMAIL_OTP"],
+                          "custom_challenges": [{"parameters": {"q": "one"}, "answer": "1"}]})
+    pool.admin("users", {"username": USER, "password": PASSWORD, "attributes": {"email": "mia@example.com"}})
+    signed_in = new_device(pool, None)
+    confirm(pool, signed_in)
+    key = signed_in["NewDeviceMetadata"]["DeviceKey"]
+
+    def one_time_code(device_key):
+        params = {} if device_key is None else {"DEVICE_KEY": device_key}
+        challenge = user_auth(pool, PREFERRED_CHALLENGE="EMAIL_OTP", **params)[1]
+        return respond(pool, challenge, EMAIL_OTP_CODE=pool.code(USER, "email"))
+
+    def custom(device_key):
+        params = {} if device_key is None else {"DEVICE_KEY": device_key}
+        return respond(pool, custom_auth(pool, **params)[1], ANSWER="1")
+
+    for sign_in in (one_time_code, custom):
+        # A remembered device stands in for MFA only: no DEVICE_SRP_AUTH here, but the tokens are its.
+        status, answer = sign_in(key)
+        assert status == 200, answer
+        assert "NewDeviceMetadata" not in answer["AuthenticationResult"]
+        assert claims(answer["AuthenticationResult"]["AccessToken"])["device_key"] == key
+        assert "NewDeviceMetadata" in sign_in(None)[1]["AuthenticationResult"]
+        # An unknown key is refused when the sign-in would end.
+        assert sign_in("us-east-1_never-issued")[1] == DEVICE_NOT_FOUND
