@@ -184,6 +184,18 @@ final class FakeOAuth: OAuthClient {
         try manager(store, FakeOAuth([.success(result)])).signIn(.code("c"), of: request, issuers: [Self.issuer])
     }
 
+    /// The managed login tracks no devices: the user's remembered device
+    /// stays for the API's sign-ins, another user's goes.
+    @Test func aBrowserSignInKeepsTheUsersDeviceOnly() throws {
+        for (owner, kept) in [("alice", true), ("bob", false)] {
+            let store = InMemoryTokenStore()
+            let device = RememberedDevice(key: "k", groupKey: "g", password: "p", username: owner, signInName: owner, confirmed: true)
+            try store.write(.device, profile: "default", secret: device.json, context: ItemContext(userPoolID: testProfile.userPoolID, clientID: testProfile.clientID, username: owner))
+            _ = try signIn(store, tokens(nonce: "the-nonce"))
+            #expect(try (store.read(.device, profile: "default") != nil) == kept, "\(owner)")
+        }
+    }
+
     @Test func theIDTokenMustCarryTheRequestsNonce() throws {
         let store = InMemoryTokenStore()
         #expect(throws: AuthError.nonceMismatch) { try signIn(store, tokens(nonce: "another-request")) }

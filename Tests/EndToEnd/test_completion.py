@@ -48,6 +48,10 @@ def completion(cog, tmp_path):
     ("cog-cred configure --method ", ["email-otp", "sms-otp", "password", "srp"]),
     ("cog-cred mfa enable ", ["totp", "sms", "email"]),
     ("cog-cred mfa prefer e", ["email"]),
+    ("cog-cred dev", ["devices"]),
+    ("cog-cred devices f", ["forget"]),
+    ("cog-cred sign-in --no-rem", ["--no-remember-device"]),
+    ("cog-cred sign-in --device-", ["--device-name"]),
     ("cog-cred git-credential ", ["get", "store", "erase", "capability"]),
     ("cog-cred docker-credential ", ["get", "store", "erase", "list", "version"]),
 ])

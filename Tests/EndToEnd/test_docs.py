@@ -3,7 +3,7 @@
 Fenced shell blocks (```sh, ```bash, ```shell) carry a mark after the
 language, and a block without one fails `test_every_shell_block_is_marked`:
 
-  ```sh runnable [double | machine | browser] [configured | signed-in]
+  ```sh runnable [double | machine | browser] [configured | signed-in] [devices]
       Run here, each block in a fresh environment, against moto (or, with
       `double`, the project's Cognito test double, for what moto lacks:
       RevokeToken, ResendConfirmationCode, a code the test knows).
@@ -36,7 +36,9 @@ for Cognito and a local HTTPS server standing in for "your API"):
   client, expiry) and 401 otherwise. A block that names it must have had an
   accepted request.
 - `configured`: profiles `default` and `work` configured for alice;
-  `signed-in`: and signed in.
+  `signed-in`: and signed in. `devices`: the double's pool tracks devices
+  and lets the user choose whether to remember one (signed in: this
+  machine is a device of alice's, not remembered).
 - ./deploy.sh in the working directory: calls the API with the
   $COG_CRED_AUTHORIZATION that `cog-cred exec` gives it.
 
@@ -139,7 +141,7 @@ def test_every_shell_block_is_marked():
     allowed = {"runnable", "ci"}
     unmarked = [block_id(b) for b in SHELL_BLOCKS if not b[2] or b[2][0] not in allowed]
     assert not unmarked, f"shell blocks without `runnable` or `ci`: {unmarked}"
-    options = {"double", "machine", "browser", "configured", "signed-in"}
+    options = {"double", "machine", "browser", "configured", "signed-in", "devices"}
     for block in RUNNABLE:
         assert set(block[2][1:]) <= options, f"{block_id(block)}: unknown options {block[2][1:]}"
 
@@ -241,6 +243,8 @@ def test_runnable_block(block, binary, bus, moto, double_server, api, tmp_path):
         emulator.configure(fixed_code="123456")  # what "the email" says in the examples
         if "browser" in options:  # cog-cred's default redirect URI, registered
             emulator.configure(callback_urls=["http://localhost:8400/callback"])
+        if "devices" in options:  # the user chooses whether a device is remembered
+            emulator.configure(device_tracking="opt_in")
         if "machine" in options:  # an app client with a secret, allowed the client-credentials grant
             emulator.configure(client_secret=SECRETS["CLIENT_SECRET"], oauth_flows=["code", "client_credentials"],
                                custom_scopes=["orders/read", "orders/write"])

@@ -7,7 +7,7 @@ import Glibc
 ///
 /// Storage contract, relied on by other tools: one item per token in the
 /// default collection, found by the attributes `service=cog-cred`,
-/// `profile=<name>`, `kind=access|id|refresh|client-secret`, and bound by
+/// `profile=<name>`, `kind=access|id|refresh|client-secret|identity-id|aws-credentials|device`, and bound by
 /// two more, `user-pool-id` and `client-id`, to the pool and app client that
 /// issued it (plus libsecret's `xdg:schema`, so `secret-tool` and Seahorse
 /// show the schema). Attributes hold only stable, non-secret keys; who the

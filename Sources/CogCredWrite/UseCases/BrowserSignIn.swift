@@ -50,6 +50,10 @@ extension TokenManager {
             if let failed = checks.first(where: { !$0.passed }) { throw AuthError.idTokenRejected(check: failed.name, found: failed.detail) }
             guard token.claims.nonce == request.nonce else { throw AuthError.nonceMismatch }
         }
-        return try lock.withLock(profile: profileName) { try save(result, requireRefreshToken: true) }
+        // The managed login tracks no devices: this machine stays the
+        // user's remembered device for the API's sign-ins; another user's goes.
+        let user = IssuedToken(result.accessToken)?.claims.subjectName
+        let device = try rememberedDevice().flatMap { $0.username == user ? $0 : nil }
+        return try lock.withLock(profile: profileName) { try save(result, requireRefreshToken: true, device: device) }
     }
 }

@@ -186,7 +186,8 @@ extension TokenManager {
                 try cognito.initiateAuth(flow: "USER_AUTH", username: username, parameters: parameters)
             }
         case .custom:
-            let parameters = device.map { ["DEVICE_KEY": $0.key] } ?? [:]
+            var parameters: [String: String] = [:]
+            parameters["DEVICE_KEY"] = device?.key
             outcome = try step { () throws(CognitoError) in
                 try cognito.initiateAuth(flow: "CUSTOM_AUTH", username: username, parameters: parameters)
             }

@@ -14,7 +14,8 @@ struct Devices: ParsableCommand {
             last signed in (RFC 3339, UTC) and whether it is remembered; --json prints an \
             array of {"key", "name", "last_seen", "remembered": bool, "current": bool}. \
             cog-cred devices forget [KEY] forgets a device (this machine's without a key; \
-            then its keyring item goes too, and the next sign-in asks for MFA again). \
+            then its keyring item goes too, its session can no longer be refreshed, and the \
+            next sign-in asks for MFA again). \
             The access token is refreshed first when it is too old.
             """,
         subcommands: [List.self, Forget.self],
@@ -63,7 +64,7 @@ struct Devices: ParsableCommand {
             let forgotten = try manager.forgetDevice(key)
             Output.note(
                 forgotten == current
-                    ? "Forgot this machine (\(forgotten)): the next sign-in asks for MFA."
+                    ? "Forgot this machine (\(forgotten)): its session cannot be refreshed any more, and the next sign-in asks for MFA."
                     : "Forgot device \(forgotten).")
         }
     }
