@@ -41,6 +41,13 @@ let deviceVectors: [DeviceVector] = {
         #expect(signature == v.signature)
     }
 
+    /// A salt is read as a number, as the SDKs read it: leading zeros do not count.
+    @Test func aSaltsLeadingZerosDoNotCount() throws {
+        let v = deviceVectors.first { !$0.salt_hex.hasPrefix("00") }!
+        let padded = try DeviceVerifier(groupKey: v.group_key, deviceKey: v.device_key, password: v.password, saltHex: "0000" + v.salt_hex)
+        #expect(padded.passwordVerifier == v.password_verifier && padded.salt == v.salt)
+    }
+
     @Test func anotherPasswordOrKeyGivesAnotherVerifier() throws {
         let v = deviceVectors[0]
         let right = try DeviceVerifier(groupKey: v.group_key, deviceKey: v.device_key, password: v.password, saltHex: v.salt_hex)
@@ -108,13 +115,16 @@ let deviceVectors: [DeviceVector] = {
         #expect(cognito.state.withLock { $0.deviceCalls } == ["confirm us-east-1_new-device laptop"])
         let device = try #require(try manager(store, cognito).rememberedDevice())
         #expect(device.key == newDevice.deviceKey && device.groupKey == newDevice.deviceGroupKey && device.confirmed)
-        #expect(device.username == "alice")
+        #expect(device.username == "alice" && device.name == "laptop")
         // The verifier Cognito got is of the password kept, over its salt.
         let sent = try #require(cognito.state.withLock { $0.verifiers.first })
         let saltHex = Data(base64Encoded: sent.salt)!.map { String(format: "%02x", $0) }.joined()
         #expect(try DeviceVerifier(groupKey: "-group", deviceKey: newDevice.deviceKey, password: device.password, saltHex: saltHex) == sent)
-        // Stored before the tokens: a refresh needs it.
-        #expect(store.writes == ["default/device", "default/refresh", "default/id", "default/access"])
+        // Stored before the tokens (a refresh needs it), unconfirmed; the
+        // tokens are stored before ConfirmDevice and the question, which
+        // cannot cost the sign-in; then the device again, confirmed.
+        #expect(store.writes == ["default/device", "default/refresh", "default/id", "default/access", "default/device"])
+        #expect(!"\(device)".contains(device.password) && !String(reflecting: device).contains(device.password))
     }
 
     @Test(arguments: [(nil, false, "not_remember"), (nil, true, "remember"), (true, false, "remember"), (false, true, "not_remember")] as [(Bool?, Bool, String)])
@@ -176,6 +186,27 @@ let deviceVectors: [DeviceVector] = {
         #expect(warnings.lines.count == 1 && warnings.lines[0].contains("no longer knows this machine"))
     }
 
+    @Test func theRetryDoesNotAskForThePasswordAgain() throws {
+        let store = InMemoryTokenStore()
+        _ = try storedDevice(store)
+        let cognito = FakeCognito()
+        cognito.challengeAnswers.withLock {
+            $0 = [
+                .success(passwordVerifierChallenge()),
+                .failure(.service(code: "ResourceNotFoundException", message: "Device does not exist.", httpStatus: 400)),
+                .success(passwordVerifierChallenge()), .success(tokens()),
+            ]
+        }
+        var reads = 0
+        try manager(store, cognito).signIn(
+            username: "alice", password: {
+                reads += 1
+                return "pw"
+            }, flow: .srp, answers: ScriptedAnswers())
+        #expect(reads == 1)
+        #expect(cognito.responses.withLock { $0 }.map { $0.1["DEVICE_KEY"] != nil } == [true, false])
+    }
+
     @Test func aWrongPasswordDoesNotCostTheDevice() throws {
         let store = InMemoryTokenStore()
         _ = try storedDevice(store)
@@ -197,7 +228,36 @@ let deviceVectors: [DeviceVector] = {
         cognito.challengeAnswers.withLock {
             $0 = [.failure(.service(code: "NotAuthorizedException", message: "Incorrect username or password.", httpStatus: 400))]
         }
-        try manager(store, cognito).signIn(username: "alice", password: "pw", flow: .password, answers: ScriptedAnswers())
+        let warnings = Warnings()
+        try manager(store, cognito, warnings: warnings).signIn(username: "alice", password: "pw", flow: .password, answers: ScriptedAnswers())
+        #expect(try store.read(.device, profile: "default") == nil)
+        #expect(cognito.state.withLock { $0.deviceKeysSent }.map { $0 != nil } == [true, false])
+        #expect(warnings.lines.count == 1)
+    }
+
+    /// A wrong client secret, or a spent session, at the device's challenge is no fault of the device's.
+    @Test(arguments: ["Unable to verify secret hash for client client123", "Invalid session for the user, session is expired."])
+    func otherRefusalsAtTheDeviceChallengeKeepTheDevice(_ message: String) throws {
+        let store = InMemoryTokenStore()
+        _ = try storedDevice(store)
+        let cognito = FakeCognito()
+        cognito.onSignIn(.success(.challenge(name: "DEVICE_SRP_AUTH", session: "d1", parameters: ["USERNAME": "alice"])))
+        cognito.challengeAnswers.withLock { $0 = [.failure(.service(code: "NotAuthorizedException", message: message, httpStatus: 400))] }
+        #expect(throws: AuthError.self) {
+            try manager(store, cognito).signIn(username: "alice", password: "pw", flow: .password, answers: ScriptedAnswers())
+        }
+        #expect(try store.read(.device, profile: "default") != nil)
+    }
+
+    /// Offered by the name typed (an alias); when Cognito signs in someone
+    /// else by it, that session does not keep the device.
+    @Test func aDeviceOfferedByAnAliasGoesWhenAnotherUserSignsIn() throws {
+        let store = InMemoryTokenStore()
+        _ = try storedDevice(store)
+        let cognito = FakeCognito()
+        cognito.onSignIn(.success(tokens(username: "bob")))
+        let signedIn = try manager(store, cognito).signIn(username: "alice", password: "pw", flow: .password, answers: ScriptedAnswers())
+        #expect(signedIn.device == nil)
         #expect(try store.read(.device, profile: "default") == nil)
     }
 
@@ -281,5 +341,17 @@ let deviceVectors: [DeviceVector] = {
         #expect(try store.read(.device, profile: "default") == nil)
         #expect(cognito.state.withLock { $0.deviceCalls } == ["forget us-east-1_other", "forget \(device.key)"])
         #expect(throws: AuthError.noDevice(profile: "default")) { try manager(store, cognito).forgetDevice() }
+    }
+
+    @Test func thisMachineForgottenElsewhereOnlyLosesItsItem() throws {
+        let store = InMemoryTokenStore()
+        let device = try storedDevice(store)
+        try store.write(.access, profile: "default", secret: TestJWT.access(iat: now, lifetime: 3600), context: ItemContext(userPoolID: profile.userPoolID, clientID: profile.clientID, username: "alice"))
+        let cognito = FakeCognito()
+        cognito.state.withLock { $0.deviceError = .service(code: "ResourceNotFoundException", message: "Device does not exist.", httpStatus: 400) }
+        // Another device's key that Cognito does not know is an error.
+        #expect(throws: AuthError.self) { try manager(store, cognito).forgetDevice("us-east-1_other") }
+        #expect(try manager(store, cognito).forgetDevice() == device.key)
+        #expect(try store.read(.device, profile: "default") == nil)
     }
 }

@@ -57,4 +57,13 @@ import CogCredTestSupport
         let message = AuthError.cognito(refusal, operation: .mfaSettings(profile: "default")).message
         #expect(message.contains("InvalidParameterException") && message.contains("Email MFA is not enabled for this user pool"))
     }
+
+    /// A missing scope and a dead session say different things, for `mfa` and `devices` alike.
+    @Test(arguments: [AuthOperation.mfaSettings(profile: "default"), .devices(profile: "default")])
+    func aMissingScopeIsToldApartFromARevokedSession(_ operation: AuthOperation) {
+        let scope = CognitoError.service(code: "NotAuthorizedException", message: "Access Token does not have required scopes", httpStatus: 400)
+        let revoked = CognitoError.service(code: "NotAuthorizedException", message: "Access Token has been revoked", httpStatus: 400)
+        #expect(AuthError.cognito(scope, operation: operation).message.contains("lacks the aws.cognito.signin.user.admin scope"))
+        #expect(AuthError.cognito(revoked, operation: operation).message.contains("the session is no longer valid; sign in again"))
+    }
 }

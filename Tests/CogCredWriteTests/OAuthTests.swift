@@ -184,10 +184,10 @@ final class FakeOAuth: OAuthClient {
         try manager(store, FakeOAuth([.success(result)])).signIn(.code("c"), of: request, issuers: [Self.issuer])
     }
 
-    /// The managed login tracks no devices: the user's remembered device
-    /// stays for the API's sign-ins, another user's goes.
-    @Test func aBrowserSignInKeepsTheUsersDeviceOnly() throws {
-        for (owner, kept) in [("alice", true), ("bob", false)] {
+    /// The managed login binds no device to its session: the profile's
+    /// device goes with the old session, whoever's it was.
+    @Test func aBrowserSignInLeavesNoDevice() throws {
+        for (owner, kept) in [("alice", false), ("bob", false)] {
             let store = InMemoryTokenStore()
             let device = RememberedDevice(key: "k", groupKey: "g", password: "p", username: owner, signInName: owner, confirmed: true)
             try store.write(.device, profile: "default", secret: device.json, context: ItemContext(userPoolID: testProfile.userPoolID, clientID: testProfile.clientID, username: owner))

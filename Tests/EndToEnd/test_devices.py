@@ -305,6 +305,25 @@ def test_a_device_forgotten_elsewhere_is_dropped_and_mfa_asked(cog, bus, pool):
     assert device_item(bus) is None
 
 
+def test_a_device_failing_its_proof_is_dropped_and_mfa_asked(cog, bus, pool):
+    pool.configure(device_tracking="always")
+    assert sign_in(cog, pool).returncode == 0
+    item = device_item(bus)
+    # The keyring holds another password than the one Cognito has the verifier of.
+    attributes = {k: v for k, v in item["attributes"].items() if k != "xdg:schema"}
+    tampered = {k: v for k, v in item.items() if k != "attributes"}
+    tampered["device_password"] = "A" * 56
+    bus.secret_tool("clear", "service", "cog-cred", "kind", "device")
+    bus.store(attributes, json.dumps(tampered))
+    again = sign_in(cog, pool)
+    assert again.returncode == 0, again.stderr
+    assert "no longer knows this machine" in again.stderr
+    refused = [r for r in pool.stats()["requests"] if r.get("challenge") == "DEVICE_PASSWORD_VERIFIER"]
+    assert [r["status"] for r in refused] == [400]
+    assert mfa_asked(pool) == 2
+    assert device_item(bus)["device_key"] != item["device_key"]
+
+
 # --- what keeps the device and what deletes it -------------------------------------------
 
 @pytest.mark.parametrize("how", [[], ["--global"], ["--local"]])
@@ -380,6 +399,12 @@ def test_the_device_secret_is_in_no_argv_environment_file_or_stderr(cog, bus, po
     for command in (["status"], ["devices"], ["refresh"], ["sign-out"]):
         result = cog.ok(*command)
         assert secret not in result.stdout
+    # Remembered, then used: the device's SRP, and a device forgotten elsewhere (cog.run checks stderr).
+    cog.ok("sign-in", "--password-stdin", "--remember-device", "--mfa-code", pool.totp.now(), input=PASSWORD + "\n")
+    assert secret not in cog.ok("sign-in", "--password-stdin", input=PASSWORD + "\n").stdout
+    assert device_proofs(pool) == 1
+    pool.admin("forget_device", {"username": USER, "device_key": device_item(bus)["device_key"]})
+    cog.ok("sign-in", "--password-stdin", "--mfa-code", pool.totp.now(), input=PASSWORD + "\n")
     # Nothing under the home, config or state directories holds it, nor what the double logged.
     for root in (tmp_path,):
         for path in Path(root).rglob("*"):

@@ -156,10 +156,12 @@ def test_a_search_that_finds_nothing_asks_whether_locked_only_a_provider_that_hi
     locked provider that hides its items (KeePassXC: test_providers exits
     69 there), so cog-cred asks whether the collection is locked. gnome-keyring
     lists a locked collection's items as locked, so there it is not asked:
-    a sign-in's deletes of the identity pool's items (none here) cost no
-    round trip. The stand-in, another program, is asked."""
-    monitor = Monitor({**cog.env, **bus.env}, tmp_path / "gnome-keyring.log")
+    a sign-out's deletes of items that are not there (the identity pool's, a
+    remembered device: none here) cost no round trip. The stand-in, another
+    program, is asked."""
     sign_in(cog, double, {})
+    monitor = Monitor({**cog.env, **bus.env}, tmp_path / "gnome-keyring.log")
+    cog.ok("sign-out", "--local")
     assert 'string "Locked"' not in monitor.text()
     start, _ = locked_service
     private = start("unlock", unlocked=True)

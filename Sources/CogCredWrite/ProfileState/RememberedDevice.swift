@@ -21,6 +21,8 @@ public struct RememberedDevice: Sendable, Equatable, Codable {
     /// only to a sign-in of the same user.
     public var username: String
     public var signInName: String
+    /// The DeviceName it was confirmed with.
+    public var name: String?
     /// ConfirmDevice accepted it. An unconfirmed device's key is still sent
     /// with refreshes (its session is bound to it), never with a sign-in.
     public var confirmed: Bool
@@ -31,6 +33,7 @@ public struct RememberedDevice: Sendable, Equatable, Codable {
         case password = "device_password"
         case username
         case signInName = "sign_in_name"
+        case name
         case confirmed
     }
 
@@ -42,12 +45,15 @@ public struct RememberedDevice: Sendable, Equatable, Codable {
         String(decoding: (try? JSONEncoder().encode(self)) ?? Data(), as: UTF8.self)
     }
 
-    init(key: String, groupKey: String, password: String, username: String, signInName: String, confirmed: Bool) {
+    init(
+        key: String, groupKey: String, password: String, username: String, signInName: String, name: String? = nil, confirmed: Bool
+    ) {
         self.key = key
         self.groupKey = groupKey
         self.password = password
         self.username = username
         self.signInName = signInName
+        self.name = name
         self.confirmed = confirmed
     }
 
@@ -57,6 +63,12 @@ public struct RememberedDevice: Sendable, Equatable, Codable {
         }
         self = device
     }
+}
+
+/// Printed (a failed test, a debugger) without its password.
+extension RememberedDevice: CustomStringConvertible, CustomReflectable {
+    public var description: String { "RememberedDevice(\(key), \(username), \(confirmed ? "confirmed" : "unconfirmed"))" }
+    public var customMirror: Mirror { Mirror(self, children: ["key": key, "username": username, "confirmed": confirmed]) }
 }
 
 extension TokenManager {

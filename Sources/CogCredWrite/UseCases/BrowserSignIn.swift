@@ -50,10 +50,10 @@ extension TokenManager {
             if let failed = checks.first(where: { !$0.passed }) { throw AuthError.idTokenRejected(check: failed.name, found: failed.detail) }
             guard token.claims.nonce == request.nonce else { throw AuthError.nonceMismatch }
         }
-        // The managed login tracks no devices: this machine stays the
-        // user's remembered device for the API's sign-ins; another user's goes.
-        let user = IssuedToken(result.accessToken)?.claims.subjectName
-        let device = try rememberedDevice().flatMap { $0.username == user ? $0 : nil }
-        return try lock.withLock(profile: profileName) { try save(result, requireRefreshToken: true, device: device) }
+        // The managed login binds no device to its session: the profile's
+        // device item goes with the old session (a refresh would send its
+        // key with a token not bound to it), and the next sign-in through the
+        // API makes this machine a device again.
+        return try lock.withLock(profile: profileName) { try save(result, requireRefreshToken: true) }
     }
 }

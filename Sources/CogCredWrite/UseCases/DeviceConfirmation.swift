@@ -20,7 +20,8 @@ public struct DeviceOptions: Sendable, Equatable {
 public enum DeviceOutcome: Sendable, Equatable {
     /// A remembered device: this sign-in proved the device and skipped MFA.
     case signedInAsRemembered
-    /// Newly confirmed and remembered (by the pool, or by the user's choice).
+    /// Newly confirmed and remembered (by the pool, or by the user's choice),
+    /// or remembered now (`--remember-device`).
     case remembered(name: String)
     /// Confirmed, not remembered: MFA is still asked at each sign-in.
     case notRemembered(name: String)
@@ -29,54 +30,88 @@ public enum DeviceOutcome: Sendable, Equatable {
 }
 
 extension TokenManager {
-    /// The device this sign-in's session is bound to (to be stored with its
-    /// tokens) and what to tell the user. `used` is the device the sign-in
-    /// offered; a result with NewDeviceMetadata is confirmed here. A failure
-    /// costs only the remembering: the tokens are stored all the same.
-    func deviceAfterSignIn(
-        _ result: AuthenticationResult, used: RememberedDevice?, provedDevice: Bool, signInName: String, cognito: any CognitoClient,
-        options: DeviceOptions, answers: any ChallengeAnswers
-    ) -> (RememberedDevice?, DeviceOutcome?) {
-        guard let metadata = result.newDevice else {
-            guard let used else { return (nil, nil) }
-            if provedDevice { return (used, .signedInAsRemembered) }
-            // A device of the user's that is not remembered: `--remember-device` now remembers it.
-            guard options.remember == true else { return (used, .notRemembered(name: options.name)) }
-            do {
-                try cognito.updateDeviceStatus(accessToken: result.accessToken, deviceKey: used.key, remembered: true)
-                return (used, .remembered(name: options.name))
-            } catch {
-                return (used, .failed(error.summary))
+    /// This machine as the device of a sign-in's session, decided before
+    /// its tokens are stored (and stored with them: a refresh needs it).
+    enum SessionDevice {
+        /// None: the profile's device item goes (it may be another user's).
+        case none
+        /// The device the sign-in offered, still the session's.
+        case used(RememberedDevice)
+        /// A new device with its password and verifier, stored unconfirmed
+        /// until ConfirmDevice takes it.
+        case new(RememberedDevice, DeviceVerifier)
+        /// A new device whose verifier could not be made: its key is kept
+        /// for refreshes, and the reason told.
+        case unusable(RememberedDevice, reason: String)
+
+        var stored: RememberedDevice? {
+            switch self {
+            case .none: return nil
+            case .used(let device), .new(let device, _), .unusable(let device, _): return device
             }
         }
-        let username = IssuedToken(result.accessToken)?.claims.subjectName ?? signInName
-        var device: RememberedDevice
-        let verifier: DeviceVerifier
-        do {
-            let password = try DeviceVerifier.randomPassword()
-            verifier = try DeviceVerifier(
-                groupKey: metadata.deviceGroupKey, deviceKey: metadata.deviceKey, password: password,
-                saltHex: try DeviceVerifier.randomSaltHex())
-            device = RememberedDevice(
-                key: metadata.deviceKey, groupKey: metadata.deviceGroupKey, password: password, username: username,
-                signInName: signInName, confirmed: false)
-        } catch {
-            // The session is bound to the key all the same: refreshes send it.
-            let unconfirmed = RememberedDevice(
-                key: metadata.deviceKey, groupKey: metadata.deviceGroupKey, password: "", username: username, signInName: signInName,
-                confirmed: false)
-            return (unconfirmed, .failed(error.message))
+    }
+
+    func sessionDevice(_ result: AuthenticationResult, used: RememberedDevice?, signInName: String, name: String) -> SessionDevice {
+        let user = IssuedToken(result.accessToken)?.claims.subjectName ?? signInName
+        guard let metadata = result.newDevice else {
+            // Offered by the name typed; kept only if Cognito signed in its
+            // user (an alias may have moved to another).
+            guard let used, used.username == user else { return .none }
+            return .used(used)
         }
+        var device = RememberedDevice(
+            key: metadata.deviceKey, groupKey: metadata.deviceGroupKey, password: "", username: user, signInName: signInName, name: name,
+            confirmed: false)
         do {
-            let userChooses = try cognito.confirmDevice(
-                accessToken: result.accessToken, deviceKey: device.key, verifier: verifier, name: options.name)
-            device.confirmed = true
-            guard userChooses else { return (device, .remembered(name: options.name)) }
-            let remember = options.remember ?? answers.rememberDevice(name: options.name)
-            try cognito.updateDeviceStatus(accessToken: result.accessToken, deviceKey: device.key, remembered: remember)
-            return (device, remember ? .remembered(name: options.name) : .notRemembered(name: options.name))
+            device.password = try DeviceVerifier.randomPassword()
+            let verifier = try DeviceVerifier(
+                groupKey: device.groupKey, deviceKey: device.key, password: device.password, saltHex: try DeviceVerifier.randomSaltHex())
+            return .new(device, verifier)
         } catch {
-            return (device, .failed(error.summary))
+            device.password = ""
+            return .unusable(device, reason: error.message)
+        }
+    }
+
+    /// After the tokens are stored, so that nothing here (a refusal, the
+    /// person's answer, Ctrl-C) can cost the sign-in: ConfirmDevice for a
+    /// new device, then remembered or not, as the pool and the user say.
+    func finishDevice(
+        _ device: SessionDevice, accessToken: String, provedDevice: Bool, cognito: any CognitoClient, options: DeviceOptions,
+        answers: any ChallengeAnswers
+    ) -> DeviceOutcome? {
+        switch device {
+        case .none: return nil
+        case .unusable(_, let reason): return .failed(reason)
+        case .used(let device):
+            if provedDevice { return .signedInAsRemembered }
+            let name = device.name ?? options.name
+            // A device of the user's that is not remembered: `--remember-device` now remembers it.
+            guard options.remember == true else { return .notRemembered(name: name) }
+            do {
+                try cognito.updateDeviceStatus(accessToken: accessToken, deviceKey: device.key, remembered: true)
+                return .remembered(name: name)
+            } catch {
+                return .failed(error.summary)
+            }
+        case .new(var device, let verifier):
+            let userChooses: Bool
+            do {
+                userChooses = try cognito.confirmDevice(accessToken: accessToken, deviceKey: device.key, verifier: verifier, name: options.name)
+                device.confirmed = true
+                try lock.withLock(profile: profileName) { try storeDevice(device, username: device.username) }
+            } catch {
+                return .failed(((error as? CognitoError)?.summary) ?? ((error as? any CogCredFailure)?.message ?? "\(error)"))
+            }
+            guard userChooses else { return .remembered(name: options.name) }
+            let remember = options.remember ?? answers.rememberDevice(name: options.name)
+            do {
+                try cognito.updateDeviceStatus(accessToken: accessToken, deviceKey: device.key, remembered: remember)
+            } catch {
+                return .failed(error.summary)
+            }
+            return remember ? .remembered(name: options.name) : .notRemembered(name: options.name)
         }
     }
 }

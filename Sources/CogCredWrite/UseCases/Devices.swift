@@ -9,28 +9,44 @@ extension TokenManager {
         let cognito = try makeCognito()
         var devices: [UserDevice] = []
         var page: String? = nil
+        var pages = 0
         repeat {
             let token = page
             let answer = try devicesCall { () throws(CognitoError) in try cognito.listDevices(accessToken: access, paginationToken: token) }
             devices += answer.devices
             page = answer.next
-        } while page != nil
+            pages += 1
+        } while page != nil && pages < Self.maxDevicePages
         return (devices, try rememberedDevice()?.key)
     }
 
+    /// At most this many pages of 60 (a service that kept answering with a
+    /// next page would otherwise never let `devices` end).
+    static let maxDevicePages = 100
+
     /// Forgets a device (ForgetDevice): `key`, or this machine's. Forgetting
     /// this machine deletes its keyring item too, so the next sign-in is a
-    /// new device's and asks for MFA. Returns the key forgotten.
+    /// new device's and asks for MFA; one Cognito had forgotten already
+    /// (elsewhere) only loses its item. Returns the key forgotten.
     @discardableResult
     public func forgetDevice(_ key: String? = nil) throws -> String {
-        let current = try rememberedDevice()
-        guard let key = key ?? current?.key else { throw AuthError.noDevice(profile: profileName) }
+        let current = try rememberedDevice()?.key
+        guard let key = key ?? current else { throw AuthError.noDevice(profile: profileName) }
         let access = try currentToken(.access).value
         let cognito = try makeCognito()
-        try devicesCall { () throws(CognitoError) in try cognito.forgetDevice(accessToken: access, deviceKey: key) }
-        if key == current?.key {
-            // Under the refresh lock, like every change to the session's items.
-            try lock.withLock(profile: profileName) { _ = try store.delete(.device, profile: profileName) }
+        do {
+            try cognito.forgetDevice(accessToken: access, deviceKey: key)
+        } catch {
+            // This machine's, forgotten elsewhere: only its item is left.
+            let forgottenAlready = key == current && error.code == "ResourceNotFoundException"
+            if !forgottenAlready { throw AuthError.cognito(error, operation: .devices(profile: profileName)) }
+        }
+        if key == current {
+            // Under the refresh lock, like every change to the session's
+            // items, and only if a sign-in meanwhile has not stored another.
+            try lock.withLock(profile: profileName) {
+                if try rememberedDevice()?.key == key { _ = try store.delete(.device, profile: profileName) }
+            }
         }
         return key
     }

@@ -114,13 +114,15 @@ extension TokenManager {
             device = nil
             result = try authenticate(cognito, username: username, password: password, flow: flow, method: method, device: nil, answers: answers)
         }
-        let (kept, outcome) = deviceAfterSignIn(
-            result.tokens, used: device, provedDevice: result.provedDevice, signInName: username, cognito: cognito, options: options,
-            answers: answers)
+        let sessionDevice = sessionDevice(result.tokens, used: device, signInName: username, name: options.name)
         // Under the refresh lock, so a refresh running now cannot store the
         // old session's tokens over the new ones.
-        var tokens = try lock.withLock(profile: profileName) { try save(result.tokens, requireRefreshToken: true, device: kept) }
-        tokens.device = outcome
+        var tokens = try lock.withLock(profile: profileName) {
+            try save(result.tokens, requireRefreshToken: true, device: sessionDevice.stored)
+        }
+        tokens.device = finishDevice(
+            sessionDevice, accessToken: result.tokens.accessToken, provedDevice: result.provedDevice, cognito: cognito, options: options,
+            answers: answers)
         return tokens
     }
 
@@ -132,7 +134,7 @@ extension TokenManager {
     static let deviceChallenges: Set<String> = ["DEVICE_SRP_AUTH", "DEVICE_PASSWORD_VERIFIER"]
 
     /// InitiateAuth and every challenge up to the tokens; whether the
-    /// device proved itself (DEVICE_PASSWORD_VERIFIER) on the way.
+    /// device answered its challenges (and so proved itself) on the way.
     func authenticate(
         _ cognito: any CognitoClient, username: String, password: () throws -> String, flow: AuthFlow, method: SignInMethod?,
         device: RememberedDevice?, answers: any ChallengeAnswers
@@ -289,11 +291,16 @@ extension TokenManager {
     }
 
     /// Whether `error`, to a sign-in that offered a device, says the device
-    /// is gone (Cognito's "Device does not exist.") or failed its proof.
+    /// is gone (Cognito's "Device does not exist.") or failed its proof. A
+    /// wrong client secret or a spent session is no fault of the device's.
     static func refusesDevice(_ error: CognitoError, challenge: String?) -> Bool {
         guard case .service(let code, let message, _) = error else { return false }
-        if code == "ResourceNotFoundException" && message.lowercased().contains("device") { return true }
-        return challenge.map(deviceChallenges.contains) == true && (code == "NotAuthorizedException" || code == "ResourceNotFoundException")
+        let lower = message.lowercased()
+        if code == "ResourceNotFoundException" && lower.contains("device") { return true }
+        guard challenge.map(deviceChallenges.contains) == true, !AuthError.isSecretHashFailure(error), !lower.contains("session") else {
+            return false
+        }
+        return code == "NotAuthorizedException" || code == "ResourceNotFoundException"
     }
 
     /// PASSWORD_VERIFIER's (or, with the device's group key as `poolName`,
