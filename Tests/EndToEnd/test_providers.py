@@ -7,8 +7,11 @@ For each: configure, sign in, `token` equal to what `secret-tool lookup`
 finds, get-header, git's protocol, a refresh, sign-out and `token` 77
 after it; and while the keyring is locked, exit 69 and never a token.
 """
+import json
 import shutil
+import subprocess
 
+import pyotp
 import pytest
 
 from conftest import Bus, CogCred, wait_until
@@ -134,6 +137,60 @@ def test_signing_in_again_and_again_keeps_one_item_of_each_kind(provider, double
         refreshed = cog.run("refresh")
         assert refreshed.returncode == 0, (name, round, refreshed.stderr)
     assert [len(item_paths(keyring, kind)) for kind in ("access", "id", "refresh")] == [1, 1, 1], name
+
+
+def test_a_remembered_device_with_real_git_then_taken_away(provider, double, tmp_path):
+    """A pool that remembers devices: the device item on each provider, MFA
+    once, a refresh for real git that carries the device key; then the
+    keyring locked (a sign-in says 69 and changes nothing) and the item
+    deleted by another program (the next refresh is refused, as Cognito
+    refuses a device's session without it)."""
+    name, keyring, cog = provider
+    double.configure(device_tracking="always")
+    totp = pyotp.TOTP(pyotp.random_base32())
+    double.admin("users", {"username": USER, "password": PASSWORD, "mfa": "totp", "totp_secret": totp.secret})
+
+    def sign_in(*flags):
+        return subprocess.run([cog.binary, "sign-in", "--password-stdin", *flags], env=cog.env, input=PASSWORD + "\n",
+                              capture_output=True, text=True, start_new_session=True, timeout=60)
+
+    first = sign_in("--mfa-code", totp.now())
+    assert first.returncode == 0, (name, first.stderr)
+    device = json.loads(lookup(keyring, "device"))
+    cog.remember_secret(device["device_password"])
+    assert device["confirmed"], name
+    second = sign_in()  # no code, no terminal: only a remembered device gets through
+    assert second.returncode == 0, (name, second.stderr)
+    assert double.calls("RespondToAuthChallenge:DEVICE_PASSWORD_VERIFIER") == 1
+    assert double.calls("RespondToAuthChallenge:SOFTWARE_TOKEN_MFA") == 1
+
+    # Real git asks the helper; the token is made old first, so the helper refreshes.
+    links = tmp_path / "bin"
+    links.mkdir()
+    (links / "git-credential-cog-cred").symlink_to(cog.binary)
+    double.configure(issued_at_offset=-7200, token_lifetime=3600)
+    cog.ok("refresh")
+    double.configure(issued_at_offset=0)
+    git = subprocess.run(["git", "-c", "credential.helper=cog-cred", "credential", "fill"],
+                         input=f"protocol=https\nhost={GIT_HOST}\n\n", capture_output=True, text=True, timeout=60,
+                         env={**cog.env, "PATH": f"{links}:/usr/bin:/bin", "GIT_CONFIG_NOSYSTEM": "1",
+                              "GIT_TERMINAL_PROMPT": "0", "HOME": str(cog.home)})
+    assert git.returncode == 0, (name, git.stderr)
+    token = lookup(keyring, "access")
+    cog.remember_secret(token)
+    assert f"password={token}\n" in git.stdout, name
+    refreshes = [r for r in double.stats()["requests"] if r["action"] == "GetTokensFromRefreshToken"]
+    assert len(refreshes) == 2 and all(r["device_key_sent"] and r["status"] == 200 for r in refreshes), name
+
+    keyring.lock()
+    locked = sign_in("--no-prompt")
+    assert locked.returncode == 69 and "locked" in locked.stderr, (name, locked.stderr)
+    keyring.unlock()
+    assert json.loads(lookup(keyring, "device")) == device, name
+
+    keyring.secret_tool("clear", "service", "cog-cred", "kind", "device")
+    refused = cog.run("refresh")
+    assert refused.returncode == 77 and "sign in again" in refused.stderr, (name, refused.stderr)
 
 
 def test_locked_is_69_and_never_a_token(provider):
