@@ -126,6 +126,7 @@ public enum AuthError: CogCredFailure, Equatable {
         if isSecretHashFailure(error) {
             return "the app client's secret does not match: set it again with cog-cred configure --client-secret-stdin (\(said))"
         }
+        let lacksScope = error.summary.lowercased().contains("scope")
         let message: String
         switch (error.code ?? "", operation) {
         case ("NotAuthorizedException", .awsCredentials):
@@ -140,8 +141,7 @@ public enum AuthError: CogCredFailure, Equatable {
             message = "the session has expired or was revoked; sign in again: cog-cred sign-in\(profileFlag(profile))"
         case ("NotAuthorizedException", .confirmSignUp):
             message = "the account cannot be confirmed; it may be confirmed already: try cog-cred sign-in"
-        case ("NotAuthorizedException", .mfaSettings) where error.summary.lowercased().contains("scope"),
-            ("NotAuthorizedException", .devices) where error.summary.lowercased().contains("scope"):
+        case ("NotAuthorizedException", .mfaSettings) where lacksScope, ("NotAuthorizedException", .devices) where lacksScope:
             // A browser sign-in's tokens carry only the scopes it asked for.
             message = "the access token lacks the aws.cognito.signin.user.admin scope \(operation.verb) needs: sign in with the password (not the browser), or add that scope with cog-cred configure --scopes and sign in again"
         case ("NotAuthorizedException", .mfaSettings(let profile)), ("NotAuthorizedException", .devices(let profile)):

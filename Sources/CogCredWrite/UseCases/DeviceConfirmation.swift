@@ -99,10 +99,14 @@ extension TokenManager {
             let userChooses: Bool
             do {
                 userChooses = try cognito.confirmDevice(accessToken: accessToken, deviceKey: device.key, verifier: verifier, name: options.name)
-                device.confirmed = true
+            } catch {
+                return .failed(error.summary)
+            }
+            device.confirmed = true
+            do {
                 try lock.withLock(profile: profileName) { try storeDevice(device, username: device.username) }
             } catch {
-                return .failed(((error as? CognitoError)?.summary) ?? ((error as? any CogCredFailure)?.message ?? "\(error)"))
+                return .failed((error as? any CogCredFailure)?.message ?? "\(error)")
             }
             guard userChooses else { return .remembered(name: options.name) }
             let remember = options.remember ?? answers.rememberDevice(name: options.name)

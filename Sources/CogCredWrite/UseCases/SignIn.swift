@@ -139,14 +139,8 @@ extension TokenManager {
         _ cognito: any CognitoClient, username: String, password: () throws -> String, flow: AuthFlow, method: SignInMethod?,
         device: RememberedDevice?, answers: any ChallengeAnswers
     ) throws -> (tokens: AuthenticationResult, provedDevice: Bool) {
-        /// One call; a refusal of the device offered is told apart.
         func step(_ challenge: String? = nil, _ body: () throws(CognitoError) -> AuthOutcome) throws -> AuthOutcome {
-            do {
-                return try body()
-            } catch {
-                if device != nil, Self.refusesDevice(error, challenge: challenge) { throw DeviceRefused() }
-                throw AuthError.cognito(error, operation: .signIn)
-            }
+            try signInCall(challenge, offeringDevice: device != nil, body)
         }
         var srp: SRPClient? = nil
         var deviceSRP: SRPClient? = nil
@@ -333,11 +327,14 @@ extension TokenManager {
         return try signInCall { () throws(CognitoError) in try cognito.verifySoftwareToken(session: associated, code: code) }
     }
 
-    func signInCall<T>(_ body: () throws(CognitoError) -> T) throws(AuthError) -> T {
+    /// One call of a sign-in; when it offered a device, Cognito's refusal
+    /// of the device (at `challenge`) is told apart: `DeviceRefused`.
+    func signInCall<T>(_ challenge: String? = nil, offeringDevice: Bool = false, _ body: () throws(CognitoError) -> T) throws -> T {
         do {
             return try body()
         } catch {
-            throw .cognito(error, operation: .signIn)
+            if offeringDevice, Self.refusesDevice(error, challenge: challenge) { throw DeviceRefused() }
+            throw AuthError.cognito(error, operation: .signIn)
         }
     }
 
