@@ -6,7 +6,7 @@
 # shell completions generated from the command definitions, docs.
 PREFIX ?= /usr/local
 DESTDIR ?=
-BIN := $(shell swift build -c release --static-swift-stdlib --show-bin-path 2>/dev/null)
+BIN := $(shell swift build -c release --show-bin-path 2>/dev/null)
 
 MAN := .build/cog-cred.1
 VERSION := $(shell sed -n 's/^public let cogCredVersion = "\(.*\)"$$/\1/p' Sources/CogCredWrite/Version.swift)

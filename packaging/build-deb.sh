@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 
 command -v dpkg-shlibdeps >/dev/null || { sudo=""; [ "$(id -u)" -eq 0 ] || sudo=sudo; $sudo apt-get install -y -qq dpkg-dev >/dev/null; }
 scripts/build >/dev/null
-bin=$(swift build -c release --static-swift-stdlib --show-bin-path)
+bin=$(swift build -c release --show-bin-path)
 version=$("$bin/cog-cred-cli" --version)   # the one source: Sources/CogCredWrite/Version.swift
 arch=$(dpkg --print-architecture)
 

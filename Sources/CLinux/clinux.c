@@ -37,7 +37,30 @@ int clinux_memory_file(const void *data, size_t length) {
 
 int clinux_open(const char *path, int flags, unsigned int mode) { return open(path, flags, (mode_t)mode); }
 
+int clinux_openat(int directory, const char *path, int flags, unsigned int mode) {
+    return openat(directory, path, flags, (mode_t)mode);
+}
+
 int clinux_set_descriptor_flags(int fd, int flags) { return fcntl(fd, F_SETFD, flags); }
+
+// Both binaries start with descriptors 0, 1 and 2 open, before anything of
+// theirs is opened: run with one closed (`cog-cred token >&-`, some service
+// managers), the first socket or file opened would take its number, and a
+// token meant for standard output would be written into the profile's lock
+// file or a D-Bus socket. Each closed one is filled with /dev/null opened
+// the wrong way round (0 write-only, 1 and 2 read-only), so that it still
+// acts closed: a token written to a closed stdout fails (exit 74) instead of
+// vanishing, and a program `exec` runs sees what it would have seen. Every
+// descriptor of cog-cred's own is then 3 or above. Runs before main (and
+// before Swift's top-level code) in every program that links CLinux.
+__attribute__((constructor(101))) static void occupy_standard_descriptors(void) {
+    static const int closed_acting[3] = {O_WRONLY, O_RDONLY, O_RDONLY};
+    for (int fd = 0; fd <= 2; fd++) {
+        if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF) continue;
+        // The lowest free number: this one, as those below it are open.
+        if (open("/dev/null", closed_acting[fd] | O_NOCTTY) != fd) _exit(1);  // no /dev/null: nothing is safe
+    }
+}
 
 // glibc calls constructors with main's arguments (static and dynamic
 // executables alike): kept here for clinux_argc and clinux_argv.

@@ -15,6 +15,8 @@ struct ChallengePrompts: ChallengeAnswers {
     var methodIsDefault = false
     /// `--answer -`: custom challenges' answers, one a line of standard input.
     var answersFromStdin = false
+    /// `--print-uri`: a new authenticator's otpauth:// URI on stdout too.
+    var printURI = false
 
     func rememberDevice(name: String) -> Bool {
         // Without a terminal the pool's question goes unanswered: not
@@ -125,15 +127,23 @@ struct ChallengePrompts: ChallengeAnswers {
     func setUpAuthenticator(uri: String) throws -> String {
         try Self.authenticatorFirstCode(
             uri: uri, intro: "Cognito requires an authenticator app. Add this account to it (scan the code or paste the URI):",
-            given: mfaCode, flag: "--mfa-code")
+            given: mfaCode, flag: "--mfa-code", printURI: printURI)
     }
 
-    /// Shows `uri` (and its QR code on a terminal), then takes the first
-    /// code from `given` ("-": the next line of standard input) or the terminal.
-    static func authenticatorFirstCode(uri: String, intro: String, given: String?, flag: String) throws -> String {
-        Output.note(intro)
-        if PasswordInput.hasTerminal { QRCode.render(uri) }
-        Output.note(uri)
+    /// Shows `uri` and its QR code on the terminal (`printURI`: also on
+    /// stdout), then takes the first code from `given` ("-": the next line
+    /// of standard input) or the terminal. The URI holds the authenticator's
+    /// secret: never on stderr, which may be a file or a CI log.
+    static func authenticatorFirstCode(uri: String, intro: String, given: String?, flag: String, printURI: Bool) throws -> String {
+        if printURI { Output.data(uri) }
+        let shown = PasswordInput.onTerminal { terminal in
+            writeAll(terminal, intro + "\n")
+            QRCode.render(uri, toFileDescriptor: terminal)
+            writeAll(terminal, uri + "\n")
+        }
+        if !shown && !printURI {
+            Output.note("No terminal: the authenticator's secret is not shown (--print-uri prints its otpauth:// URI on standard output).")
+        }
         if given == "-" {
             Output.note("Reading the first code from standard input.")
             return try AccountValidation.normalizedCode(try PasswordInput.fromStandardInput(what: "MFA code"))

@@ -86,21 +86,28 @@ struct Front {
             }
         }
         let lockFile = handover.lockFile(profileName)
-        // Another process is refreshing (or signing out): what is stored is
-        // about to change, so wait for it rather than read it twice. In a
-        // burst of callers on an expired token, this keeps their reads off
-        // the keyring daemon while the one refresh needs it.
-        if !ProfileLockFile.isHeld(lockFile) {
-            switch read() {
-            case .tokens(let tokens): respond(tokens)
-            case .failed: handover.run()  // locked, no keyring, another pool: cog-cred-cli says which
-            case .refreshDue: break
-            }
+        // Another process holds the profile's lock: in a burst of callers on
+        // an expired token, the one refresh they all need. Wait for it a
+        // moment (it takes tens of milliseconds) rather than read tokens
+        // about to change, so that the burst's reads stay off the keyring
+        // daemon while the refresh needs it. Never longer: a holder that
+        // keeps the lock (a cog-cred-cli stopped with Ctrl-Z, a container
+        // sharing the home) must not hold up a token that is still fresh.
+        if ProfileLockFile.isHeld(lockFile) {
+            _ = ProfileLockFile.waitUntilFree(lockFile, waitingAtMost: Self.heldLockGrace)
+        }
+        switch read() {
+        case .tokens(let tokens): respond(tokens)
+        case .failed: handover.run()  // locked, no keyring, another pool: cog-cred-cli says which
+        case .refreshDue: break
         }
         // A token needs a refresh: wait for the one another process may be
         // making, or hand over holding the profile's lock.
         respond(handover.afterRefresh(of: profileName, lockFile: lockFile, waitingAtMost: profile.refreshWait, read))
     }
+
+    /// The longest a read waits on a held lock before it reads anyway.
+    static let heldLockGrace = 1.0
 
     func render(_ shape: ReadRequest.TokenRequest.Shape, _ choice: TokenChoice, _ tokens: [SecretKind: IssuedToken]) -> String {
         switch shape {

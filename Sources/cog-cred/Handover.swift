@@ -95,7 +95,10 @@ struct Handover {
         _exit(1)
     }
 
-    /// cog-cred-cli beside this binary (a build folder), else in ../lib/cog-cred (an installation).
+    /// cog-cred-cli beside this binary (a build folder), else in
+    /// ../lib/cog-cred (an installation). It runs as the caller with the
+    /// caller's tokens, so one that another user could have written or
+    /// swapped (a copy in a shared or group-writable directory) is refused.
     static func cliPath() -> String? {
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
@@ -104,7 +107,12 @@ struct Handover {
         let directory = String(exe[..<(exe.lastIndex(of: "/") ?? exe.startIndex)])
         for candidate in [directory + "/cog-cred-cli", directory + "/../lib/cog-cred/cog-cred-cli"]
         where access(candidate, X_OK) == 0 {
-            return candidate
+            switch trustedProgram(candidate) {
+            case .success(let path): return path
+            case .failure(let problem):
+                writeAll(2, "cog-cred: error: will not run \(candidate): \(problem.reason)\n")
+                _exit(1)
+            }
         }
         return nil
     }

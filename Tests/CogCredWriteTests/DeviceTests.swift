@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import CogCredTestSupport
 @testable import CogCredWrite
@@ -184,6 +185,45 @@ let deviceVectors: [DeviceVector] = {
         #expect(cognito.state.withLock { $0.signInCalls.count } == 2)
         #expect(try store.read(.device, profile: "default") == nil)
         #expect(warnings.lines.count == 1 && warnings.lines[0].contains("no longer knows this machine"))
+    }
+
+    /// Another sign-in of the profile, storing bob's device while this one runs.
+    func anotherSignInStoresItsDevice(_ store: InMemoryTokenStore) -> @Sendable () -> Void {
+        let device = RememberedDevice(key: "us-east-1_bobs", groupKey: "-g", password: "p", username: "bob", signInName: "bob", confirmed: true)
+        let context = ItemContext(userPoolID: profile.userPoolID, clientID: profile.clientID, username: "bob")
+        return { _ = try? store.write(.device, profile: "default", secret: device.json, context: context) }
+    }
+
+    @Test func aDeviceStoredByAConcurrentSignInSurvivesTheConfirmation() throws {
+        let store = InMemoryTokenStore()
+        let cognito = FakeCognito()
+        cognito.onSignIn(.success(tokens(newDevice: newDevice)))
+        cognito.meanwhile.withLock { $0 = [("confirm", anotherSignInStoresItsDevice(store))] }
+        let signedIn = try manager(store, cognito).signIn(
+            username: "alice", password: "pw", flow: .password, device: DeviceOptions(name: "laptop"), answers: ScriptedAnswers())
+
+        #expect(signedIn.device == .failed(TokenManager.deviceReplaced))
+        #expect(try manager(store, cognito).rememberedDevice()?.key == "us-east-1_bobs")
+    }
+
+    @Test func aRefusedDeviceReplacedMeanwhileIsNotDeleted() throws {
+        let store = InMemoryTokenStore()
+        _ = try storedDevice(store)
+        let cognito = FakeCognito()
+        cognito.onSignIn(.failure(.service(code: "ResourceNotFoundException", message: "Device does not exist.", httpStatus: 400)))
+        cognito.onSignIn(.success(tokens()))
+        let keptUntilTheRetry = Mutex<String?>(nil)
+        let manager = manager(store, cognito)
+        cognito.meanwhile.withLock {
+            $0 = [
+                ("sign-in", anotherSignInStoresItsDevice(store)),
+                ("sign-in", { keptUntilTheRetry.withLock { $0 = (try? manager.rememberedDevice())??.key } }),
+            ]
+        }
+        try manager.signIn(username: "alice", password: "pw", flow: .password, answers: ScriptedAnswers())
+        // The refused device was no longer the stored one: the other
+        // sign-in's stayed (this sign-in's tokens, saved later, replace it).
+        #expect(keptUntilTheRetry.withLock { $0 } == "us-east-1_bobs")
     }
 
     @Test func theRetryDoesNotAskForThePasswordAgain() throws {

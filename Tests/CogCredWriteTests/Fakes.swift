@@ -30,8 +30,18 @@ final class FakeCognito: CognitoClient {
     }
 
     let state = Mutex(State())
+    /// Each runs once, in order, at the start of the call it names
+    /// ("sign-in", "confirm"), outside the state's lock: another process
+    /// acting meanwhile.
+    let meanwhile = Mutex<[(call: String, body: @Sendable () -> Void)]>([])
+
+    private func runMeanwhile(_ call: String) {
+        let next = meanwhile.withLock { queue in queue.first?.call == call ? queue.removeFirst().body : nil }
+        next?()
+    }
 
     func signInWithPassword(username: String, password: String, deviceKey: String?) throws(CognitoError) -> AuthOutcome {
+        runMeanwhile("sign-in")
         let next: Result<AuthOutcome, CognitoError> = state.withLock { s in
             s.signInCalls.append((username, password))
             s.deviceKeysSent.append(deviceKey)
@@ -113,6 +123,7 @@ final class FakeCognito: CognitoClient {
     }
 
     func confirmDevice(accessToken: String, deviceKey: String, verifier: DeviceVerifier, name: String) throws(CognitoError) -> Bool {
+        runMeanwhile("confirm")
         try deviceCall("confirm \(deviceKey) \(name)")
         return state.withLock { s in
             s.verifiers.append(verifier)

@@ -163,6 +163,23 @@ import CogCredTestSupport
         #expect(readPasswords == 1)
     }
 
+    /// An endpoint offering a choice to a profile that did not ask for one
+    /// (here "password" to an SRP profile) gets no answer, and no password.
+    @Test(arguments: [AuthFlow.srp, .password, .custom])
+    func selectChallengeOutsideTheChoiceFlowIsRefused(flow: AuthFlow) throws {
+        let cognito = FakeCognito()
+        let offer = AuthOutcome.challenge(name: "SELECT_CHALLENGE", session: "s0", parameters: [
+            AuthOutcome.availableChallenges: #"["PASSWORD","EMAIL_OTP"]"#,
+        ])
+        cognito.onSignIn(.success(offer))
+        cognito.challengeAnswers.withLock { $0 = [.success(offer), .success(tokens())] }
+        let answers = ScriptedAnswers(method: .password)
+        #expect(throws: AuthError.unsupportedChallenge("SELECT_CHALLENGE")) {
+            try manager(InMemoryTokenStore(), cognito).signIn(username: "alice", password: { "pw" }, flow: flow, answers: answers)
+        }
+        #expect(cognito.responses.withLock { $0 }.isEmpty && answers.seen.methods.isEmpty)
+    }
+
     /// CUSTOM_AUTH: no password; every round answered, as the user the
     /// challenge names.
     @Test func customChallengesAreAnsweredRoundByRound() throws {

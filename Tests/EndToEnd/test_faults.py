@@ -435,7 +435,7 @@ def test_no_core_dumps_and_private_files(cog, bus, signed_in, tmp_path):
     assert core.split()[4:6] == ["0", "0"], core
     assert oct(os.stat(cog.config_file).st_mode & 0o777) == "0o600"
     assert oct(os.stat(cog.config_file.parent).st_mode & 0o777) == "0o700"
-    lock_dir = os.path.join(bus.env["XDG_RUNTIME_DIR"], "cog-cred")
+    lock_dir = cog.home / ".local" / "state" / "cog-cred" / "locks"
     cog.ok("refresh")
     assert oct(os.stat(lock_dir).st_mode & 0o777) == "0o700"
 

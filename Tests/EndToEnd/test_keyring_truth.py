@@ -499,7 +499,7 @@ def holding_lock(pid, lock_file):
 
 @pytest.mark.parametrize("form", [["--local"], [], ["--global"]], ids=["local", "revoke", "global"])
 def test_sign_out_waits_for_a_refresh_in_flight(cog, bus, through_proxy, proxy, form):  # noqa: F811
-    lock_file = Path(bus.env["XDG_RUNTIME_DIR"]) / "cog-cred" / "default.lock"
+    lock_file = cog.home / ".local" / "state" / "cog-cred" / "locks" / "default.lock"
     urllib.request.urlopen(urllib.request.Request(proxy.url + "_fault/clear_log", data=b"{}"), timeout=10).read()
     plan(proxy, {"mode": "delay", "seconds": HELD_FOR, "actions": REFRESH_ACTIONS})
     popen = dict(env=cog.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)

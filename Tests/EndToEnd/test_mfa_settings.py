@@ -31,17 +31,46 @@ def shown(cog):
 
 
 def add_authenticator(cog, code_for=lambda secret: pyotp.TOTP(secret).now()):
-    """`mfa enable totp --code -`: reads the URI it prints, answers with the app's code."""
-    proc = subprocess.Popen([cog.binary, "mfa", "enable", "totp", "--code", "-"], env=cog.env, stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
-    uri = ""
-    while "otpauth://" not in uri:
-        uri = proc.stderr.readline()
-        assert uri, "no otpauth:// URI before the end of stderr"
+    """`mfa enable totp --code - --print-uri` without a terminal: reads the URI
+    from stdout (the one place it goes there), answers with the app's code."""
+    proc = subprocess.Popen([cog.binary, "mfa", "enable", "totp", "--code", "-", "--print-uri"], env=cog.env,
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    uri = proc.stdout.readline()
+    assert uri.startswith("otpauth://totp/"), uri
     secret = re.search(r"secret=([A-Z2-7]+)", uri).group(1)
     proc.stdin.write(code_for(secret) + "\n")
     proc.stdin.close()
-    return proc.wait(timeout=60), secret, proc.stderr.read()
+    status, err = proc.wait(timeout=60), proc.stderr.read()
+    assert secret not in err and "otpauth://totp/" not in err
+    return status, secret, err
+
+
+def test_without_a_terminal_the_seed_is_shown_nowhere_unless_asked(cog, bus, profile):
+    proc = subprocess.Popen([cog.binary, "mfa", "enable", "totp", "--code", "-"], env=cog.env, stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    out, err = proc.communicate("123456\n", timeout=60)
+    secret = profile.user(USER).get("totp_secret") or profile.user(USER).get("pending_totp_secret")
+    assert "--print-uri" in err  # says where the secret can be had
+    assert "otpauth://totp/" not in out + err and (not secret or secret not in out + err)
+
+
+def test_on_a_terminal_the_seed_skips_a_redirected_stderr(cog, bus, profile, tmp_path):
+    """stderr a file (a CI log): the URI and QR code go to the terminal only."""
+    pexpect = pytest.importorskip("pexpect")
+    log = tmp_path / "stderr.log"
+    child = pexpect.spawn("/bin/sh", ["-c", f'exec "$0" mfa enable totp 2>"$1"', cog.binary, str(log)],
+                          env=cog.env, encoding="utf-8", timeout=30)
+    child.expect(r"otpauth://totp/\S+")
+    secret = re.search(r"secret=([A-Z2-7]+)", child.after).group(1)
+    child.expect("Enter the code the app shows: ")
+    child.sendline(pyotp.TOTP(secret).now())
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+    written = log.read_text()
+    assert "Enabled totp MFA" in written  # stderr was used, and holds no secret
+    assert secret not in written and "otpauth://totp/" not in written
 
 
 def test_nothing_enabled_at_first(cog, bus, profile):

@@ -323,21 +323,19 @@ def test_authenticator_setup_interactive_shows_the_uri_and_verifies_the_first_co
 
 def test_authenticator_setup_scripted(cog, bus, profile):
     profile.admin("users", {"username": USER, "password": PASSWORD, "mfa": "setup"})
-    proc = subprocess.Popen([cog.binary, "sign-in", "--password-stdin", "--mfa-code", "-"], env=cog.env,
+    proc = subprocess.Popen([cog.binary, "sign-in", "--password-stdin", "--mfa-code", "-", "--print-uri"], env=cog.env,
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             start_new_session=True)
     proc.stdin.write(PASSWORD + "\n")
     proc.stdin.flush()
-    uri = None
-    while uri is None:
-        line = proc.stderr.readline()
-        assert line, "no otpauth URI before EOF"
-        if line.startswith("otpauth://"):
-            uri = line.strip()
+    uri = proc.stdout.readline().strip()  # asked for: on stdout, and nowhere else
+    assert uri.startswith("otpauth://"), uri
     secret = re.search(r"secret=([A-Z2-7]+)", uri).group(1)
     proc.stdin.write(pyotp.TOTP(secret).now() + "\n")
     proc.stdin.close()
-    assert proc.wait(timeout=60) == 0, proc.stderr.read()
+    assert proc.wait(timeout=60) == 0
+    err = proc.stderr.read()
+    assert secret not in err and "otpauth://totp/" not in err
     assert profile.user(USER)["totp_secret"] == secret
     assert stored(bus, "refresh")
 
@@ -347,7 +345,10 @@ def test_authenticator_setup_without_a_terminal_names_the_flag(cog, bus, profile
     result = no_terminal(cog, "sign-in", "--password-stdin", input=PASSWORD + "\n")
     assert result.returncode == 77
     assert "--mfa-code" in result.stderr
-    assert "otpauth://totp/" in result.stderr  # shown so the user can add it and retry
+    # The seed is a secret: not on stderr (a log), and not asked for on stdout.
+    assert "otpauth://totp/" not in result.stderr + result.stdout and "--print-uri" in result.stderr
+    secret = profile.user(USER).get("totp_secret") or ""
+    assert not secret or secret not in result.stderr
     assert all_stored(bus)["refresh"] is None
 
 

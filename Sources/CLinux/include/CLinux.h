@@ -27,8 +27,9 @@ int clinux_memory_file(const void *data, size_t length);
 /// out, or another errno. Uses SIGALRM, aimed at the calling thread only.
 int clinux_flock_within(int fd, int operation, long milliseconds);
 
-/// open(2) with its mode always given.
+/// open(2) and openat(2) with their mode always given.
 int clinux_open(const char *path, int flags, unsigned int mode);
+int clinux_openat(int directory, const char *path, int flags, unsigned int mode);
 
 /// fcntl(fd, F_SETFD, flags): 0 lets the descriptor survive an exec.
 int clinux_set_descriptor_flags(int fd, int flags);

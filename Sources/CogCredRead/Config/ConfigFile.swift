@@ -109,30 +109,11 @@ public struct ConfigStore: Sendable {
         }
     }
 
-    /// The directories above the file, as ssh's StrictModes checks them:
-    /// each must belong to this user or root and be writable by no one
-    /// else, up to and including the home directory (or up to / for a file
-    /// outside it). A root-owned sticky directory such as /tmp is fine:
-    /// others can add to it but not replace what is ours.
+    /// The directories above the file (`unsafeDirectory`).
     func checkDirectories() throws(ConfigError) {
         let parent = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
-        guard var directory = realPath(parent.isEmpty ? "." : parent) else { return }
-        let home = getpwuid(getuid()).flatMap { $0.pointee.pw_dir }.flatMap { realPath(String(cString: $0)) }
-        while true {
-            var info = stat()
-            guard stat(directory, &info) == 0 else { return }
-            let ownerOK = info.st_uid == getuid() || info.st_uid == 0
-            let rootSticky = info.st_uid == 0 && info.st_mode & mode_t(S_ISVTX) != 0
-            if !ownerOK {
-                throw .unsafePermissions(path: directory, reason: "the directory \(directory) that holds the config belongs to another user")
-            }
-            if info.st_mode & 0o022 != 0 && !rootSticky {
-                throw .unsafePermissions(
-                    path: directory, reason: "the directory \(directory) that holds the config can be written by others; run: chmod go-w \(directory)")
-            }
-            if directory == home || directory == "/" { return }
-            directory = String(directory[..<(directory.lastIndex(of: "/") ?? directory.startIndex)])
-            if directory.isEmpty { directory = "/" }
+        if let unsafe = unsafeDirectory(from: parent) {
+            throw .unsafePermissions(path: unsafe.directory, reason: unsafe.reason(holding: "the config"))
         }
     }
 

@@ -20,28 +20,39 @@ public enum ProfileLockFile {
     /// need a refresh (and only then).
     public static let heldLockVariable = "COG_CRED_HELD_LOCK"
 
-    /// `$XDG_RUNTIME_DIR/cog-cred`, else `locks` in the state directory
-    /// (`$XDG_STATE_HOME/cog-cred`, by default `~/.local/state/cog-cred`).
-    /// Never a shared directory such as /tmp: cron jobs and `su -` have no
-    /// XDG_RUNTIME_DIR, and in /tmp another user could make the directory
-    /// first and so stop every refresh and sign-in.
+    /// `locks` in the state directory (`$XDG_STATE_HOME/cog-cred`, by
+    /// default `~/.local/state/cog-cred`): one place in every environment.
+    /// Not `$XDG_RUNTIME_DIR`, which cron, `su -` and ssh sessions without
+    /// a login session lack: a refresh there would take another lock than
+    /// the desktop's, and two refreshes could spend one refresh token. Never
+    /// a shared directory such as /tmp, where another user could make the
+    /// directory first and so stop every refresh and sign-in.
     public static func directory(environment: (String) -> String?) -> String {
-        if let runtime = environment("XDG_RUNTIME_DIR"), runtime.hasPrefix("/") { return runtime + "/cog-cred" }
-        let paths = Paths(environment: ["HOME", "XDG_STATE_HOME"].reduce(into: [:]) { $0[$1] = environment($1) })
-        return paths.stateDirectory + "/locks"
+        Paths(environment: ["HOME", "XDG_STATE_HOME"].reduce(into: [:]) { $0[$1] = environment($1) }).stateDirectory + "/locks"
     }
 
-    /// Opens (creating) the profile's lock file, after checking the
-    /// directory is the user's own and private: one that someone else can
-    /// write could be used to swap the lock file. Returns the descriptor or
-    /// why not.
+    /// Opens (creating) the profile's lock file, after checking that no one
+    /// else can swap it: the directory is the user's own with mode 0700, and
+    /// each above it the user's or root's and writable by no one else
+    /// (`unsafeDirectory`). The directory is opened without following a
+    /// link, checked through its descriptor and the file opened relative to
+    /// it, so that what was checked is what holds the lock. Returns the
+    /// descriptor or why not.
     public static func open(directory: String, profile: String) -> Result<Int32, LockFileError> {
-        if let problem = makeDirectories(directory, mode: 0o700) { return .failure(LockFileError(problem)) }
+        let flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC
+        var directoryFD = clinux_open(directory, flags, 0)
+        if directoryFD < 0 && errno == ENOENT {  // made once; every read opens it
+            if let problem = makeDirectories(directory, mode: 0o700) { return .failure(LockFileError(problem)) }
+            directoryFD = clinux_open(directory, flags, 0)
+        }
+        guard directoryFD >= 0 else { return .failure(LockFileError(String(cString: strerror(errno)))) }
+        defer { close(directoryFD) }
+        if let unsafe = unsafeDirectory(from: directory) { return .failure(LockFileError(unsafe.reason(holding: "the profile locks"))) }
         var info = stat()
-        guard lstat(directory, &info) == 0, (info.st_mode & mode_t(S_IFMT)) == mode_t(S_IFDIR), info.st_uid == getuid(),
-            info.st_mode & 0o077 == 0
-        else { return .failure(LockFileError("it must be a directory of yours with mode 0700")) }
-        let fd = clinux_open(directory + "/" + profile + ".lock", O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        guard fstat(directoryFD, &info) == 0, info.st_uid == getuid(), info.st_mode & 0o077 == 0 else {
+            return .failure(LockFileError("it must be a directory of yours with mode 0700"))
+        }
+        let fd = clinux_openat(directoryFD, profile + ".lock", O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard fd >= 0 else { return .failure(LockFileError(String(cString: strerror(errno)))) }
         return .success(fd)
     }

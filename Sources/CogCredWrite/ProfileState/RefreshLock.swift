@@ -68,7 +68,8 @@ public enum RefreshLockError: CogCredFailure, Equatable {
 
     public var category: FailureCategory {
         switch self {
-        case .unusableDirectory: return .other
+        // The user's to fix, like a config others could write (78).
+        case .unusableDirectory: return .configuration
         case .timedOut: return .temporary
         }
     }

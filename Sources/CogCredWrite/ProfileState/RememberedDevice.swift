@@ -82,4 +82,21 @@ extension TokenManager {
         let context = ItemContext(userPoolID: profile.userPoolID, clientID: profile.clientID, username: username)
         try store.write(.device, profile: profileName, secret: device.json, context: context)
     }
+
+    /// Replaces (with `device`) or deletes (nil) the profile's device item,
+    /// under the profile's lock and only while the stored device is still
+    /// `key`, the one this command holds: a sign-in that ran meanwhile may
+    /// have stored its own, which its refreshes need. Returns whether it did.
+    @discardableResult
+    func changeDevice(ifStill key: String, to device: RememberedDevice?) throws -> Bool {
+        try lock.withLock(profile: profileName) {
+            guard try rememberedDevice()?.key == key else { return false }
+            if let device {
+                try storeDevice(device, username: device.username)
+            } else {
+                _ = try store.delete(.device, profile: profileName)
+            }
+            return true
+        }
+    }
 }

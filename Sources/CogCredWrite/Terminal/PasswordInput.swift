@@ -65,6 +65,18 @@ public enum PasswordInput {
         return true
     }
 
+    /// Runs `body` with the controlling terminal open for writing (what a
+    /// person must see and no log may keep: stderr may be a file); false,
+    /// and `body` not run, without one.
+    @discardableResult
+    public static func onTerminal(_ body: (Int32) -> Void) -> Bool {
+        let fd = open("/dev/tty", O_WRONLY | O_NOCTTY | O_CLOEXEC)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        body(fd)
+        return true
+    }
+
     /// A line typed on the terminal with echo on, for codes and choices.
     public static func ask(_ text: String) throws(InputError) -> String {
         let text = text.printable  // may quote Cognito (an SMS destination)

@@ -11,7 +11,7 @@ import Glibc
 public enum QRCode {
     /// Returns false when qrencode is missing or failed; the caller still has the URI to show.
     @discardableResult
-    public static func render(_ text: String, toFileDescriptor output: Int32 = 2) -> Bool {
+    public static func render(_ text: String, toFileDescriptor output: Int32) -> Bool {
         var pipeEnds: [Int32] = [0, 0]
         guard pipe(&pipeEnds) == 0 else { return false }
         var actions = posix_spawn_file_actions_t()

@@ -30,6 +30,9 @@ public enum DeviceOutcome: Sendable, Equatable {
 }
 
 extension TokenManager {
+    /// Why a confirmed device was not kept.
+    static let deviceReplaced = "another sign-in of this profile stored its own device meanwhile; this one was not kept"
+
     /// This machine as the device of a sign-in's session, decided before
     /// its tokens are stored (and stored with them: a refresh needs it).
     enum SessionDevice {
@@ -104,7 +107,9 @@ extension TokenManager {
             }
             device.confirmed = true
             do {
-                try lock.withLock(profile: profileName) { try storeDevice(device, username: device.username) }
+                // Stored unconfirmed with the tokens; a sign-in since then
+                // has stored its own device, which stays.
+                guard try changeDevice(ifStill: device.key, to: device) else { return .failed(Self.deviceReplaced) }
             } catch {
                 return .failed((error as? any CogCredFailure)?.message ?? "\(error)")
             }

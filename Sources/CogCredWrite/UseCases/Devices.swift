@@ -42,11 +42,7 @@ extension TokenManager {
             if !forgottenAlready { throw AuthError.cognito(error, operation: .devices(profile: profileName)) }
         }
         if key == current {
-            // Under the refresh lock, like every change to the session's
-            // items, and only if a sign-in meanwhile has not stored another.
-            try lock.withLock(profile: profileName) {
-                if try rememberedDevice()?.key == key { _ = try store.delete(.device, profile: profileName) }
-            }
+            try changeDevice(ifStill: key, to: nil)
         }
         return key
     }

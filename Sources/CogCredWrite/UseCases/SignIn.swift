@@ -110,7 +110,7 @@ extension TokenManager {
             result = try authenticate(cognito, username: username, password: password, flow: flow, method: method, device: device, answers: answers)
         } catch is DeviceRefused {
             warn("cog-cred: Cognito no longer knows this machine as a device of \(username) (forgotten elsewhere?); signing in without it")
-            try store.delete(.device, profile: profileName)
+            if let refused = device { try changeDevice(ifStill: refused.key, to: nil) }
             device = nil
             result = try authenticate(cognito, username: username, password: password, flow: flow, method: method, device: nil, answers: answers)
         }
@@ -228,7 +228,10 @@ extension TokenManager {
                     deviceSRP, userID: userID, srpUserID: device.key, password: device.password, parameters, poolName: device.groupKey)
             case "SELECT_CHALLENGE":
                 // Choice-based sign-in without a preference (or one this
-                // user lacks): the pool's first factors for this user.
+                // user lacks): the pool's first factors for this user. Only
+                // there: offered to an SRP profile, answering "password"
+                // would send the password to whoever asked.
+                guard flow == .choice else { throw AuthError.unsupportedChallenge(name) }
                 let offered = TokenManager.jsonList(parameters[AuthOutcome.availableChallenges])
                 let methods = offered.compactMap(SignInMethod.init(challenge:))
                 let chosen = try answers.chooseSignInMethod(

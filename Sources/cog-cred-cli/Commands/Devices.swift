@@ -33,12 +33,16 @@ struct Devices: ParsableCommand {
             let (devices, current) = try Wiring().tokenManager(profileOptions).devices()
             if json { return Output.data(compactJSON(devices.map { DeviceJSON($0, current: current) })) }
             if devices.isEmpty { return Output.note("No devices: this pool does not track them, or you have none yet.") }
-            for device in devices {
-                let seen = device.lastSeen.map(rfc3339) ?? "-"
-                let mark = device.key == current ? "*" : " "
-                let name = (device.name ?? "-").printable
-                Output.data("\(mark) \(name)  \(device.key)  \(seen)  \(device.remembered ? "remembered" : "not remembered")")
-            }
+            for device in devices { Output.data(Self.line(device, current: current)) }
+        }
+
+        /// One device, one line: its name and key are Cognito's words, so
+        /// neither can bring a control character to the terminal.
+        static func line(_ device: UserDevice, current: String?) -> String {
+            let seen = device.lastSeen.map(rfc3339) ?? "-"
+            let mark = device.key == current ? "*" : " "
+            let name = (device.name ?? "-").printable
+            return "\(mark) \(name)  \(device.key.printable)  \(seen)  \(device.remembered ? "remembered" : "not remembered")"
         }
     }
 

@@ -13,7 +13,9 @@ struct MFA: ParsableCommand {
             {"totp": {"enabled": bool, "preferred": bool}, "sms": {...}, "email": {...}}. \
             mfa enable totp sets up an authenticator app (the otpauth:// URI, and a QR code \
             when qrencode is installed, then its first code from the terminal or --code -) \
-            and enables it; mfa enable sms|email, mfa disable totp|sms|email and mfa prefer \
+            and enables it; the URI holds the authenticator's secret, so it is shown on the \
+            terminal only, never on stderr, and without a terminal nowhere unless --print-uri \
+            prints it on standard output; mfa enable sms|email, mfa disable totp|sms|email and mfa prefer \
             totp|sms|email change one method. Cognito's refusals (email MFA outside the \
             pool's feature plan, SMS without a verified phone number) come with Cognito's own \
             code and message. The access token is refreshed first when it is too old.
@@ -61,6 +63,9 @@ struct MFA: ParsableCommand {
         @Option(help: ArgumentHelp("With totp: the first code the app shows; '-' reads it from standard input.", valueName: "code"))
         var code: String?
 
+        @Flag(help: "With totp: print the otpauth:// URI, which holds the authenticator's secret, on standard output (without a terminal it is shown nowhere else).")
+        var printURI = false
+
         func run() throws {
             let manager = try Wiring().tokenManager(profileOptions)
             let settings: MFASettings
@@ -68,7 +73,7 @@ struct MFA: ParsableCommand {
                 settings = try manager.addAuthenticator { uri in
                     try ChallengePrompts.authenticatorFirstCode(
                         uri: uri, intro: "Add this account to your authenticator app (scan the code or paste the URI):",
-                        given: code, flag: "--code")
+                        given: code, flag: "--code", printURI: printURI)
                 }
             } else {
                 settings = try manager.changeMFA(method.kind, .enable)

@@ -21,7 +21,9 @@ struct SignIn: ParsableCommand {
             is shown) is asked for or given with --mfa-code (--mfa-code - reads it from the \
             next line of standard input once the message is sent); a choice of MFA method \
             with --mfa-type (totp, sms or email); setting up an authenticator app shows an otpauth:// \
-            URI (and a QR code when qrencode is installed) and then takes the first code. \
+            URI (and a QR code when qrencode is installed) on the terminal, never on stderr (it \
+            holds the authenticator's secret; without a terminal it is shown nowhere unless \
+            --print-uri prints it on standard output), and then takes the first code. \
             Without a terminal and without the flag, sign-in exits 77 naming the flag.
 
             --auth-flow choice (or configure --auth-flow choice) is the pool's choice-based \
@@ -81,6 +83,9 @@ struct SignIn: ParsableCommand {
 
     @Option(help: ArgumentHelp("The MFA code (authenticator app, SMS or email); '-' reads it from standard input when Cognito asks.", valueName: "code"))
     var mfaCode: String?
+
+    @Flag(help: "When Cognito requires an authenticator app: print its otpauth:// URI, which holds its secret, on standard output.")
+    var printURI = false
 
     @Option(
         help: ArgumentHelp("The MFA method when Cognito offers a choice: totp, sms or email.", valueName: "type"),
@@ -164,7 +169,7 @@ struct SignIn: ParsableCommand {
         let answers = ChallengePrompts(
             newPasswordFromStdin: newPasswordStdin, mfaCode: mfaCode,
             mfaType: mfaType.flatMap(MFAKind.init(optionName:)), code: code, method: preferred, methodIsDefault: method == nil,
-            answersFromStdin: answer == "-")
+            answersFromStdin: answer == "-", printURI: printURI)
         let device = DeviceOptions(name: deviceName ?? Self.hostName(), remember: rememberDevice)
         let tokens = try manager.signIn(
             username: user, password: { try typed ?? readPassword() }, flow: flow, method: preferred, device: device, answers: answers)

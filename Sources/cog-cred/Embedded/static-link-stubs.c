@@ -29,6 +29,9 @@ int sd_is_socket(int fd, int family, int type, int listening) {
 // - Paths.home, only when HOME is unset: the front then finds no config and
 //   hands the request to cog-cred-cli, which is linked dynamically and looks
 //   the user up properly;
+// - unsafeDirectory (Files.swift), for the home directory its walk up a
+//   path stops at: the front walks on up to /, which checks more, never
+//   less (a refusal there hands over to cog-cred-cli);
 // - libdbus's fill_user_info, for a D-Bus server's user names, and its tcp
 //   transport's getaddrinfo: the front uses only unix: addresses (with any
 //   other, it hands over before connecting: an unencrypted session needs
