@@ -44,7 +44,7 @@ struct Handover {
         var start = timespec()
         clock_gettime(CLOCK_MONOTONIC, &start)
         while true {
-            if flock(fd, LOCK_EX | LOCK_NB) == 0 {
+            if ProfileLockFile.tryLock(fd) {
                 // Someone may have refreshed between our read and the lock.
                 switch read() {
                 case .tokens(let tokens): return tokens
@@ -52,8 +52,7 @@ struct Handover {
                 case .refreshDue:
                     // Handed over with what was found under it: cog-cred-cli
                     // refreshes without reading the tokens again.
-                    _ = clinux_set_descriptor_flags(fd, 0)  // survive the exec
-                    setenv(ProfileLockFile.heldLockVariable, "\(profile):\(fd)", 1)
+                    ProfileLockFile.handOver(fd, profile: profile)
                     run()
                 }
             }

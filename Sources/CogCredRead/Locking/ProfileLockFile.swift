@@ -57,6 +57,36 @@ public enum ProfileLockFile {
         return .success(fd)
     }
 
+    /// Takes the lock if no other process holds it, without waiting: false
+    /// when it is held (errno EWOULDBLOCK) or on an error (errno says which).
+    public static func tryLock(_ fd: Int32) -> Bool {
+        flock(fd, LOCK_EX | LOCK_NB) == 0
+    }
+
+    /// Lets the lock go; the descriptor stays open.
+    public static func unlock(_ fd: Int32) {
+        flock(fd, LOCK_UN)
+    }
+
+    /// Leaves the held lock `fd` open across the exec that follows, named
+    /// in `heldLockVariable` as "<profile>:<fd>": the front hands it to
+    /// cog-cred-cli this way.
+    public static func handOver(_ fd: Int32, profile: String) {
+        _ = clinux_set_descriptor_flags(fd, 0)
+        setenv(heldLockVariable, "\(profile):\(fd)", 1)
+    }
+
+    /// The lock the front handed over, if any: the variable is removed and
+    /// the descriptor closed on exec again, so that nothing this process
+    /// runs inherits either. Never one of 0-2 (those are not ours).
+    public static func takeHandedOver() -> (profile: String, fd: Int32)? {
+        guard let value = getenv(heldLockVariable).map({ String(cString: $0) }) else { return nil }
+        unsetenv(heldLockVariable)
+        let parts = value.split(separator: ":")
+        guard parts.count == 2, let fd = Int32(parts[1]), fd > 2, clinux_set_descriptor_flags(fd, FD_CLOEXEC) == 0 else { return nil }
+        return (String(parts[0]), fd)
+    }
+
     /// Takes the lock, waiting at most `seconds` (blocking: a waiter wakes
     /// the moment the holder lets go).
     public static func lock(_ fd: Int32, waitingAtMost seconds: Double) -> Result<Void, LockFileError> {
@@ -71,7 +101,7 @@ public enum ProfileLockFile {
     /// signing out). Never waits.
     public static func isHeld(_ fd: Int32) -> Bool {
         guard flock(fd, LOCK_SH | LOCK_NB) == 0 else { return errno == EWOULDBLOCK }
-        flock(fd, LOCK_UN)
+        unlock(fd)
         return false
     }
 
@@ -82,7 +112,7 @@ public enum ProfileLockFile {
     /// exclusive lock one by one.
     public static func waitUntilFree(_ fd: Int32, waitingAtMost seconds: Double) -> Bool {
         guard clinux_flock_within(fd, LOCK_SH, milliseconds(seconds)) == 0 else { return false }
-        flock(fd, LOCK_UN)
+        unlock(fd)
         return true
     }
 

@@ -41,16 +41,9 @@ public final class HandedOverLock: Sendable {
         self.fd = fd
     }
 
-    /// "<profile>:<fd>" from `ProfileLockFile.heldLockVariable`, if set.
-    /// The variable is removed and the descriptor closed on exec, so that
-    /// nothing this process runs inherits either.
+    /// The lock the front handed over (`ProfileLockFile.takeHandedOver`), if any.
     public static func take() -> HandedOverLock? {
-        guard let value = getenv(ProfileLockFile.heldLockVariable).map({ String(cString: $0) }) else { return nil }
-        unsetenv(ProfileLockFile.heldLockVariable)
-        let parts = value.split(separator: ":")
-        guard parts.count == 2, let fd = Int32(parts[1]), fd > 2, fcntl(fd, F_GETFD) >= 0 else { return nil }
-        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-        return HandedOverLock(profile: String(parts[0]), fd: fd)
+        ProfileLockFile.takeHandedOver().map { HandedOverLock(profile: $0.profile, fd: $0.fd) }
     }
 
     func takeRefreshDue() -> Bool {
@@ -115,7 +108,7 @@ public struct FileRefreshLock: RefreshLock {
             // in the front binary read the refreshed tokens without waiting
             // for this process to exit; a second use waits like any.
             try take(held.fd, profile: profile)
-            defer { _ = flock(held.fd, LOCK_UN) }
+            defer { ProfileLockFile.unlock(held.fd) }
             return try body()
         }
         let fd: Int32
