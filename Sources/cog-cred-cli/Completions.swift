@@ -11,11 +11,11 @@ import Foundation
 /// zsh and fish scripts run `cog-cred ---completion ...` for the custom
 /// ones, so profile names come from the config file at that moment.
 enum Completions {
-    static let formats = CompletionKind.list(TokenOutput.Format.allCases.map(\.rawValue))
-    static let authFlows = CompletionKind.list(AuthFlow.allCases.map(\.rawValue))
+    static let formats = CompletionKind.list(TokenOutput.Format.names)
+    static let authFlows = CompletionKind.list(AuthFlow.names)
     static let grants = CompletionKind.list(["user", "client-credentials"])
-    static let mfaTypes = CompletionKind.list(MFAKind.allCases.map(\.optionName))
-    static let signInMethods = CompletionKind.list(SignInMethod.allCases.map(\.rawValue))
+    static let mfaTypes = CompletionKind.list(MFAKind.optionNames)
+    static let signInMethods = CompletionKind.list(SignInMethod.names)
     static let gitActions = CompletionKind.list(["get", "store", "erase", "capability"])
     static let dockerActions = CompletionKind.list(["get", "store", "erase", "list", "version"])
 

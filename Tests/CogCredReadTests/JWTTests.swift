@@ -111,6 +111,15 @@ import CogCredTestSupport
 
     /// Escape sequences (ESC, the 8-bit CSI), DEL and bidirectional
     /// overrides go; newlines, tabs and every other character stay.
+    /// The lists a person reads (help texts, errors) are made from the
+    /// enums' cases, never typed again.
+    @Test func listsAreSpokenFromTheirCases() {
+        #expect([String]().spoken() == "" && ["a"].spoken() == "a" && ["a", "b"].spoken("and") == "a and b")
+        #expect(AuthFlow.names.spoken() == "srp, password, browser, choice, custom or custom-srp")
+        #expect(SignInMethod.names.spoken() == "email-otp, sms-otp, password or srp")
+        #expect(TokenOutput.Format.names.spoken() == "bare, header, json or env")
+    }
+
     @Test func printableTextCannotDriveTheTerminal() {
         #expect("x\u{1B}]0;title\u{07}\u{1B}[2Jy".printable == "x]0;title[2Jy")
         #expect("\u{9B}31m\u{85}\u{202E}\u{2066}\u{200F}\u{061C}z\r".printable == "31mz")

@@ -223,10 +223,10 @@ public struct Profile: Sendable, Equatable {
             throw .invalidValue("ca-bundle", "must be an absolute path to a PEM file")
         }
         if let authFlow, AuthFlow(rawValue: authFlow) == nil {
-            throw .invalidValue("auth-flow", "must be srp, password, browser, choice, custom or custom-srp")
+            throw .invalidValue("auth-flow", "must be " + AuthFlow.names.spoken())
         }
         if let method, SignInMethod(rawValue: method) == nil {
-            throw .invalidValue("method", "must be email-otp, sms-otp, password or srp")
+            throw .invalidValue("method", "must be " + SignInMethod.names.spoken())
         }
         if let redirectURI, let problem = ProfileValidation.redirectURIProblem(redirectURI) {
             throw .invalidValue("redirect-uri", problem)
@@ -279,6 +279,9 @@ public enum AuthFlow: String, Sendable, CaseIterable {
     case custom
     /// CUSTOM_AUTH after proving the password with SRP (Amplify's flow).
     case customSRP = "custom-srp"
+
+    /// Every flow by its name on the command line, in order.
+    public static var names: [String] { allCases.map { $0.rawValue } }
 }
 
 /// A first factor of choice-based sign-in, by its name on the command line
@@ -288,6 +291,9 @@ public enum SignInMethod: String, Sendable, CaseIterable {
     case smsOTP = "sms-otp"
     case password
     case srp
+
+    /// Every method by its name on the command line, in order.
+    public static var names: [String] { allCases.map { $0.rawValue } }
 
     /// PREFERRED_CHALLENGE, and the name in AvailableChallenges.
     public var challenge: String {

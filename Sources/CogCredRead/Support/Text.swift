@@ -1,3 +1,12 @@
+extension [String] {
+    /// "a, b or c": a list for a person to read, from an enum's cases, so
+    /// that no message or help text types the list again.
+    public func spoken(_ conjunction: String = "or") -> String {
+        guard let last, count > 1 else { return first ?? "" }
+        return dropLast().joined(separator: ", ") + " " + conjunction + " " + last
+    }
+}
+
 extension String {
     /// Collapses a message from elsewhere (a server, a C library) to one
     /// printable line of bounded length, so it can be shown in a one-line error.

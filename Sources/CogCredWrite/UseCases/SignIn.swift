@@ -23,6 +23,9 @@ public enum MFAKind: String, Sendable, Equatable, CaseIterable {
         }
     }
 
+    /// Every kind by its name on the command line, in order.
+    public static var optionNames: [String] { allCases.map(\.optionName) }
+
     public init?(optionName: String) {
         guard let kind = MFAKind.allCases.first(where: { $0.optionName == optionName }) else { return nil }
         self = kind

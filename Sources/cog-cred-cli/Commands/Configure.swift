@@ -97,7 +97,7 @@ struct Configure: ParsableCommand {
     var authFlow: String?
 
     @Option(
-        help: ArgumentHelp("With --auth-flow choice, the method asked for first: email-otp, sms-otp, password or srp ('' clears it: Cognito lists the choices).", valueName: "method"),
+        help: ArgumentHelp("With --auth-flow choice, the method asked for first: \(SignInMethod.names.spoken()) ('' clears it: Cognito lists the choices).", valueName: "method"),
         completion: Completions.signInMethods)
     var method: String?
 

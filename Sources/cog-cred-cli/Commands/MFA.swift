@@ -4,6 +4,9 @@ import CogCredWrite
 /// `cog-cred mfa`: the signed-in user's own MFA methods, shown and changed
 /// with their access token (GetUser, SetUserMFAPreference).
 struct MFA: ParsableCommand {
+    /// "totp|sms|email", from MFAKind's cases.
+    static let kinds = MFAKind.optionNames.joined(separator: "|")
+
     static let configuration = CommandConfiguration(
         commandName: "mfa",
         abstract: "Show or change your MFA methods: an authenticator app (totp), SMS or email.",
@@ -15,8 +18,8 @@ struct MFA: ParsableCommand {
             when qrencode is installed, then its first code from the terminal or --code -) \
             and enables it; the URI holds the authenticator's secret, so it is shown on the \
             terminal only, never on stderr, and without a terminal nowhere unless --print-uri \
-            prints it on standard output; mfa enable sms|email, mfa disable totp|sms|email and mfa prefer \
-            totp|sms|email change one method. Cognito's refusals (email MFA outside the \
+            prints it on standard output; mfa enable sms|email, mfa disable \(kinds) and mfa prefer \(kinds) \
+            change one method. Cognito's refusals (email MFA outside the \
             pool's feature plan, SMS without a verified phone number) come with Cognito's own \
             code and message. The access token is refreshed first when it is too old.
             """,
@@ -25,11 +28,11 @@ struct MFA: ParsableCommand {
 
     /// The method named on the command line.
     struct Method: ParsableArguments {
-        @Argument(help: ArgumentHelp("totp, sms or email.", valueName: "method"), completion: Completions.mfaTypes)
+        @Argument(help: ArgumentHelp(MFAKind.optionNames.spoken() + ".", valueName: "method"), completion: Completions.mfaTypes)
         var name: String
 
         func validate() throws {
-            if MFAKind(optionName: name) == nil { throw ValidationError("the method must be totp, sms or email, not '\(name)'") }
+            if MFAKind(optionName: name) == nil { throw ValidationError("the method must be \(MFAKind.optionNames.spoken()), not '\(name)'") }
         }
 
         var kind: MFAKind { MFAKind(optionName: name) ?? .totp }

@@ -20,7 +20,7 @@ struct SignIn: ParsableCommand {
             code (authenticator app, SMS or email; where a code was sent, the masked address \
             is shown) is asked for or given with --mfa-code (--mfa-code - reads it from the \
             next line of standard input once the message is sent); a choice of MFA method \
-            with --mfa-type (totp, sms or email); setting up an authenticator app shows an otpauth:// \
+            with --mfa-type (\(MFAKind.optionNames.spoken())); setting up an authenticator app shows an otpauth:// \
             URI (and a QR code when qrencode is installed) on the terminal, never on stderr (it \
             holds the authenticator's secret; without a terminal it is shown nowhere unless \
             --print-uri prints it on standard output), and then takes the first code. \
@@ -88,15 +88,15 @@ struct SignIn: ParsableCommand {
     var printURI = false
 
     @Option(
-        help: ArgumentHelp("The MFA method when Cognito offers a choice: totp, sms or email.", valueName: "type"),
+        help: ArgumentHelp("The MFA method when Cognito offers a choice: \(MFAKind.optionNames.spoken()).", valueName: "type"),
         completion: Completions.mfaTypes)
     var mfaType: String?
 
-    @Option(help: ArgumentHelp("srp, password, browser, choice, custom or custom-srp (default: the profile's, else srp).", valueName: "flow"), completion: Completions.authFlows)
+    @Option(help: ArgumentHelp("\(AuthFlow.names.spoken()) (default: the profile's, else srp).", valueName: "flow"), completion: Completions.authFlows)
     var authFlow: String?
 
     @Option(
-        help: ArgumentHelp("With --auth-flow choice: email-otp, sms-otp, password or srp (default: the profile's, else Cognito's list).", valueName: "method"),
+        help: ArgumentHelp("With --auth-flow choice: \(SignInMethod.names.spoken()) (default: the profile's, else Cognito's list).", valueName: "method"),
         completion: Completions.signInMethods)
     var method: String?
 
@@ -122,15 +122,15 @@ struct SignIn: ParsableCommand {
     var deviceName: String?
 
     func validate() throws {
-        if let mfaType, MFAKind(optionName: mfaType) == nil { throw ValidationError("--mfa-type must be totp, sms or email") }
+        if let mfaType, MFAKind(optionName: mfaType) == nil { throw ValidationError("--mfa-type must be " + MFAKind.optionNames.spoken()) }
         if let authFlow, AuthFlow(rawValue: authFlow) == nil {
-            throw ValidationError("--auth-flow must be srp, password, browser, choice, custom or custom-srp")
+            throw ValidationError("--auth-flow must be " + AuthFlow.names.spoken())
         }
         if let answer, answer != "-" {
             throw ValidationError("--answer takes '-' (the answers, one a line of standard input), never an answer itself")
         }
         if let method {
-            if SignInMethod(rawValue: method) == nil { throw ValidationError("--method must be email-otp, sms-otp, password or srp") }
+            if SignInMethod(rawValue: method) == nil { throw ValidationError("--method must be " + SignInMethod.names.spoken()) }
             if let authFlow, authFlow != AuthFlow.choice.rawValue { throw ValidationError("--method goes with --auth-flow choice, not \(authFlow)") }
         }
         if !(1...3600).contains(timeout) { throw ValidationError("--timeout takes 1 to 3600 seconds") }

@@ -20,7 +20,7 @@ struct Token: ParsableCommand {
     var format: String = "bare"
 
     func validate() throws {
-        if TokenOutput.Format(rawValue: format) == nil { throw ValidationError("--format must be bare, header, json or env, not '\(format)'") }
+        if TokenOutput.Format(rawValue: format) == nil { throw ValidationError("--format must be \(TokenOutput.Format.names.spoken()), not '\(format)'") }
     }
 
     func run() throws {
