@@ -144,11 +144,13 @@ struct Wiring {
         }
         return TokenManager(
             profileName: name, profile: profile, store: store, cognito: cognito, oauth: oauth, identity: identity,
-            refreshMemory: FileRefreshMemory(directory: paths.stateDirectory),
-            lock: FileRefreshLock(
-                directory: FileRefreshLock.directory(environment: environment),
-                wait: profile.refreshWait, held: Wiring.handedOverLock),
+            refreshMemory: FileRefreshMemory(directory: paths.stateDirectory), lock: refreshLock(profile),
             warn: { Output.note($0) })
+    }
+
+    /// The profile's lock file, or the one the front handed over.
+    func refreshLock(_ profile: Profile) -> FileRefreshLock {
+        FileRefreshLock(directory: FileRefreshLock.directory(environment: environment), wait: profile.refreshWait, held: Wiring.handedOverLock)
     }
 }
 

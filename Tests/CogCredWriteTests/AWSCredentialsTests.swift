@@ -81,9 +81,7 @@ final class FakeIdentity: CognitoIdentityClient {
     }
 
     func manager(_ store: InMemoryTokenStore, _ identity: FakeIdentity, profile: Profile) -> TokenManager {
-        TokenManager(
-            profileName: "default", profile: profile, store: store, cognito: { FakeCognito() }, identity: { identity },
-            clock: FakeClock(now))
+        makeManager(store: store, identity: identity, profile: profile, clock: FakeClock(now))
     }
 
     var profile: Profile {

@@ -55,7 +55,7 @@ import CogCredTestSupport
         cognito.onRefresh(.success(AuthenticationResult(accessToken: TestJWT.access(iat: now, lifetime: 3600), idToken: nil, refreshToken: nil)))
         var withSecret = testProfile
         withSecret.clientSecretInKeyring = true
-        _ = try TokenManager(profileName: "default", profile: withSecret, store: store, cognito: cognito, clock: FakeClock(now))
+        _ = try makeManager(store: store, cognito: cognito, profile: withSecret, clock: FakeClock(now))
             .currentToken(.access)
         #expect(cognito.state.withLock { $0.refreshUsernames } == ["0b7e-canonical"])
         // Without a client secret no SECRET_HASH is sent, so no name is looked up.

@@ -62,8 +62,7 @@ import CogCredTestSupport
     @Test func signOutDeletesHoldingTheRefreshLock() throws {
         let lock = WatchedLock()
         let store = WatchingStore(lock: lock)
-        let manager = TokenManager(
-            profileName: "default", profile: testProfile, store: store, cognito: FakeCognito(), clock: FakeClock(now), lock: lock)
+        let manager = makeManager(store: store, clock: FakeClock(now), lock: lock)
         for scope in [TokenManager.SignOutScope.local, .revoke] {
             try store.write(.refresh, profile: "default", secret: "r", context: context)
             try store.write(.access, profile: "default", secret: TestJWT.access(iat: now, lifetime: 3600), context: context)
@@ -114,9 +113,7 @@ import CogCredTestSupport
         cognito.modernRefreshResults.withLock {
             $0 = [.success(AuthenticationResult(accessToken: fresh, idToken: TestJWT.id(iat: now, lifetime: 3600), refreshToken: "new-refresh"))]
         }
-        let manager = TokenManager(
-            profileName: "default", profile: testProfile, store: store, cognito: cognito, clock: clock,
-            warn: { line in warnings.lines.withLock { $0.append(line) } })
+        let manager = makeManager(store: store, cognito: cognito, clock: clock, warn: { line in warnings.lines.withLock { $0.append(line) } })
         return (manager, fresh)
     }
 

@@ -79,9 +79,7 @@ let deviceVectors: [DeviceVector] = {
     }
 
     func manager(_ store: InMemoryTokenStore, _ cognito: FakeCognito, warnings: Warnings = Warnings()) -> TokenManager {
-        TokenManager(
-            profileName: "default", profile: profile, store: store, cognito: { cognito }, clock: FakeClock(now),
-            warn: { warnings.add($0) })
+        makeManager(store: store, cognito: cognito, profile: profile, clock: FakeClock(now), warn: { warnings.add($0) })
     }
 
     final class Warnings: @unchecked Sendable {

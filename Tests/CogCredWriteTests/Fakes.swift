@@ -272,10 +272,27 @@ final class FakeTransport: HTTPTransport {
 }
 
 
-func makeManager(store: InMemoryTokenStore = InMemoryTokenStore(), cognito: FakeCognito = FakeCognito(), clock: FakeClock)
-    -> TokenManager
-{
-    TokenManager(profileName: "default", profile: testProfile, store: store, cognito: cognito, clock: clock)
+/// The one way a unit test makes a TokenManager: profile "default" (the
+/// test profile unless `profile`), a store, fakes for the services it calls
+/// (a service not given fails as unreachable), a fixed clock and, unless the
+/// test watches one, no lock: a single caller.
+func makeManager(
+    store: any TokenStore = InMemoryTokenStore(), cognito: FakeCognito = FakeCognito(), oauth: FakeOAuth? = nil,
+    identity: FakeIdentity? = nil, profile: Profile = testProfile, clock: FakeClock,
+    refreshMemory: any RefreshAPIMemory = InMemoryRefreshMemory(), lock: any RefreshLock = NoRefreshLock(),
+    warn: @escaping @Sendable (String) -> Void = { _ in }
+) -> TokenManager {
+    TokenManager(
+        profileName: "default", profile: profile, store: store, cognito: { cognito },
+        oauth: {
+            guard let oauth else { throw ConfigError.missingDomain }
+            return oauth
+        },
+        identity: {
+            guard let identity else { throw CognitoError.deadlineExceeded }
+            return identity
+        },
+        clock: clock, refreshMemory: refreshMemory, lock: lock, warn: warn)
 }
 
 

@@ -136,8 +136,7 @@ import CogCredTestSupport
         let cognito = FakeCognito()
         let fresh = TestJWT.access(iat: now, lifetime: 3600)
         cognito.onRefresh(.success(AuthenticationResult(accessToken: fresh, idToken: nil, refreshToken: nil)))
-        let manager = TokenManager(
-            profileName: "default", profile: testProfile, store: store, cognito: cognito, clock: FakeClock(now), lock: DueLock())
+        let manager = makeManager(store: store, cognito: cognito, clock: FakeClock(now), lock: DueLock())
         #expect(try manager.currentToken(.access).value == fresh)
         #expect(cognito.refreshCount == 1)
         #expect(try manager.currentToken(.access).value == fresh)

@@ -10,7 +10,7 @@ import CogCredTestSupport
         let store = InMemoryTokenStore()
         try store.write(.refresh, profile: "default", secret: "r", context: context)
         try store.write(.access, profile: "default", secret: TestJWT.access(iat: now, lifetime: 3600), context: context)
-        return TokenManager(profileName: "default", profile: testProfile, store: store, cognito: cognito, clock: FakeClock(now))
+        return makeManager(store: store, cognito: cognito, clock: FakeClock(now))
     }
 
     @Test func enablingKeepsThePreferenceAsItIs() throws {

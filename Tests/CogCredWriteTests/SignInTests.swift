@@ -14,7 +14,7 @@ import CogCredTestSupport
     }
 
     func manager(_ store: InMemoryTokenStore, _ cognito: FakeCognito) -> TokenManager {
-        TokenManager(profileName: "default", profile: profile, store: store, cognito: cognito, clock: FakeClock(now))
+        makeManager(store: store, cognito: cognito, profile: profile, clock: FakeClock(now))
     }
 
     func srpChallenge() -> AuthOutcome {
@@ -275,7 +275,7 @@ import CogCredTestSupport
         let memory = InMemoryRefreshMemory()
         cognito.onRefresh(.success(fresh(refresh: nil)))
         cognito.onRefresh(.success(fresh(refresh: nil)))
-        let manager = TokenManager(profileName: "default", profile: testProfile, store: store, cognito: cognito, clock: FakeClock(now), refreshMemory: memory)
+        let manager = makeManager(store: store, cognito: cognito, clock: FakeClock(now), refreshMemory: memory)
         try manager.refresh()
         #expect(cognito.modernRefreshCalls.withLock { $0 } == 1)
         #expect(cognito.refreshCount == 1)
@@ -347,10 +347,13 @@ import CogCredTestSupport
         #expect(try store.read(.refresh, profile: "default") == nil)
     }
 
+    /// GlobalSignOut at Cognito, and the three items here deleted too.
     @Test func globalSignsOutEverywhere() throws {
+        let store = try signedIn()
         let cognito = FakeCognito()
-        try makeManager(store: try signedIn(), cognito: cognito, clock: FakeClock(now)).signOut(.global)
+        #expect(try makeManager(store: store, cognito: cognito, clock: FakeClock(now)).signOut(.global) == 3)
         #expect(cognito.revocations.withLock { $0 } == ["global"])
+        for kind in [SecretKind.refresh, .id, .access] { #expect(try store.read(kind, profile: "default") == nil) }
     }
 
     @Test func offlineStillDeletesLocallyAndSaysSo() throws {

@@ -1,8 +1,12 @@
 /// A profile's session and what it depends on: the keyring, Cognito, the
 /// clock, the refresh lock. Each use case is an extension in a file of its
 /// own, read top to bottom: CurrentToken (hand out a fresh token), Refresh,
-/// SaveTokens, SignIn, BrowserSignIn, SignOut, SessionStatus and
-/// AWSCredentialsFromIdentityPool.
+/// SaveTokens, SignIn (with DeviceConfirmation), BrowserSignIn, SignOut,
+/// SessionStatus, Devices, MFASettings and AWSCredentialsFromIdentityPool.
+///
+/// The refresh lock has no default: every caller says which one (the
+/// executable the profile's lock file, a one-caller test `NoRefreshLock`),
+/// so a new call site cannot forget it.
 ///
 /// The one rule it exists for: never hand out a token that is expired, and
 /// refresh before one gets too close to its expiry. Dependencies are fields
@@ -33,7 +37,7 @@ public struct TokenManager: Sendable {
         oauth: @escaping @Sendable () throws -> any OAuthClient = { throw ConfigError.missingDomain },
         identity: @escaping @Sendable () throws -> any CognitoIdentityClient = { throw CognitoError.deadlineExceeded },
         clock: any Clock = SystemClock(),
-        refreshMemory: any RefreshAPIMemory = InMemoryRefreshMemory(), lock: any RefreshLock = NoRefreshLock(),
+        refreshMemory: any RefreshAPIMemory = InMemoryRefreshMemory(), lock: any RefreshLock,
         warn: @escaping @Sendable (String) -> Void = { _ in }
     ) {
         self.profileName = profileName
@@ -50,7 +54,7 @@ public struct TokenManager: Sendable {
 
     public init(
         profileName: String, profile: Profile, store: any TokenStore, cognito: any CognitoClient, clock: any Clock = SystemClock(),
-        refreshMemory: any RefreshAPIMemory = InMemoryRefreshMemory(), lock: any RefreshLock = NoRefreshLock(),
+        refreshMemory: any RefreshAPIMemory = InMemoryRefreshMemory(), lock: any RefreshLock,
         warn: @escaping @Sendable (String) -> Void = { _ in }
     ) {
         self.init(
