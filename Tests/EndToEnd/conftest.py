@@ -3,7 +3,7 @@
 - a private D-Bus session bus with an unlocked gnome-keyring on it (the real
   Secret Service, never the developer's own keyring);
 - moto's Cognito emulator on 127.0.0.1;
-- the project's Cognito test double (cognito_double.py) for what moto does
+- the project's Cognito test double (cognito_double/) for what moto does
   not do: expiring tokens, counting refreshes, answering with faults.
 
 Each test gets fresh config and home directories; the keyring is shared by
@@ -242,7 +242,7 @@ def moto():
 def double_server():
     port = free_port()
     url = f"http://127.0.0.1:{port}/"
-    server = Server([sys.executable, str(HERE / "cognito_double.py"), "--host", "127.0.0.1", "--port", str(port)], url,
+    server = Server([sys.executable, str(HERE / "cognito_double"), "--host", "127.0.0.1", "--port", str(port)], url,
                     lambda: http_ok(url + "_double/stats"))
     yield server
     server.stop()

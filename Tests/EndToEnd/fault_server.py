@@ -4,7 +4,7 @@
 cog-cred must cope with the network and the service misbehaving: timeouts,
 resets, proxies answering HTML, throttling, broken bodies, error types it has
 never heard of. This server sits between the binary and an upstream that
-speaks Cognito's JSON API (the project's cognito_double.py, or moto) and, on
+speaks Cognito's JSON API (the project's cognito_double/, or moto) and, on
 request, makes exactly one of those things happen.
 
 By default every request is forwarded unchanged (method, path, body and the

@@ -1,6 +1,6 @@
 """The account's life from the terminal, end to end.
 
-Codes are checked by the project's Cognito test double (cognito_double.py),
+Codes are checked by the project's Cognito test double (cognito_double/),
 which issues a real code per user, readable by the test as if from the email,
 rejects wrong ones, expires them and limits resends: moto accepts any code.
 moto is used where it is a faithful, independent peer: sign-up, confirmation,

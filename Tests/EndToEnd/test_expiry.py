@@ -1,7 +1,7 @@
 """Expiry and refresh decisions, against the project's Cognito test double.
 
 moto's tokens always live 3600 s and cannot be made to expire on demand, so
-these tests use a server we control (cognito_double.py): it issues tokens
+these tests use a server we control (cognito_double/): it issues tokens
 with a chosen lifetime and issue time, counts every call, and can revoke
 refresh tokens or answer with faults. cog-cred's own clock is the real one.
 """

@@ -18,7 +18,7 @@ refresh-token rotation on:
 
 It starts its own parts exactly as the end-to-end tests do (their conftest
 helpers): a private dbus-daemon, gnome-keyring-daemon --unlock on it with
-fresh XDG directories and HOME, and Tests/EndToEnd/cognito_double.py.
+fresh XDG directories and HOME, and Tests/EndToEnd/cognito_double/.
 
 Checked at the end (exit 0 only if all hold):
 - no failed call: exit 77 only in a sign-out window, exit 69 only in the
@@ -312,7 +312,7 @@ class Soak:
 
         port = free_port()
         url = f"http://127.0.0.1:{port}/"
-        self.server = Server([sys.executable, str(END_TO_END / "cognito_double.py"), "--host", "127.0.0.1",
+        self.server = Server([sys.executable, str(END_TO_END / "cognito_double"), "--host", "127.0.0.1",
                               "--port", str(port)], url, lambda: http_ok(url + "_double/stats"))
         self.double = Double(url)
         self.double.reset()
