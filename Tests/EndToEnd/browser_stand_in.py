@@ -14,10 +14,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 
-
-class NoRedirects(urllib.request.HTTPRedirectHandler):
-    def redirect_request(self, *args, **kwargs):
-        return None
+from support import NoRedirects
 
 
 def main(address):

@@ -269,6 +269,15 @@ class Double:
     def add_user(self, username, password, confirmed=True):
         return self.admin("users", {"username": username, "password": password, "confirmed": confirmed})
 
+    def add_totp_user(self, username, password, **extra):
+        """A user whose MFA is an authenticator app (TOTP); returns its pyotp.TOTP, the app's codes."""
+        import pyotp
+
+        totp = pyotp.TOTP(pyotp.random_base32())
+        self.admin("users", {"username": username, "password": password, "mfa": "totp", "totp_secret": totp.secret,
+                             **extra})
+        return totp
+
     def revoke(self, username):
         return self.admin("revoke", {"username": username})
 
@@ -306,6 +315,19 @@ def double(double_server):
     d = Double(double_server.url)
     d.reset()
     return d
+
+
+@pytest.fixture(scope="module")
+def proxy(double_server):
+    """fault_server.py in front of the double, for one test module: what it
+    answers is planned with support.plan, and it logs every request."""
+    import fault_server
+
+    server, url, _ = fault_server.start_fault_server(double_server.url)
+    server.url = url
+    yield server
+    server.shutdown()
+    server.server_close()
 
 
 class CogCred:
@@ -402,6 +424,13 @@ class MotoPool:
         else:
             self.idp.sign_up(ClientId=self.client_id, Username=username, Password=password)
 
+    def fresh_tokens(self):
+        """A fresh, valid set of tokens for the pool's user, straight from moto."""
+        result = self.idp.initiate_auth(
+            ClientId=self.client_id, AuthFlow="USER_PASSWORD_AUTH",
+            AuthParameters={"USERNAME": self.username, "PASSWORD": self.password})
+        return result["AuthenticationResult"]
+
 
 @pytest.fixture
 def pool(moto):
@@ -416,6 +445,47 @@ def signed_in(cog, pool):
     cog.remember_secret(pool.password)
     cog.ok("sign-in", "--password-stdin", input=pool.password + "\n")
     return pool
+
+
+@pytest.fixture
+def own_bus(cog, tmp_path):
+    """A private D-Bus session and gnome-keyring for this test alone (free to lock)."""
+    private = Bus(tmp_path / "own-bus")
+    cog.env.update(private.env)
+    yield private
+    private.stop()
+
+
+@pytest.fixture
+def locked_service(cog, bus, signed_in, tmp_path):
+    """Starts the stand-in holding this profile's real items, locked; returns (start, calls)."""
+    items = [item for item in bus.items(service="cog-cred", profile="default")]
+    assert len(items) == 3
+    log = tmp_path / "calls.log"
+    started = []
+
+    def start(answer, unlocked=False, first=(), fail_once=()):
+        (tmp_path / "items.json").write_text(json.dumps([*first, *items]))
+        private = Bus(tmp_path / f"bus-{answer}", secrets=False,
+                      config_file=bus_config_without_activation(tmp_path / f"bus-{answer}.conf"))
+        proc = subprocess.Popen([sys.executable, str(HERE / "locked_secret_service.py"), "--address", private.address,
+                                 "--items", str(tmp_path / "items.json"), "--answer", answer, "--log", str(log)]
+                                + (["--unlocked"] if unlocked else [])
+                                + [argument for method in fail_once for argument in ("--fail-once", method)])
+        started.append((proc, private))
+        wait_until(private.has_secret_service, "the locked Secret Service", attempts=500)
+        cog.env.update(private.env)
+        return private
+
+    def calls(details=False):
+        records = [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
+        return records if details else [record["call"] for record in records]
+
+    yield start, calls
+    for proc, private in started:
+        proc.terminate()
+        proc.wait(timeout=10)
+        private.stop()
 
 
 @pytest.fixture(scope="session")

@@ -1,11 +1,11 @@
 """What the project's test servers (cognito_double, git_server, fault_server)
 share: a threading HTTP server that keeps quiet about clients hanging up,
-reading a request body, and the command-line loop that serves until SIGTERM
-or SIGINT."""
+a request handler that logs nothing, reading a request body, and the
+command-line loop that serves until SIGTERM or SIGINT."""
 import signal
 import sys
 import threading
-from http.server import ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
 class QuietServer(ThreadingHTTPServer):
@@ -15,6 +15,23 @@ class QuietServer(ThreadingHTTPServer):
     def handle_error(self, request, client_address):
         if self.verbose:  # clients hanging up mid-request are normal in tests
             super().handle_error(request, client_address)
+
+
+class QuietHandler(BaseHTTPRequestHandler):
+    """A request handler that logs nothing and sends whole answers."""
+
+    def send(self, status, content_type, body, headers=()):
+        """Answers `status` with `body` (bytes), its type and length, and `headers`."""
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(body)))
+        for name, text in headers:
+            self.send_header(name, text)
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, format, *args):
+        pass
 
 
 def read_body(handler, limit=None) -> bytes:

@@ -14,29 +14,16 @@ import json
 import pytest
 
 from conftest import boto_client
-from test_core import all_stored, claims, stored
+from support import all_stored, claims, configure_on_double, on_terminal, stored
 
 PASSWORD = "First-Password-1"
 NEW_PASSWORD = "Second-Password-2"
 EMAIL = "dana@example.com"
 
 
-def on_terminal(cog, args, *exchanges):
-    """Runs cog-cred on a pseudo-terminal, answering each (prompt, reply) in turn; it must exit 0."""
-    pexpect = pytest.importorskip("pexpect")
-    child = pexpect.spawn(cog.binary, args, env=cog.env, encoding="utf-8", timeout=30)
-    for prompt, reply in exchanges:
-        child.expect(prompt)
-        child.sendline(reply)
-    child.expect(pexpect.EOF)
-    child.close()
-    assert child.exitstatus == 0, child.before
-
-
 @pytest.fixture
 def profile(cog, double):
-    cog.ok("configure", "--user-pool-id", "us-east-1_double", "--client-id", "doubleclient",
-           "--endpoint-url", double.url)
+    configure_on_double(cog, double.url)
     cog.remember_secret(PASSWORD, NEW_PASSWORD)
     return double
 

@@ -9,7 +9,6 @@ always hands out the same 90-second credentials; what it does not check
 error) is tested against the project's Cognito double.
 """
 import json
-import os
 import re
 import subprocess
 import threading
@@ -20,8 +19,7 @@ from pathlib import Path
 import pytest
 
 import fault_server
-from test_keyring_truth import lock_collection, own_bus  # noqa: F401 (a fixture)
-from test_core import stored
+from support import configure_on_double, lock_collection
 
 AWS_KINDS = ("identity-id", "aws-credentials")
 
@@ -106,8 +104,7 @@ def identity(cog, double):
     double.add_user(USER, PASSWORD)
     cog.remember_secret(PASSWORD)
     pool_id = double.admin("config")["identity_pool_id"]
-    cog.ok("configure", "--user-pool-id", "us-east-1_double", "--client-id", "doubleclient",
-           "--endpoint-url", double.url, "--username", USER, "--identity-pool-id", pool_id)
+    configure_on_double(cog, double.url, "--username", USER, "--identity-pool-id", pool_id)
     cog.ok("sign-in", "--password-stdin", input=PASSWORD + "\n")
     # The services' own variables, as a user pointing at an emulator would set them.
     cog.env["AWS_ENDPOINT_URL_COGNITO_IDENTITY"] = cog.env["AWS_ENDPOINT_URL_STS"] = double.url

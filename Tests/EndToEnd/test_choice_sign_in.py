@@ -5,11 +5,9 @@ challenges that follow.
 """
 import json
 
-import pyotp
 import pytest
 
-from test_core import all_stored, stored
-from test_srp import no_terminal
+from support import all_stored, configure_on_double, no_terminal, stored
 
 PASSWORD = "Choice-Password-1"
 USER = "erin@example.com"
@@ -18,8 +16,7 @@ EVERY_FACTOR = ["PASSWORD", "EMAIL_OTP", "SMS_OTP", "WEB_AUTHN"]
 
 @pytest.fixture
 def profile(cog, double):
-    cog.ok("configure", "--user-pool-id", "us-east-1_double", "--client-id", "doubleclient",
-           "--endpoint-url", double.url, "--username", USER, "--auth-flow", "choice")
+    configure_on_double(cog, double.url, "--username", USER, "--auth-flow", "choice")
     cog.remember_secret(PASSWORD)
     double.configure(allowed_first_auth_factors=EVERY_FACTOR)
     double.admin("users", {"username": USER, "password": PASSWORD,
@@ -107,13 +104,11 @@ def test_the_password_as_first_factor(cog, bus, profile, method):
 
 @pytest.mark.parametrize("method", ["password", "srp"])
 def test_mfa_and_a_new_password_follow_the_password(cog, bus, profile, method):
-    secret = pyotp.random_base32()
-    profile.admin("users", {"username": USER, "password": PASSWORD, "mfa": "totp", "totp_secret": secret,
-                            "force_change_password": True, "attributes": {"email": USER}})
+    totp = profile.add_totp_user(USER, PASSWORD, force_change_password=True, attributes={"email": USER})
     new_password = "Choice-Password-2"
     cog.remember_secret(new_password)
     cog.ok("sign-in", "--method", method, "--password-stdin", "--new-password-stdin",
-           "--mfa-code", pyotp.TOTP(secret).now(), input=f"{PASSWORD}\n{new_password}\n")
+           "--mfa-code", totp.now(), input=f"{PASSWORD}\n{new_password}\n")
     assert stored(bus, "refresh")
     # Email MFA after the password: the MFA code, not the sign-in code.
     cog.ok("sign-out", "--local")

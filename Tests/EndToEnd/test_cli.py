@@ -6,8 +6,7 @@ import subprocess
 
 import pytest
 
-from test_core import stored
-from test_keyring_truth import cli_path, run
+from support import cli_path, lock_collection, run, stored
 
 
 def test_the_profile_goes_before_or_after_the_subcommand(cog, bus, pool):
@@ -139,7 +138,6 @@ def test_profiles_lists_every_profile_and_whether_it_is_signed_in(cog, bus, sign
 
 def test_profiles_with_a_locked_keyring_still_lists_them_and_exits_69(cog, pool, tmp_path):
     from conftest import Bus
-    from test_keyring_truth import lock_collection
 
     private = Bus(tmp_path / "own-bus")
     try:

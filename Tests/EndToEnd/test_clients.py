@@ -20,9 +20,8 @@ from pathlib import Path
 import pytest
 
 import token_servers
-from test_core import stored
 from conftest import Bus
-from test_keyring_truth import lock_collection
+from support import lock_collection, stored
 
 KUBECTL_120 = Path(os.environ.get("COG_CRED_VENV", Path.home() / ".cache/cog-cred/venv")) / "kubectl-1.20/usr/bin/kubectl"
 V1BETA1 = "client.authentication.k8s.io/v1beta1"

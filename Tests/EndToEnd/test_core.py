@@ -1,5 +1,4 @@
 """The working core, end to end: the built binary, gnome-keyring and moto."""
-import base64
 import json
 import os
 import re
@@ -10,20 +9,7 @@ from pathlib import Path
 import pytest
 
 from conftest import Bus, boto_client, bus_config_without_activation
-
-
-def claims(jwt):
-    payload = jwt.split(".")[1]
-    return json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))
-
-
-def stored(bus, kind, profile="default"):
-    result = bus.secret_tool("lookup", "service", "cog-cred", "profile", profile, "kind", kind)
-    return result.stdout if result.returncode == 0 else None
-
-
-def all_stored(bus, profile="default"):
-    return {kind: stored(bus, kind, profile) for kind in ("access", "id", "refresh")}
+from support import all_stored, claims, stored
 
 
 # --- configure -----------------------------------------------------------------

@@ -4,8 +4,7 @@ has no custom flow): with no password, and after an SRP proof of it.
 """
 import pytest
 
-from test_core import all_stored, stored
-from test_srp import no_terminal
+from support import all_stored, configure_on_double, no_terminal, stored
 
 PASSWORD = "Custom-Password-1"
 USER = "erin@example.com"
@@ -14,8 +13,7 @@ ANSWERS = "5\n424242\n"  # the double's default rounds: 2 + 3, then the badge co
 
 @pytest.fixture
 def profile(cog, double):
-    cog.ok("configure", "--user-pool-id", "us-east-1_double", "--client-id", "doubleclient",
-           "--endpoint-url", double.url, "--username", USER, "--auth-flow", "custom")
+    configure_on_double(cog, double.url, "--username", USER, "--auth-flow", "custom")
     cog.remember_secret(PASSWORD)
     double.add_user(USER, PASSWORD)
     return double

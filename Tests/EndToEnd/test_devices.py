@@ -12,16 +12,14 @@ test_double_selfcheck.py), and refuses a device-bound refresh token without
 its device key, as Cognito does.
 """
 import json
-import os
 import re
 import socket
 import subprocess
 from pathlib import Path
 
-import pyotp
 import pytest
 
-from test_core import stored
+from support import configure_on_double, on_terminal, stored
 
 PASSWORD = "Device-Password-1"
 USER = "erin@example.com"
@@ -31,17 +29,10 @@ OTHER = "fred@example.com"
 @pytest.fixture
 def pool(cog, double):
     """A profile of a pool whose user has an authenticator app (TOTP MFA)."""
-    cog.ok("configure", "--user-pool-id", "us-east-1_double", "--client-id", "doubleclient",
-           "--endpoint-url", double.url, "--username", USER)
+    double.totp = double.add_totp_user(USER, PASSWORD)
+    configure_on_double(cog, double.url, "--username", USER)
     cog.remember_secret(PASSWORD)
-    double.totp = totp_user(double, USER)
     return double
-
-
-def totp_user(double, username):
-    secret = pyotp.random_base32()
-    double.admin("users", {"username": username, "password": PASSWORD, "mfa": "totp", "totp_secret": secret})
-    return pyotp.TOTP(secret)
 
 
 def sign_in(cog, pool, *flags, profile="default", code=True):
@@ -157,34 +148,19 @@ def test_opt_in_with_remember_device_skips_mfa_next_time(cog, bus, pool):
 
 
 def test_no_remember_device_says_no_without_asking(cog, bus, pool):
-    pexpect = pytest.importorskip("pexpect")
     pool.configure(device_tracking="opt_in")
-    child = pexpect.spawn(cog.binary, ["sign-in", "--no-remember-device"], env=cog.env, encoding="utf-8", timeout=30)
-    child.expect("Password for")
-    child.sendline(PASSWORD)
-    child.expect("authenticator app: ")
-    child.sendline(pool.totp.now())
-    child.expect(pexpect.EOF)
-    child.close()
-    assert child.exitstatus == 0, child.before
-    assert "Remember this device" not in child.before
+    shown = on_terminal(cog, ["sign-in", "--no-remember-device"], ("Password for", PASSWORD),
+                        ("authenticator app: ", pool.totp.now))
+    assert "Remember this device" not in shown
     assert not devices_of(pool)[0]["remembered"]
 
 
 @pytest.mark.parametrize("answer, remembered", [("y", True), ("n", False), ("", False)])
 def test_on_a_terminal_the_user_is_asked(cog, bus, pool, answer, remembered):
-    pexpect = pytest.importorskip("pexpect")
     pool.configure(device_tracking="opt_in")
-    child = pexpect.spawn(cog.binary, ["sign-in", "--device-name", "desk"], env=cog.env, encoding="utf-8", timeout=30)
-    child.expect("Password for")
-    child.sendline(PASSWORD)
-    child.expect("authenticator app: ")
-    child.sendline(pool.totp.now())
-    child.expect(re.escape("Remember this device ('desk') so that signing in here skips MFA? [y/N] "))
-    child.sendline(answer)
-    child.expect(pexpect.EOF)
-    child.close()
-    assert child.exitstatus == 0, child.before
+    on_terminal(cog, ["sign-in", "--device-name", "desk"], ("Password for", PASSWORD),
+                ("authenticator app: ", pool.totp.now),
+                (re.escape("Remember this device ('desk') so that signing in here skips MFA? [y/N] "), answer))
     assert devices_of(pool)[0]["remembered"] == remembered
 
 
@@ -213,8 +189,7 @@ def test_refreshes_send_the_device_key_and_fail_without_it(cog, bus, pool):
 
 def test_devices_lists_every_device_and_marks_this_one(cog, bus, pool):
     pool.configure(device_tracking="always")
-    cog.ok("configure", "-p", "laptop", "--user-pool-id", "us-east-1_double", "--client-id", "doubleclient",
-           "--endpoint-url", pool.url, "--username", USER)
+    configure_on_double(cog, pool.url, "--username", USER, profile="laptop")
     assert sign_in(cog, pool, "--device-name", "desktop").returncode == 0
     assert sign_in(cog, pool, "--device-name", "laptop", profile="laptop").returncode == 0
     this = device_item(bus)["device_key"]
@@ -240,8 +215,7 @@ def test_devices_lists_past_one_page(cog, bus, pool):
     pool.configure(device_tracking="always")
     for n in range(12):  # the double's pages hold 10 unless asked for more; cog-cred asks for 60
         name = f"p{n}"
-        cog.ok("configure", "-p", name, "--user-pool-id", "us-east-1_double", "--client-id", "doubleclient",
-               "--endpoint-url", pool.url, "--username", USER)
+        configure_on_double(cog, pool.url, "--username", USER, profile=name)
         assert sign_in(cog, pool, profile=name).returncode == 0
     assert len(json.loads(cog.ok("devices", "--json", "-p", "p0").stdout)) == 12
 
@@ -267,8 +241,7 @@ def test_forgetting_this_machine_asks_mfa_at_the_next_sign_in(cog, bus, pool):
 
 def test_forgetting_another_device_keeps_this_one(cog, bus, pool):
     pool.configure(device_tracking="always")
-    cog.ok("configure", "-p", "laptop", "--user-pool-id", "us-east-1_double", "--client-id", "doubleclient",
-           "--endpoint-url", pool.url, "--username", USER)
+    configure_on_double(cog, pool.url, "--username", USER, profile="laptop")
     assert sign_in(cog, pool).returncode == 0
     assert sign_in(cog, pool, profile="laptop").returncode == 0
     other = device_item(bus, "laptop")["device_key"]
@@ -355,7 +328,7 @@ def test_another_user_is_never_offered_the_device(cog, bus, pool):
     pool.configure(device_tracking="always")
     assert sign_in(cog, pool).returncode == 0
     erins = device_item(bus)["device_key"]
-    pool.totp = totp_user(pool, OTHER)
+    pool.totp = pool.add_totp_user(OTHER, PASSWORD)
     before = len(sign_in_requests(pool))
     fred = subprocess.run([cog.binary, "sign-in", "--username", OTHER, "--password-stdin", "--mfa-code", pool.totp.now()],
                           env=cog.env, input=PASSWORD + "\n", capture_output=True, text=True, start_new_session=True,

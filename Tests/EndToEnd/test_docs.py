@@ -53,7 +53,6 @@ import shlex
 import signal
 import sys
 import ssl
-from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
 import pytest
@@ -61,7 +60,7 @@ import pytest
 from conftest import REPO, CogCred, Double, MotoPool
 from fault_server import make_tls_material
 from git_server import Rejected, TokenVerifier, token_from
-from serving import QuietServer, serve_in_background
+from serving import QuietHandler, QuietServer, serve_in_background
 
 DOCS = [REPO / "README.md", *sorted((REPO / "docs").rglob("*.md"))]
 SHELLS = {"sh", "bash", "shell"}
@@ -174,7 +173,7 @@ class API:
         self.rejected = []
         api = self
 
-        class Handler(BaseHTTPRequestHandler):
+        class Handler(QuietHandler):
             def do_GET(self):
                 _, token = token_from(self.headers.get("Authorization"))
                 try:
@@ -186,15 +185,7 @@ class API:
                 except Rejected as e:
                     api.rejected.append(str(e))
                     status, body = 401, {"message": str(e)}
-                data = json.dumps(body).encode() + b"\n"
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def log_message(self, *args):
-                pass
+                self.send(status, "application/json", json.dumps(body).encode() + b"\n")
 
         self.server = QuietServer(("127.0.0.1", 0), Handler)
         context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)

@@ -27,17 +27,13 @@ from pycognito.aws_srp import AWSSRP
 
 from cognito_double import (DEFAULT_CONFIG, MOTO_500_BODY, SRP_K, SRP_N, TARGET_PREFIX, java_double, pad_hex,
                             parse_cognito_timestamp, secret_hash, srp_session_key, srp_verifier)
+from support import b64url, claims, double_admin
 
 CLIENT = DEFAULT_CONFIG["client_id"]
 POOL_ID = DEFAULT_CONFIG["pool_id"]
 PASSWORD = "Sign-Up-Pass-1"
 EMAIL = "dora@example.com"
 SECRET = "s3cr3t-of-the-app-client"
-
-
-def claims(jwt):
-    payload = jwt.split(".")[1]
-    return json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))
 
 
 class Pool:
@@ -77,16 +73,7 @@ class Pool:
         return answer["message"]
 
     def admin(self, path, body=None, status=200):
-        data = None if body is None else json.dumps(body).encode()
-        req = urllib.request.Request(self.url + "_double/" + path, data=data,
-                                     method="GET" if data is None else "POST")
-        try:
-            with urllib.request.urlopen(req, timeout=10) as r:
-                got, answer = r.status, json.loads(r.read())
-        except urllib.error.HTTPError as err:
-            got, answer = err.code, json.loads(err.read())
-        assert got == status, answer
-        return answer
+        return double_admin(self.url, path, body, status)
 
     # The calls most tests make, with the client id filled in.
     def sign_up(self, username=EMAIL, password=PASSWORD, email=EMAIL, **extra):
@@ -395,7 +382,7 @@ def test_change_password_refuses_bad_tokens(pool):
     bad = {
         "garbage": "not-a-jwt",
         "id token": tokens["IdToken"],
-        "forged claims": f"{head}.{base64.urlsafe_b64encode(forged).rstrip(b'=').decode()}.{signature}",
+        "forged claims": f"{head}.{b64url(forged)}.{signature}",
         "bad signature": f"{head}.{body}.{signature[:-4]}AAAA",
     }
     for what, token in bad.items():

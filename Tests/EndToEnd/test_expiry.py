@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from test_core import all_stored, claims, stored
+from support import all_stored, claims, configure_on_double, stored
 
 PASSWORD = "Double-Password-1"
 # One refresh operation: the double offers GetTokensFromRefreshToken, as Cognito does.
@@ -21,8 +21,7 @@ USER = "carol@example.com"
 def session(cog, double, bus):
     """Signed in on the double with tokens that expired an hour ago."""
     double.add_user(USER, PASSWORD)
-    cog.ok("configure", "--user-pool-id", "us-east-1_double", "--client-id", "doubleclient",
-           "--endpoint-url", double.url, "--username", USER)
+    configure_on_double(cog, double.url, "--username", USER)
     cog.remember_secret(PASSWORD)
     double.configure(issued_at_offset=-7200, token_lifetime=3600)
     cog.ok("sign-in", "--password-stdin", input=PASSWORD + "\n")

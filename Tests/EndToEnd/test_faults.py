@@ -13,52 +13,18 @@ import random
 import signal
 import subprocess
 import time
-import urllib.request
 from pathlib import Path
 
 import pytest
 
 import fault_server
 from conftest import Bus, bus_config_without_activation
-from test_core import all_stored, claims, stored
+from support import (all_stored, claims, clear_fault_log, configure_on_double, fault_log, plan, release, stored,
+                     wait_for_request)
 
 PASSWORD = "Fault-Password-1"
 NEW_PASSWORD = "Fault-Password-2"
 USER = "faye@example.com"
-
-
-@pytest.fixture(scope="module")
-def proxy(double_server):
-    server, url, _ = fault_server.start_fault_server(double_server.url)
-    server.url = url
-    yield server
-    server.shutdown()
-    server.server_close()
-
-
-def plan(proxy, *faults):
-    body = json.dumps({"faults": list(faults)}).encode()
-    urllib.request.urlopen(urllib.request.Request(proxy.url + "_fault/plan", data=body), timeout=10).read()
-
-
-def fault_log(proxy):
-    with urllib.request.urlopen(proxy.url + "_fault/log", timeout=10) as r:
-        return json.loads(r.read())
-
-
-def clear_fault_log(proxy):
-    urllib.request.urlopen(urllib.request.Request(proxy.url + "_fault/clear_log", data=b"{}"), timeout=10).read()
-
-
-def wait_for_request(proxy, action):
-    """Until a request for `action` has reached the proxy since the log was
-    last cleared: the log outlives a test, and an earlier request must not
-    count as this one."""
-    for _ in range(500):
-        if any(e["action"] == action for e in fault_log(proxy)):
-            return
-        time.sleep(0.01)
-    raise AssertionError(f"no {action} request reached the proxy")
 
 
 @pytest.fixture
@@ -66,9 +32,8 @@ def session(cog, double, proxy, bus):
     """Signed in through the proxy, with short timeouts so faults cost little time."""
     plan(proxy)
     double.add_user(USER, PASSWORD)
-    cog.ok("configure", "--user-pool-id", "us-east-1_double", "--client-id", "doubleclient",
-           "--endpoint-url", proxy.url, "--username", USER,
-           "--connect-timeout", "1", "--request-timeout", "1", "--command-timeout", "4")
+    configure_on_double(cog, proxy.url, "--username", USER,
+                        "--connect-timeout", "1", "--request-timeout", "1", "--command-timeout", "4")
     cog.remember_secret(PASSWORD, NEW_PASSWORD)
     cog.ok("sign-in", "--password-stdin", input=PASSWORD + "\n")
     cog.remember_secret(*all_stored(bus).values())
@@ -167,16 +132,12 @@ def test_retries_are_quiet_and_bounded_by_the_deadline(cog, bus, session, proxy)
     assert elapsed < 4 + 0.9, elapsed
 
 
-def test_https_with_a_private_ca(cog, bus, double_server, tmp_path):
-    server, url, ca = fault_server.start_fault_server(double_server.url, tls=True, ca_out=str(tmp_path / "ca.pem"))
+def test_https_with_a_private_ca(cog, bus, double, tmp_path):
+    server, url, ca = fault_server.start_fault_server(double.url, tls=True, ca_out=str(tmp_path / "ca.pem"))
     try:
-        Double = __import__("conftest").Double
-        double = Double(double_server.url)
-        double.reset()
         double.add_user(USER, PASSWORD)
         cog.remember_secret(PASSWORD)
-        cog.ok("configure", "--user-pool-id", "us-east-1_double", "--client-id", "doubleclient",
-               "--endpoint-url", url, "--username", USER)
+        configure_on_double(cog, url, "--username", USER)
         untrusted = cog.run("sign-in", "--password-stdin", input=PASSWORD + "\n")
         assert untrusted.returncode == 75
         assert "certificate" in untrusted.stderr and "AWS_CA_BUNDLE" in untrusted.stderr
@@ -268,6 +229,20 @@ def test_kill_9_during_first_sign_in_100_times(cog, bus, session, proxy):
 
 # --- the keyring going away ---------------------------------------------------------------------
 
+def keyring_killed_during_refresh(cog, proxy, private, command, fault):
+    """Runs `cog-cred command` on the `private` bus with `fault` planned for
+    its refresh request, and kills that bus's keyring daemon once the request
+    has reached the proxy (so the keyring has been read); returns the process."""
+    plan(proxy, {**fault, "actions": ["GetTokensFromRefreshToken"]})
+    clear_fault_log(proxy)
+    proc = subprocess.Popen([cog.binary, command], env={**cog.env, **private.env}, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    wait_for_request(proxy, "GetTokensFromRefreshToken")
+    private.keyring.kill()
+    private.keyring.wait(timeout=10)
+    return proc
+
+
 def test_a_keyring_daemon_killed_mid_command(cog, bus, session, proxy, tmp_path):
     # On a bus that restarts nothing on demand, with the session copied over.
     private = Bus(tmp_path / "bus", config_file=bus_config_without_activation(tmp_path / "bus.conf"))
@@ -281,14 +256,8 @@ def test_a_keyring_daemon_killed_mid_command(cog, bus, session, proxy, tmp_path)
         session.configure(issued_at_offset=0)
         assert expired.returncode == 0
         refresh_token = stored(private, "refresh")
-        plan(proxy, {"mode": "delay", "seconds": 0.8, "actions": ["GetTokensFromRefreshToken"]})
-        clear_fault_log(proxy)
-        proc = subprocess.Popen([cog.binary, "token"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                text=True)
-        # Wait until the refresh request is in flight (the keyring has been read).
-        wait_for_request(proxy, "GetTokensFromRefreshToken")
-        private.keyring.kill()
-        private.keyring.wait(timeout=10)
+        # Killed while the refresh request is in flight (the keyring has been read).
+        proc = keyring_killed_during_refresh(cog, proxy, private, "token", {"mode": "delay", "seconds": 0.8})
         code = proc.wait(timeout=20)
         plan(proxy)
         error = proc.stderr.read()
@@ -315,16 +284,10 @@ def test_a_keyring_restarted_while_a_rotated_refresh_token_is_on_its_way_gets_it
         double.configure(rotate_refresh_tokens=True)
         cog.ok("sign-in", "--password-stdin", input=PASSWORD + "\n", env=env)
         before = stored(private, "refresh")
-        plan(proxy, {"mode": "hold", "actions": ["GetTokensFromRefreshToken"]})
-        clear_fault_log(proxy)
-        proc = subprocess.Popen([cog.binary, "refresh"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                text=True)
         # The refresh has read the keyring and its request is held: restart the daemon now.
-        wait_for_request(proxy, "GetTokensFromRefreshToken")
-        private.keyring.kill()
-        private.keyring.wait(timeout=10)
+        proc = keyring_killed_during_refresh(cog, proxy, private, "refresh", {"mode": "hold"})
         private.start_keyring()
-        urllib.request.urlopen(urllib.request.Request(proxy.url + "_fault/release", data=b"{}"), timeout=10).read()
+        release(proxy)
         _, error = proc.communicate(timeout=30)
         assert proc.returncode == 0, error
         assert "could not be stored" not in error
@@ -378,8 +341,7 @@ def test_secrets_never_reach_files_stderr_or_a_childs_argv(cog, bus, double, pro
     cog.env["PATH"] = f"{fake_bin}:{cog.env['PATH']}"
     cog.remember_secret(PASSWORD, NEW_PASSWORD, CLIENT_SECRET)
 
-    cog.ok("configure", "--user-pool-id", "us-east-1_double", "--client-id", "doubleclient",
-           "--endpoint-url", proxy.url, "--username", USER, "--client-secret-stdin", input=CLIENT_SECRET + "\n")
+    configure_on_double(cog, proxy.url, "--username", USER, "--client-secret-stdin", input=CLIENT_SECRET + "\n")
     # Failures and successes of every kind, all checked for leaks by cog.run.
     cog.run("sign-in", "--password-stdin", input="Wrong-Password-1\n")
     cog.ok("sign-in", "--password-stdin", input=PASSWORD + "\n")

@@ -17,7 +17,7 @@ import threading
 import time
 import urllib.error
 import urllib.request
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from pathlib import Path
 
 import boto3
@@ -28,6 +28,8 @@ from cryptography.hazmat.primitives.asymmetric import padding, rsa
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 import git_server  # noqa: E402
+from serving import QuietHandler  # noqa: E402
+from support import b64url, claims  # noqa: E402
 
 REGION = "us-east-1"
 NO_PROXY = urllib.request.build_opener(urllib.request.ProxyHandler({}))
@@ -51,17 +53,9 @@ def _wait_for(url, what):
     raise RuntimeError(f"{what} did not start")
 
 
-def b64url(data: bytes) -> str:
-    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
-
-
-def claims_of(token):
-    return json.loads(git_server.b64url_decode(token.split(".")[1]))
-
-
-def sign(claims, key, kid="dummy"):
+def sign(body, key, kid="dummy"):
     header = {"alg": "RS256", "kid": kid, "typ": "JWT"}
-    signing_input = ".".join(b64url(json.dumps(p, separators=(",", ":")).encode()) for p in (header, claims))
+    signing_input = ".".join(b64url(json.dumps(p, separators=(",", ":")).encode()) for p in (header, body))
     signature = key.sign(signing_input.encode(), padding.PKCS1v15(), hashes.SHA256())
     return f"{signing_input}.{b64url(signature)}"
 
@@ -297,7 +291,7 @@ def test_curl_bearer_gets_refs_and_no_token_gets_both_challenges(server, pool):
     log = git_log(server)
     assert [(e["scheme"], e["status"]) for e in log] == [
         ("Bearer", 200), ("Bearer", 200), (None, 401), ("Basic", 200), ("Bearer", 200), ("Bearer", 404)]
-    assert {e["jti"] for e in log if e["scheme"]} == {claims_of(token)["jti"]}
+    assert {e["jti"] for e in log if e["scheme"]} == {claims(token)["jti"]}
     assert all(e["username"] == pool.username for e in log if e["status"] == 200)
     assert token not in json.dumps(log)
 
@@ -328,7 +322,7 @@ def test_clone_and_push_with_a_credential_helper(server, client, tmp_path, pool)
         ("POST", "Basic", 200)]                                         # receive-pack
     assert [e["path"] for e in log if e["method"] == "POST"] == [
         "/project.git/git-upload-pack", "/project.git/git-upload-pack", "/project.git/git-receive-pack"]
-    assert {e["jti"] for e in log if e["scheme"]} == {claims_of(token)["jti"]}
+    assert {e["jti"] for e in log if e["scheme"]} == {claims(token)["jti"]}
 
     calls = helper.calls()
     assert [a for a, _ in calls] == ["get", "store", "get", "store"]
@@ -342,7 +336,7 @@ def test_clone_and_push_with_a_credential_helper(server, client, tmp_path, pool)
 
 def _bad_tokens(pool):
     real = pool.sign_in()
-    good = claims_of(real["AccessToken"])
+    good = claims(real["AccessToken"])
     key = moto_private_key()
     assert git_server.TokenVerifier(pool.jwks_url, [pool.issuer], pool.client_id).verify(sign(good, key))
     head, body, sig = real["AccessToken"].split(".")
@@ -388,8 +382,8 @@ def test_revoked_token_is_refused_and_a_new_one_works(server, client, tmp_path, 
     env, helper, run_git = client
     token = (helper.dir / "token").read_text()
     run_git("clone", "-q", server.base_url + "project.git", str(tmp_path / "clone"))
-    assert admin(server, "accepted") == {"jtis": [claims_of(token)["jti"]]}
-    assert admin(server, "revoke", {"jti": claims_of(token)["jti"]}) == {"revoked": [claims_of(token)["jti"]]}
+    assert admin(server, "accepted") == {"jtis": [claims(token)["jti"]]}
+    assert admin(server, "revoke", {"jti": claims(token)["jti"]}) == {"revoked": [claims(token)["jti"]]}
     helper.reset()
 
     proc = run_git("fetch", cwd=tmp_path / "clone", check=False)
@@ -444,18 +438,10 @@ def test_large_push_is_chunked_and_large_fetch_request_is_gzipped(server, client
     assert any(e["content_encoding"] == "gzip" and e["status"] == 200 for e in upload), upload
 
 
-class _Jwks(BaseHTTPRequestHandler):
+class _Jwks(QuietHandler):
     def do_GET(self):
         self.server.fetches += 1
-        body = json.dumps({"keys": self.server.keys}).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *args):
-        pass
+        self.send(200, "application/json", json.dumps({"keys": self.server.keys}).encode())
 
 
 def _jwk(key, kid):

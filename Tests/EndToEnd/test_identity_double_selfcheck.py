@@ -8,7 +8,6 @@ cog-cred would: AWS JSON 1.1 requests with X-Amz-Target
 AWSCognitoIdentityService.<Action>, and STS's form POST, unsigned. Expiry is
 tested with configured lifetimes and issued_at_offset, never by sleeping.
 """
-import base64
 import calendar
 import json
 import re
@@ -23,6 +22,7 @@ from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import padding, rsa
 
 from cognito_double import DEFAULT_CONFIG, IDENTITY_TARGET_PREFIX, TARGET_PREFIX, java_double
+from support import b64url, b64url_decode, claims, double_admin
 
 CLIENT = DEFAULT_CONFIG["client_id"]
 POOL_ID = DEFAULT_CONFIG["pool_id"]
@@ -35,18 +35,6 @@ STS_NS = "{https://sts.amazonaws.com/doc/2011-06-15/}"
 MISCONFIGURED = "Invalid identity pool configuration. Check assigned IAM roles for this pool."
 DENIED = "Not authorized to perform sts:AssumeRoleWithWebIdentity"
 FORM = "application/x-www-form-urlencoded"
-
-
-def b64url(data: bytes) -> str:
-    return base64.urlsafe_b64encode(data).rstrip(b"=").decode("ascii")
-
-
-def b64url_decode(text: str) -> bytes:
-    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
-
-
-def claims(jwt):
-    return json.loads(b64url_decode(jwt.split(".")[1]))
 
 
 def sign_with(key, header, body) -> str:
@@ -100,15 +88,7 @@ class Client:
         return status, got.get("Content-Type"), body.decode()
 
     def admin(self, path, body=None, status=200):
-        data = None if body is None else json.dumps(body).encode()
-        req = urllib.request.Request(self.url + "_double/" + path, data=data, method="GET" if data is None else "POST")
-        try:
-            with urllib.request.urlopen(req, timeout=10) as r:
-                got, answer = r.status, json.loads(r.read())
-        except urllib.error.HTTPError as err:
-            got, answer = err.code, json.loads(err.read())
-        assert got == status, answer
-        return answer
+        return double_admin(self.url, path, body, status)
 
     def configure(self, **config):
         return self.admin("config", config)

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 import git_server
-from test_core import claims, stored
+from support import claims, stored
 
 
 @pytest.fixture

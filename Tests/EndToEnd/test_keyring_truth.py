@@ -25,19 +25,17 @@ session, moto and the project's Cognito double, and check that:
   refresh cannot write tokens back after it.
 """
 import json
-import os
 import re
 import shutil
 import subprocess
 import time
-import urllib.request
 from pathlib import Path
 
 import pytest
 
-from conftest import Bus, MotoPool, boto_client
-from test_core import all_stored, claims, stored
-from test_faults import fault_log, plan, proxy  # noqa: F401  (proxy is a fixture)
+from conftest import MotoPool
+from support import (all_stored, claims, cli_path, clear_fault_log, configure_on_double, fault_log, holding_lock,
+                     lock_collection, plan, poll, run, stored, waiting_on_lock)
 
 GIT_HOST = "git.example.com"
 GIT_REQUEST = f"protocol=https\nhost={GIT_HOST}\n\n"
@@ -65,17 +63,6 @@ READS = {
 
 # --- helpers -------------------------------------------------------------------------------
 
-def cli_path(binary):
-    return str(Path(binary).resolve().parent / "cog-cred-cli")
-
-
-def run(program, args, env, input=None, stdout=subprocess.PIPE, timeout=60):
-    """Runs `program` (any binary or link: argv[0] is its path) as `cog.run` runs cog-cred."""
-    env = {k: v for k, v in env.items() if v is not None}
-    return subprocess.run([program, *args], input=input, stdout=stdout, stderr=subprocess.PIPE, text=True, env=env,
-                          timeout=timeout)
-
-
 def configure_and_sign_in(cog, pool):
     """The `default` profile on `pool`, answering git for GIT_HOST and docker for REGISTRY, signed in."""
     cog.ok("configure", "--user-pool-id", pool.pool_id, "--client-id", pool.client_id, "--endpoint-url", pool.url,
@@ -84,32 +71,10 @@ def configure_and_sign_in(cog, pool):
     cog.ok("sign-in", "--password-stdin", input=pool.password + "\n")
 
 
-def lock_collection(bus):
-    result = subprocess.run(
-        ["dbus-send", "--session", "--print-reply", "--dest=org.freedesktop.secrets", "/org/freedesktop/secrets",
-         "org.freedesktop.Secret.Service.Lock", "array:objpath:/org/freedesktop/secrets/collection/login"],
-        env={**os.environ, **bus.env}, capture_output=True, text=True, timeout=30)
-    assert result.returncode == 0, result.stderr
-
-
 def bound(pool_id, client_id, kind, profile="default"):
     """The attributes cog-cred gives an item now."""
     return {"service": "cog-cred", "profile": profile, "kind": kind, "user-pool-id": pool_id,
             "client-id": client_id, "xdg:schema": BOUND_SCHEMA}
-
-
-def lookup_exact(bus, kind, profile="default"):
-    """The stored secret byte for byte (secret-tool lookup adds no newline)."""
-    result = bus.secret_tool("lookup", "service", "cog-cred", "profile", profile, "kind", kind)
-    return result.stdout if result.returncode == 0 else None
-
-
-def moto_tokens(pool):
-    """A fresh, valid set of tokens for the pool's user, straight from moto."""
-    result = boto_client(pool.url).initiate_auth(
-        ClientId=pool.client_id, AuthFlow="USER_PASSWORD_AUTH",
-        AuthParameters={"USERNAME": pool.username, "PASSWORD": pool.password})
-    return result["AuthenticationResult"]
 
 
 def edit_profile(cog, **changes):
@@ -129,15 +94,6 @@ def assert_fails(result, code, phrase, what):
     assert result.returncode == code, (what, result.returncode, result.stderr)
     assert phrase in result.stderr, (what, result.stderr)
     assert result.stdout == "", (what, result.stdout)
-
-
-@pytest.fixture
-def own_bus(cog, tmp_path):
-    """A private D-Bus session and gnome-keyring for this test alone (free to lock)."""
-    private = Bus(tmp_path / "own-bus")
-    cog.env.update(private.env)
-    yield private
-    private.stop()
 
 
 @pytest.fixture
@@ -186,7 +142,7 @@ def test_items_deleted_by_another_program_mean_not_signed_in_at_once(cog, bus, e
 
 def test_an_item_replaced_by_another_program_is_served_on_the_next_call(cog, bus, signed_in):
     old = cog.ok("token").stdout.strip()
-    new = moto_tokens(signed_in)["AccessToken"]
+    new = signed_in.fresh_tokens()["AccessToken"]
     cog.remember_secret(old, new)
     assert new != old
     bus.store(bound(signed_in.pool_id, signed_in.client_id, "access"), new, label="replaced by another program")
@@ -201,7 +157,7 @@ def test_another_programs_item_with_the_same_attributes_loses_to_cog_creds_and_g
     (Stored without a schema, gnome-keyring replaces cog-cred's item instead:
     the test above.)"""
     ours = cog.ok("token").stdout.strip()
-    theirs = moto_tokens(signed_in)["AccessToken"]
+    theirs = signed_in.fresh_tokens()["AccessToken"]
     cog.remember_secret(theirs)
     attributes = {k: v for k, v in bound(signed_in.pool_id, signed_in.client_id, "access").items() if k != "xdg:schema"}
     bus.store({**attributes, "xdg:schema": "org.example.OtherTool"}, theirs, label="another program's")
@@ -216,12 +172,12 @@ def test_another_programs_item_with_the_same_attributes_loses_to_cog_creds_and_g
 
 def test_a_stored_value_that_is_not_a_token_is_never_handed_out(cog, bus, signed_in):
     cog.ok("configure", "--git-url", f"https://{GIT_HOST}/")
-    valid = moto_tokens(signed_in)["AccessToken"]
+    valid = signed_in.fresh_tokens()["AccessToken"]
     evil = f"{valid}\npassword=evil"
     attributes = bound(signed_in.pool_id, signed_in.client_id, "access")
 
     bus.store(attributes, evil, label="tampered")
-    assert lookup_exact(bus, "access") == evil  # stored as is, newline and all
+    assert stored(bus, "access") == evil  # stored as is, newline and all
     token = cog.run("token")
     assert token.returncode == 0, token.stderr
     assert "evil" not in token.stdout
@@ -229,7 +185,7 @@ def test_a_stored_value_that_is_not_a_token_is_never_handed_out(cog, bus, signed
     assert printed.endswith("\n") and printed.count("\n") == 1
     assert TOKEN_SHAPE.fullmatch(printed.strip()), printed
     # A refresh with the good refresh token replaced the bad value.
-    assert printed.strip() == lookup_exact(bus, "access")
+    assert printed.strip() == stored(bus, "access")
 
     for args in (["git-credential", "--profile", "default", "get"], ["git-credential", "get"]):
         bus.store(attributes, evil, label="tampered")
@@ -238,7 +194,7 @@ def test_a_stored_value_that_is_not_a_token_is_never_handed_out(cog, bus, signed
         assert "evil" not in answer.stdout, answer.stdout
         lines = answer.stdout.splitlines()
         assert [line for line in lines if line.startswith("password=")] == \
-            [f"password={lookup_exact(bus, 'access')}"]
+            [f"password={stored(bus, 'access')}"]
 
 
 # --- 4. bound to the pool and the app client ------------------------------------------------------
@@ -246,8 +202,7 @@ def test_a_stored_value_that_is_not_a_token_is_never_handed_out(cog, bus, signed
 def sign_in_on_double(cog, bus, double, url, username, password):
     """The `default` profile on the double's pool at `url`, signed in as a new user."""
     double.add_user(username, password)
-    cog.ok("configure", "--user-pool-id", "us-east-1_double", "--client-id", "doubleclient",
-           "--endpoint-url", url, "--username", username)
+    configure_on_double(cog, url, "--username", username)
     cog.remember_secret(password)
     cog.ok("sign-in", "--password-stdin", input=password + "\n")
     cog.remember_secret(*all_stored(bus).values())
@@ -297,7 +252,7 @@ def test_tokens_whose_claims_name_another_pool_are_refused(cog, bus, signed_in, 
     # Items bound (by their attributes) to this profile's pool and client,
     # holding valid tokens that another pool issued.
     elsewhere = MotoPool(moto.url)
-    foreign = moto_tokens(elsewhere)
+    foreign = elsewhere.fresh_tokens()
     cog.remember_secret(foreign["AccessToken"], foreign["IdToken"])
     assert claims(foreign["AccessToken"])["iss"].endswith("/" + elsewhere.pool_id)
     bus.store(bound(signed_in.pool_id, signed_in.client_id, "access"), foreign["AccessToken"])
@@ -427,7 +382,7 @@ def test_the_front_answers_a_fresh_token_without_cog_cred_cli(cog, bus, signed_i
     assert not (alone / "cog-cred-cli").exists() and not (tmp_path / "lib").exists()
     token = run(str(front), ["token"], cog.env)
     assert token.returncode == 0, token.stderr
-    assert token.stdout == lookup_exact(bus, "access") + "\n"
+    assert token.stdout == stored(bus, "access") + "\n"
     header = run(str(front), ["get-header"], cog.env)
     assert header.returncode == 0, header.stderr
     for args in (["refresh"], ["status"], ["token", "--min-ttl", "4000"]):
@@ -459,7 +414,7 @@ HELD_FOR = 2.0  # seconds the proxy holds the refresh request before passing it 
 
 
 @pytest.fixture
-def through_proxy(cog, bus, double, proxy):  # noqa: F811  (proxy is the fixture imported above)
+def through_proxy(cog, bus, double, proxy):
     """Signed in against the double through the fault proxy, with the default timeouts."""
     plan(proxy)
     sign_in_on_double(cog, bus, double, proxy.url, "sid@example.com", "Proxy-Password-1")
@@ -467,40 +422,10 @@ def through_proxy(cog, bus, double, proxy):  # noqa: F811  (proxy is the fixture
     plan(proxy)
 
 
-def poll(predicate, what, seconds=20):
-    """Waits for a state to be reached (readiness polling, not a timing guess)."""
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.005)
-    raise AssertionError(f"timed out waiting for {what}")
-
-
-def lock_state(pid, lock_file):
-    """"holding" or "waiting" ("->" in /proc/locks: blocked in flock) when
-    `pid` has a lock entry on `lock_file`, else None."""
-    inode = os.stat(lock_file).st_ino
-    for line in Path("/proc/locks").read_text().splitlines():
-        fields = line.split()
-        if str(pid) in fields and any(f.endswith(f":{inode}") for f in fields):
-            return "waiting" if "->" in fields else "holding"
-    return None
-
-
-def waiting_on_lock(pid, lock_file):
-    return lock_state(pid, lock_file) == "waiting"
-
-
-def holding_lock(pid, lock_file):
-    return lock_state(pid, lock_file) == "holding"
-
-
 @pytest.mark.parametrize("form", [["--local"], [], ["--global"]], ids=["local", "revoke", "global"])
-def test_sign_out_waits_for_a_refresh_in_flight(cog, bus, through_proxy, proxy, form):  # noqa: F811
+def test_sign_out_waits_for_a_refresh_in_flight(cog, bus, through_proxy, proxy, form):
     lock_file = cog.home / ".local" / "state" / "cog-cred" / "locks" / "default.lock"
-    urllib.request.urlopen(urllib.request.Request(proxy.url + "_fault/clear_log", data=b"{}"), timeout=10).read()
+    clear_fault_log(proxy)
     plan(proxy, {"mode": "delay", "seconds": HELD_FOR, "actions": REFRESH_ACTIONS})
     popen = dict(env=cog.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     refresh = subprocess.Popen([cog.binary, "refresh"], **popen)

@@ -9,7 +9,6 @@ hands the address to the test, which opens it in the selenium session, so
 the real browser follows the managed login's redirect to cog-cred's
 loopback listener exactly as a desktop browser would.
 """
-import base64
 import json
 import os
 import re
@@ -23,16 +22,11 @@ import urllib.request
 import pytest
 
 from conftest import free_port, wait_until
-from test_core import stored
+from support import NoRedirects, claims, configure_on_double, stored
 
 USER = "mia@example.com"
 PASSWORD = "Browser-Password-7"
 CLIENT_SECRET = "machine-secret-0123456789abcdef"
-
-
-def claims(jwt):
-    payload = jwt.split(".")[1]
-    return json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))
 
 
 def items(bus):
@@ -68,9 +62,8 @@ def domain(cog, double):
     callback = f"http://localhost:{free_port()}/callback"
     double.configure(callback_urls=[callback], logout_urls=["http://localhost:9/signed-out"])
     double.add_user(USER, PASSWORD)
-    cog.ok("configure", "--user-pool-id", "us-east-1_double", "--client-id", "doubleclient",
-           "--endpoint-url", double.url, "--domain", double.url, "--auth-flow", "browser",
-           "--redirect-uri", callback, "--logout-uri", "http://localhost:9/signed-out")
+    configure_on_double(cog, double.url, "--domain", double.url, "--auth-flow", "browser",
+                        "--redirect-uri", callback, "--logout-uri", "http://localhost:9/signed-out")
     cog.remember_secret(PASSWORD)
     double.callback = callback
     return double
@@ -137,11 +130,6 @@ def test_a_real_browser_signs_in_and_the_session_works(cog, bus, domain, browser
     assert redirected.value.code == 302 and redirected.value.headers["Location"] == "http://localhost:9/signed-out"
     # The revoked refresh token is dead at the domain.
     assert domain_token(domain, grant_type="refresh_token", refresh_token=refresh_token)[0] == 400
-
-
-class NoRedirects(urllib.request.HTTPRedirectHandler):
-    def redirect_request(self, *args, **kwargs):
-        return None
 
 
 def domain_token(domain, **form):
@@ -367,9 +355,8 @@ def machine(cog, double):
     double.configure(client_secret=CLIENT_SECRET, oauth_flows=["code", "client_credentials"],
                      custom_scopes=["orders/read", "orders/write"])
     cog.remember_secret(CLIENT_SECRET)
-    cog.ok("configure", "--user-pool-id", "us-east-1_double", "--client-id", "doubleclient",
-           "--endpoint-url", double.url, "--domain", double.url, "--grant", "client-credentials",
-           "--scopes", "orders/read", "--client-secret-stdin", input=CLIENT_SECRET + "\n")
+    configure_on_double(cog, double.url, "--domain", double.url, "--grant", "client-credentials",
+                        "--scopes", "orders/read", "--client-secret-stdin", input=CLIENT_SECRET + "\n")
     return double
 
 

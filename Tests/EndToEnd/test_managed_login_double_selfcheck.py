@@ -17,14 +17,14 @@ import secrets
 import urllib.error
 import urllib.parse
 import urllib.request
-from http.server import BaseHTTPRequestHandler
 
 import pytest
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import padding, rsa
 
 from cognito_double import DEFAULT_CONFIG, TARGET_PREFIX
-from serving import QuietServer, serve_in_background
+from serving import QuietHandler, QuietServer, serve_in_background
+from support import NoRedirects, b64url, b64url_decode, claims
 
 CLIENT = DEFAULT_CONFIG["client_id"]
 POOL_ID = DEFAULT_CONFIG["pool_id"]
@@ -40,19 +40,10 @@ LOGOUT = "http://127.0.0.1:9/signed-out"
 STATE = "st/a te&x=1+%41é"
 
 
-def b64url(data: bytes) -> str:
-    return base64.urlsafe_b64encode(data).rstrip(b"=").decode("ascii")
-
-
 def pkce():
     """(code_verifier, its S256 code_challenge), as RFC 7636 4.1-4.2."""
     verifier = secrets.token_urlsafe(48)  # 64 characters of the allowed alphabet
     return verifier, b64url(hashlib.sha256(verifier.encode()).digest())
-
-
-def claims(jwt):
-    payload = jwt.split(".")[1]
-    return json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))
 
 
 def query_of(location):
@@ -64,11 +55,6 @@ def basic(client_id, secret, encode=True):
     if encode:
         client_id, secret = urllib.parse.quote_plus(client_id), urllib.parse.quote_plus(secret)
     return "Basic " + base64.b64encode(f"{client_id}:{secret}".encode()).decode()
-
-
-class NoRedirects(urllib.request.HTTPRedirectHandler):
-    def redirect_request(self, *args, **kwargs):
-        return None  # a 302 comes back as it is, to be read
 
 
 # No proxy from the environment for loopback, and no following of redirects.
@@ -197,13 +183,13 @@ class Domain:
 
     def verify(self, jwt):
         """The claims of a token whose RS256 signature the pool's JWKS verifies."""
-        header = json.loads(base64.urlsafe_b64decode(jwt.split(".")[0] + "=="))
+        header = json.loads(b64url_decode(jwt.split(".")[0]))
         jwks = self.request(f"{POOL_ID}/.well-known/jwks.json").json
         key = next(k for k in jwks["keys"] if k["kid"] == header["kid"])
-        number = lambda v: int.from_bytes(base64.urlsafe_b64decode(v + "=" * (-len(v) % 4)), "big")  # noqa: E731
+        number = lambda v: int.from_bytes(b64url_decode(v), "big")  # noqa: E731
         public = rsa.RSAPublicNumbers(number(key["e"]), number(key["n"])).public_key()
         signing_input, _, signature = jwt.rpartition(".")
-        public.verify(base64.urlsafe_b64decode(signature + "=" * (-len(signature) % 4)), signing_input.encode(),
+        public.verify(b64url_decode(signature), signing_input.encode(),
                       padding.PKCS1v15(), hashes.SHA256())
         found = claims(jwt)
         assert found["iss"] == self.url + POOL_ID  # the issuer status --verify expects
@@ -819,19 +805,12 @@ class Callback:
     def __init__(self):
         hits = self.hits = []
 
-        class Handler(BaseHTTPRequestHandler):
+        class Handler(QuietHandler):
             def do_GET(self):
                 if self.path.startswith("/callback"):  # not the browser's own /favicon.ico
                     hits.append(self.path)
-                body = b'<!doctype html><title>Signed in</title><p id="done">You can close this window.</p>'
-                self.send_response(200)
-                self.send_header("Content-Type", "text/html; charset=utf-8")
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            def log_message(self, *args):
-                pass
+                self.send(200, "text/html; charset=utf-8",
+                          b'<!doctype html><title>Signed in</title><p id="done">You can close this window.</p>')
 
         self.server = QuietServer(("127.0.0.1", 0), Handler)
         serve_in_background(self.server, "callback")

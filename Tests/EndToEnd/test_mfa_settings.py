@@ -10,6 +10,8 @@ import subprocess
 import pyotp
 import pytest
 
+from support import configure_on_double
+
 PASSWORD = "Mfa-Password-1"
 USER = "erin@example.com"
 NONE = {"enabled": False, "preferred": False}
@@ -17,8 +19,7 @@ NONE = {"enabled": False, "preferred": False}
 
 @pytest.fixture
 def profile(cog, bus, double):
-    cog.ok("configure", "--user-pool-id", "us-east-1_double", "--client-id", "doubleclient",
-           "--endpoint-url", double.url, "--username", USER, "--auth-flow", "password")
+    configure_on_double(cog, double.url, "--username", USER, "--auth-flow", "password")
     cog.remember_secret(PASSWORD)
     double.admin("users", {"username": USER, "password": PASSWORD,
                            "attributes": {"email": USER, "phone_number": "+15555550123"}})

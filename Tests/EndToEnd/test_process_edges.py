@@ -13,13 +13,12 @@ can do to cog-cred from outside its code.
 import fcntl
 import os
 import shutil
-import stat
 import subprocess
 from pathlib import Path
 
 import pytest
 
-from test_keyring_truth import poll, waiting_on_lock
+from support import poll, waiting_on_lock
 
 NOBODY = 65534
 

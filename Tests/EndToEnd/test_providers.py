@@ -11,11 +11,10 @@ import json
 import shutil
 import subprocess
 
-import pyotp
 import pytest
 
 from conftest import Bus, CogCred, wait_until
-from test_keyring_truth import lock_collection
+from support import configure_on_double, lock_collection
 from keepassxc_provider import KeePassXC
 from kwallet_provider import KWallet
 
@@ -71,8 +70,7 @@ def provider(request, binary, double, tmp_path):
                            "LANG": "C.UTF-8", **keyring.env}, home)
     double.add_user(USER, PASSWORD)
     cog.remember_secret(PASSWORD)
-    cog.ok("configure", "--user-pool-id", "us-east-1_double", "--client-id", "doubleclient",
-           "--endpoint-url", double.url, "--username", USER, "--git-url", f"https://{GIT_HOST}/")
+    configure_on_double(cog, double.url, "--username", USER, "--git-url", f"https://{GIT_HOST}/")
     yield request.param, keyring, cog
     keyring.stop()
 
@@ -147,8 +145,7 @@ def test_a_remembered_device_with_real_git_then_taken_away(provider, double, tmp
     refuses a device's session without it)."""
     name, keyring, cog = provider
     double.configure(device_tracking="always")
-    totp = pyotp.TOTP(pyotp.random_base32())
-    double.admin("users", {"username": USER, "password": PASSWORD, "mfa": "totp", "totp_secret": totp.secret})
+    totp = double.add_totp_user(USER, PASSWORD)
 
     def sign_in(*flags):
         return subprocess.run([cog.binary, "sign-in", "--password-stdin", *flags], env=cog.env, input=PASSWORD + "\n",
@@ -212,8 +209,7 @@ def signed_in_cog(binary, double, keyring, tmp_path):
                            "LANG": "C.UTF-8", **keyring.env}, home)
     double.add_user(USER, PASSWORD)
     cog.remember_secret(PASSWORD)
-    cog.ok("configure", "--user-pool-id", "us-east-1_double", "--client-id", "doubleclient",
-           "--endpoint-url", double.url, "--username", USER)
+    configure_on_double(cog, double.url, "--username", USER)
     cog.ok("sign-in", "--password-stdin", input=PASSWORD + "\n")
     return cog
 

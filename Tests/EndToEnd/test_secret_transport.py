@@ -8,7 +8,6 @@ watching the bus with dbus-monitor, and the encrypted one against
 gnome-keyring's own implementation: what cog-cred stores encrypted,
 secret-tool (libsecret, its own session) reads back, and the other way round.
 """
-import base64
 import json
 import subprocess
 import time
@@ -16,8 +15,7 @@ import time
 import pytest
 
 from conftest import Bus, wait_until
-from test_core import stored
-from test_unlock import locked_service  # noqa: F401 (a fixture)
+from support import claims, configure_on_double, stored
 
 USER = "transport@example.com"
 PASSWORD = "Transport-Password-7"
@@ -55,8 +53,7 @@ class Monitor:
 
 def sign_in(cog, double, env):
     double.add_user(USER, PASSWORD)
-    cog.ok("configure", "--user-pool-id", "us-east-1_double", "--client-id", "doubleclient",
-           "--endpoint-url", double.url, "--username", USER, env=env)
+    configure_on_double(cog, double.url, "--username", USER, env=env)
     cog.remember_secret(PASSWORD)
     cog.ok("sign-in", "--password-stdin", input=PASSWORD + "\n", env=env)
 
@@ -117,7 +114,7 @@ def test_on_any_other_bus_secrets_travel_encrypted(cog, double, tmp_path, monkey
         assert json.loads(cog.run("status", "--json", env=env).stdout).get("access_token_expires_at") is None
         secret_tool("store", "--label=x", *[a for pair in item["attributes"].items() for a in pair], input=token)
         status = json.loads(cog.ok("status", "--json", env=env).stdout)
-        exp = json.loads(base64.urlsafe_b64decode(token.split(".")[1] + "==="))["exp"]
+        exp = claims(token)["exp"]
         assert status["access_token_expires_at"] == time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(exp))
     finally:
         private.stop()

@@ -7,7 +7,6 @@ whose SRP server keeps a real verifier and rejects a wrong password, whose
 TOTP codes are real RFC 6238 codes, and which rotates and revokes. moto is
 used for what it does serve: its JWKS, to verify real RS256 signatures.
 """
-import base64
 import json
 import re
 import shutil
@@ -16,7 +15,7 @@ import subprocess
 import pyotp
 import pytest
 
-from test_core import all_stored, claims, stored
+from support import all_stored, b64url, claims, configure_on_double, no_terminal, on_terminal, stored
 
 PASSWORD = "Srp-Password-1"
 NEW_PASSWORD = "Srp-Password-2"
@@ -25,20 +24,13 @@ USER = "erin@example.com"
 
 @pytest.fixture
 def profile(cog, double):
-    cog.ok("configure", "--user-pool-id", "us-east-1_double", "--client-id", "doubleclient",
-           "--endpoint-url", double.url, "--username", USER)
+    configure_on_double(cog, double.url, "--username", USER)
     cog.remember_secret(PASSWORD, NEW_PASSWORD)
     return double
 
 
 def auth_flows(double):
     return [r["auth_flow"] for r in double.stats()["requests"] if r["action"] == "InitiateAuth"]
-
-
-def no_terminal(cog, *args, input=None):
-    """Runs the binary without a controlling terminal, as in a script or CI."""
-    return subprocess.run([cog.binary, *args], env=cog.env, capture_output=True, text=True, input=input,
-                          start_new_session=True, timeout=60)
 
 
 # --- SRP ------------------------------------------------------------------------------
@@ -108,30 +100,15 @@ def test_new_password_required_scripted(cog, bus, profile):
 
 
 def test_new_password_required_interactive(cog, bus, profile):
-    pexpect = pytest.importorskip("pexpect")
     profile.admin("users", {"username": USER, "password": PASSWORD, "force_change_password": True})
-    child = pexpect.spawn(cog.binary, ["sign-in"], env=cog.env, encoding="utf-8", timeout=30)
-    child.expect("Password for erin@example.com: ")
-    child.sendline(PASSWORD)
-    child.expect("New password: ")
-    child.sendline(NEW_PASSWORD)
-    child.expect("Repeat it: ")
-    child.sendline(NEW_PASSWORD)
-    child.expect(pexpect.EOF)
-    child.close()
-    assert child.exitstatus == 0, child.before
-    assert NEW_PASSWORD not in child.before and PASSWORD not in child.before
+    shown = on_terminal(cog, ["sign-in"], ("Password for erin@example.com: ", PASSWORD),
+                        ("New password: ", NEW_PASSWORD), ("Repeat it: ", NEW_PASSWORD))
+    assert NEW_PASSWORD not in shown and PASSWORD not in shown
     assert stored(bus, "refresh")
 
 
-def totp_user(profile):
-    secret = pyotp.random_base32()
-    profile.admin("users", {"username": USER, "password": PASSWORD, "mfa": "totp", "totp_secret": secret})
-    return pyotp.TOTP(secret)
-
-
 def test_authenticator_code_scripted(cog, bus, profile):
-    totp = totp_user(profile)
+    totp = profile.add_totp_user(USER, PASSWORD)
     missing = no_terminal(cog, "sign-in", "--password-stdin", input=PASSWORD + "\n")
     assert missing.returncode == 77 and "--mfa-code" in missing.stderr
     wrong = cog.run("sign-in", "--password-stdin", "--mfa-code", "000000" if totp.now() != "000000" else "111111",
@@ -143,34 +120,18 @@ def test_authenticator_code_scripted(cog, bus, profile):
 
 
 def test_authenticator_code_interactive(cog, bus, profile):
-    pexpect = pytest.importorskip("pexpect")
-    totp = totp_user(profile)
-    child = pexpect.spawn(cog.binary, ["sign-in"], env=cog.env, encoding="utf-8", timeout=30)
-    child.expect("Password for")
-    child.sendline(PASSWORD)
-    child.expect("authenticator app: ")
-    child.sendline(totp.now())
-    child.expect(pexpect.EOF)
-    child.close()
-    assert child.exitstatus == 0, child.before
+    totp = profile.add_totp_user(USER, PASSWORD)
+    on_terminal(cog, ["sign-in"], ("Password for", PASSWORD), ("authenticator app: ", totp.now))
     assert stored(bus, "refresh")
 
 
 def test_sms_code_scripted_and_interactive(cog, bus, profile):
-    pexpect = pytest.importorskip("pexpect")
     profile.admin("users", {"username": USER, "password": PASSWORD, "mfa": "sms"})
     missing = no_terminal(cog, "sign-in", "--password-stdin", input=PASSWORD + "\n")
     assert missing.returncode == 77 and "--mfa-code" in missing.stderr
 
-    child = pexpect.spawn(cog.binary, ["sign-in"], env=cog.env, encoding="utf-8", timeout=30)
-    child.expect("Password for")
-    child.sendline(PASSWORD)
-    child.expect("sent by SMS")
-    child.expect(": ")
-    child.sendline(profile.codes(USER)["sms"])
-    child.expect(pexpect.EOF)
-    child.close()
-    assert child.exitstatus == 0, child.before
+    on_terminal(cog, ["sign-in"], ("Password for", PASSWORD), ("sent by SMS", None),
+                (": ", lambda: profile.codes(USER)["sms"]))
     cog.ok("sign-out", "--local")
 
     # Scripted: the code exists only once the SMS is sent, so `--mfa-code -`
@@ -193,7 +154,6 @@ def email_user(profile, mfa="email"):
 
 @pytest.mark.parametrize("challenge", ["EMAIL_OTP", "EMAIL_MFA"])
 def test_email_code_scripted_and_interactive(cog, bus, profile, challenge):
-    pexpect = pytest.importorskip("pexpect")
     profile.configure(email_mfa_challenge=challenge)
     email_user(profile)
     missing = no_terminal(cog, "sign-in", "--password-stdin", input=PASSWORD + "\n")
@@ -201,14 +161,8 @@ def test_email_code_scripted_and_interactive(cog, bus, profile, challenge):
     assert all_stored(bus)["refresh"] is None
 
     # On the terminal: where the code went (masked, as Cognito says it), then the code.
-    child = pexpect.spawn(cog.binary, ["sign-in"], env=cog.env, encoding="utf-8", timeout=30)
-    child.expect("Password for")
-    child.sendline(PASSWORD)
-    child.expect(r"sent by email to e\*\*\*@e\*\*\*: ")
-    child.sendline(profile.codes(USER)["email"])
-    child.expect(pexpect.EOF)
-    child.close()
-    assert child.exitstatus == 0, child.before
+    on_terminal(cog, ["sign-in"], ("Password for", PASSWORD),
+                (r"sent by email to e\*\*\*@e\*\*\*: ", lambda: profile.codes(USER)["email"]))
     cog.ok("sign-out", "--local")
 
     # A wrong code: refused, nothing stored.
@@ -419,8 +373,7 @@ def test_sign_out_revokes_the_refresh_token(cog, bus, profile):
 
 def test_global_sign_out_ends_every_session(cog, bus, profile):
     signed_in(cog, profile)
-    cog.ok("configure", "--profile", "laptop", "--user-pool-id", "us-east-1_double", "--client-id", "doubleclient",
-           "--endpoint-url", profile.url, "--username", USER)
+    configure_on_double(cog, profile.url, "--username", USER, profile="laptop")
     cog.ok("sign-in", "--profile", "laptop", "--password-stdin", input=PASSWORD + "\n")
     cog.ok("sign-out", "--global")
     assert profile.calls("GlobalSignOut") == 1
@@ -467,7 +420,7 @@ def test_status_verify_checks_signatures_against_the_endpoints_keys(cog, bus, pr
     header, payload, signature = stored(bus, "access").split(".")
     body = claims(stored(bus, "access"))
     body["username"] = "mallory"
-    forged = base64.urlsafe_b64encode(json.dumps(body).encode()).decode().rstrip("=")
+    forged = b64url(json.dumps(body).encode())
     (item,) = bus.items(service="cog-cred", profile="default", kind="access")
     bus.store(item["attributes"], f"{header}.{forged}.{signature}", label="forged")
     tampered = cog.run("status", "--verify")

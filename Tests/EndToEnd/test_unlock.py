@@ -8,51 +8,13 @@ Against a stand-in whose prompt completes or is dismissed
 (locked_secret_service.py), and against the real headless gnome-keyring,
 which dismisses a prompt it cannot show."""
 import json
-import subprocess
-import sys
 import time
-from pathlib import Path
 
 import pytest
 
-from conftest import Bus, bus_config_without_activation, wait_until
-from test_core import stored
-from test_keyring_truth import lock_collection, moto_tokens
+from support import lock_collection, stored
 
-HERE = Path(__file__).resolve().parent
 DISPLAY = {"DISPLAY": ":97"}  # a display is named; the stand-in needs none
-
-
-@pytest.fixture
-def locked_service(cog, bus, signed_in, tmp_path):
-    """Starts the stand-in holding this profile's real items, locked; returns (start, calls)."""
-    items = [item for item in bus.items(service="cog-cred", profile="default")]
-    assert len(items) == 3
-    log = tmp_path / "calls.log"
-    started = []
-
-    def start(answer, unlocked=False, first=(), fail_once=()):
-        (tmp_path / "items.json").write_text(json.dumps([*first, *items]))
-        private = Bus(tmp_path / f"bus-{answer}", secrets=False,
-                      config_file=bus_config_without_activation(tmp_path / f"bus-{answer}.conf"))
-        proc = subprocess.Popen([sys.executable, str(HERE / "locked_secret_service.py"), "--address", private.address,
-                                 "--items", str(tmp_path / "items.json"), "--answer", answer, "--log", str(log)]
-                                + (["--unlocked"] if unlocked else [])
-                                + [argument for method in fail_once for argument in ("--fail-once", method)])
-        started.append((proc, private))
-        wait_until(private.has_secret_service, "the locked Secret Service", attempts=500)
-        cog.env.update(private.env)
-        return private
-
-    def calls(details=False):
-        records = [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
-        return records if details else [record["call"] for record in records]
-
-    yield start, calls
-    for proc, private in started:
-        proc.terminate()
-        proc.wait(timeout=10)
-        private.stop()
 
 
 def test_the_prompt_unlocks_and_the_command_goes_on(cog, bus, locked_service):
@@ -105,23 +67,18 @@ def test_no_prompt_when_nobody_could_answer_it(cog, locked_service, how):
     assert time.monotonic() - started < 10
 
 
-def test_the_real_headless_gnome_keyring_dismisses_and_the_command_exits_69(cog, pool, tmp_path):
-    private = Bus(tmp_path / "own-bus")
-    try:
-        cog.env.update(private.env)
-        cog.ok("configure", "--user-pool-id", pool.pool_id, "--client-id", pool.client_id, "--endpoint-url", pool.url,
-               "--username", pool.username)
-        cog.ok("sign-in", "--password-stdin", input=pool.password + "\n")
-        lock_collection(private)
-        # With a display named but no X server, gnome-keyring cannot show
-        # its dialog and dismisses the prompt.
-        result = cog.run("token", env=DISPLAY, timeout=60)
-        assert result.returncode == 69 and result.stdout == ""
-        assert "unlock prompt was dismissed" in result.stderr
-        # Without one, no prompt is asked for at all.
-        assert "the keyring is locked; unlock it" in cog.run("token").stderr
-    finally:
-        private.stop()
+def test_the_real_headless_gnome_keyring_dismisses_and_the_command_exits_69(cog, pool, own_bus):
+    cog.ok("configure", "--user-pool-id", pool.pool_id, "--client-id", pool.client_id, "--endpoint-url", pool.url,
+           "--username", pool.username)
+    cog.ok("sign-in", "--password-stdin", input=pool.password + "\n")
+    lock_collection(own_bus)
+    # With a display named but no X server, gnome-keyring cannot show
+    # its dialog and dismisses the prompt.
+    result = cog.run("token", env=DISPLAY, timeout=60)
+    assert result.returncode == 69 and result.stdout == ""
+    assert "unlock prompt was dismissed" in result.stderr
+    # Without one, no prompt is asked for at all.
+    assert "the keyring is locked; unlock it" in cog.run("token").stderr
 
 
 def test_cog_creds_own_item_wins_over_another_programs_listed_first(cog, bus, signed_in, locked_service):
@@ -131,7 +88,7 @@ def test_cog_creds_own_item_wins_over_another_programs_listed_first(cog, bus, si
     start, _ = locked_service
     ours = stored(bus, "access")
     mine = next(i for i in bus.items(service="cog-cred", profile="default", kind="access"))
-    theirs = moto_tokens(signed_in)["AccessToken"]
+    theirs = signed_in.fresh_tokens()["AccessToken"]
     cog.remember_secret(theirs)
     other = {"attributes": {**mine["attributes"], "xdg:schema": "org.example.OtherTool"}, "secret": theirs}
     start("unlock", unlocked=True, first=[other])

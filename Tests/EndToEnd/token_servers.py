@@ -16,30 +16,17 @@ import json
 import ssl
 import subprocess
 import threading
-from http.server import BaseHTTPRequestHandler
 
 from git_server import Rejected, TokenVerifier, token_from
-from serving import QuietServer
+from serving import QuietHandler, QuietServer
 
 
-class Handler(BaseHTTPRequestHandler):
+class Handler(QuietHandler):
     """What the stand-ins' handlers share: quiet, keep-alive, whole answers."""
     protocol_version = "HTTP/1.1"
 
-    def send(self, status, content_type, body, headers=()):
-        self.send_response(status)
-        self.send_header("Content-Type", content_type)
-        self.send_header("Content-Length", str(len(body)))
-        for name, text in headers:
-            self.send_header(name, text)
-        self.end_headers()
-        self.wfile.write(body)
-
     def send_json(self, status, value, headers=()):
         self.send(status, "application/json", json.dumps(value).encode(), headers)
-
-    def log_message(self, format, *args):
-        pass
 
     def admitted(self, scheme_wanted):
         """The verified claims, or None after a 401 was sent."""

@@ -1,0 +1,209 @@
+"""Helpers the end-to-end tests share: plain functions, imported by name
+(`from support import stored, configure_on_double`). Fixtures, and the
+classes they hand out (the bus, the double, the pool, `cog`), are in
+conftest.py; what only one test file needs stays in that file.
+
+- tokens: `claims` (a JWT's payload), `b64url`, `b64url_decode`;
+- the keyring: `stored`, `all_stored` (what cog-cred stored, as secret-tool
+  reads it), `lock_collection`;
+- running cog-cred: `configure_on_double` (a profile on the Cognito test
+  double), `no_terminal` (no controlling terminal, as in a script),
+  `on_terminal` (on a pseudo-terminal, answering its prompts), `cli_path`
+  and `run` (cog-cred-cli, or any binary, run as `cog.run` runs cog-cred);
+- waiting: `poll` (until a state is reached), `waiting_on_lock` and
+  `holding_lock` (a process's flock on a file, from /proc/locks);
+- the fault proxy (fault_server.py, the `proxy` fixture): `plan`,
+  `fault_log`, `clear_fault_log`, `wait_for_request`, `release`;
+- HTTP: `NoRedirects` (a 302 comes back to be read), `double_admin` (the
+  double's admin API, for its self-checks).
+"""
+import base64
+import json
+import os
+import subprocess
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+# --- tokens ---------------------------------------------------------------------------------------
+
+
+def b64url(data: bytes) -> str:
+    """Base64url without padding, as in a JWT."""
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode("ascii")
+
+
+def b64url_decode(text: str) -> bytes:
+    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+
+def claims(jwt):
+    """A JWT's payload, unverified."""
+    return json.loads(b64url_decode(jwt.split(".")[1]))
+
+
+# --- the keyring ----------------------------------------------------------------------------------
+
+
+def stored(bus, kind, profile="default"):
+    """The profile's stored `kind` (access, id, refresh, ...) byte for byte, or None."""
+    result = bus.secret_tool("lookup", "service", "cog-cred", "profile", profile, "kind", kind)
+    return result.stdout if result.returncode == 0 else None
+
+
+def all_stored(bus, profile="default"):
+    return {kind: stored(bus, kind, profile) for kind in ("access", "id", "refresh")}
+
+
+def lock_collection(bus):
+    """Locks the login collection through the Secret Service's own Lock call."""
+    result = subprocess.run(
+        ["dbus-send", "--session", "--print-reply", "--dest=org.freedesktop.secrets", "/org/freedesktop/secrets",
+         "org.freedesktop.Secret.Service.Lock", "array:objpath:/org/freedesktop/secrets/collection/login"],
+        env={**os.environ, **bus.env}, capture_output=True, text=True, timeout=30)
+    assert result.returncode == 0, result.stderr
+
+
+# --- running cog-cred -----------------------------------------------------------------------------
+
+# The Cognito test double's user pool and app client (cognito_double's DEFAULT_CONFIG).
+DOUBLE_POOL_ID = "us-east-1_double"
+DOUBLE_CLIENT_ID = "doubleclient"
+
+
+def configure_on_double(cog, url, *options, profile=None, **run):
+    """`cog-cred configure` of a profile (`default` unless named) on the
+    double's pool and app client at `url` (the double's own, or a fault proxy's
+    in front of it), with `options`; `run` is cog.ok's keywords (input, env)."""
+    named = ["--profile", profile] if profile else []
+    return cog.ok("configure", *named, "--user-pool-id", DOUBLE_POOL_ID, "--client-id", DOUBLE_CLIENT_ID,
+                  "--endpoint-url", url, *options, **run)
+
+
+def no_terminal(cog, *args, input=None):
+    """Runs the binary without a controlling terminal, as in a script or CI."""
+    return subprocess.run([cog.binary, *args], env=cog.env, capture_output=True, text=True, input=input,
+                          start_new_session=True, timeout=60)
+
+
+def on_terminal(cog, args, *exchanges):
+    """Runs cog-cred on a pseudo-terminal, answering each (prompt, reply) in
+    turn, and returns what it wrote after the last one; it must exit 0. A
+    reply may be a function, called once the prompt is shown (a code sent only
+    then), or None: the prompt is only waited for."""
+    import pytest
+
+    pexpect = pytest.importorskip("pexpect")
+    child = pexpect.spawn(cog.binary, args, env=cog.env, encoding="utf-8", timeout=30)
+    for prompt, reply in exchanges:
+        child.expect(prompt)
+        if reply is not None:
+            child.sendline(reply() if callable(reply) else reply)
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0, child.before
+    return child.before
+
+
+def cli_path(binary):
+    """cog-cred-cli, beside the cog-cred front."""
+    return str(Path(binary).resolve().parent / "cog-cred-cli")
+
+
+def run(program, args, env, input=None, stdout=subprocess.PIPE, timeout=60):
+    """Runs `program` (any binary or link: argv[0] is its path) as `cog.run` runs cog-cred."""
+    env = {k: v for k, v in env.items() if v is not None}
+    return subprocess.run([program, *args], input=input, stdout=stdout, stderr=subprocess.PIPE, text=True, env=env,
+                          timeout=timeout)
+
+
+# --- waiting --------------------------------------------------------------------------------------
+
+
+def poll(predicate, what, seconds=20):
+    """Waits for a state to be reached (readiness polling, not a timing guess)."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.005)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def lock_state(pid, lock_file):
+    """"holding" or "waiting" ("->" in /proc/locks: blocked in flock) when
+    `pid` has a lock entry on `lock_file`, else None."""
+    inode = os.stat(lock_file).st_ino
+    for line in Path("/proc/locks").read_text().splitlines():
+        fields = line.split()
+        if str(pid) in fields and any(f.endswith(f":{inode}") for f in fields):
+            return "waiting" if "->" in fields else "holding"
+    return None
+
+
+def waiting_on_lock(pid, lock_file):
+    return lock_state(pid, lock_file) == "waiting"
+
+
+def holding_lock(pid, lock_file):
+    return lock_state(pid, lock_file) == "holding"
+
+
+# --- the fault proxy ------------------------------------------------------------------------------
+
+
+def plan(proxy, *faults):
+    """The faults the proxy applies from now on (none: it passes everything on)."""
+    body = json.dumps({"faults": list(faults)}).encode()
+    urllib.request.urlopen(urllib.request.Request(proxy.url + "_fault/plan", data=body), timeout=10).read()
+
+
+def fault_log(proxy):
+    with urllib.request.urlopen(proxy.url + "_fault/log", timeout=10) as r:
+        return json.loads(r.read())
+
+
+def clear_fault_log(proxy):
+    urllib.request.urlopen(urllib.request.Request(proxy.url + "_fault/clear_log", data=b"{}"), timeout=10).read()
+
+
+def release(proxy):
+    """Lets the requests a "hold" fault keeps go on."""
+    urllib.request.urlopen(urllib.request.Request(proxy.url + "_fault/release", data=b"{}"), timeout=10).read()
+
+
+def wait_for_request(proxy, action):
+    """Until a request for `action` has reached the proxy since the log was
+    last cleared: the log outlives a test, and an earlier request must not
+    count as this one."""
+    for _ in range(500):
+        if any(e["action"] == action for e in fault_log(proxy)):
+            return
+        time.sleep(0.01)
+    raise AssertionError(f"no {action} request reached the proxy")
+
+
+# --- HTTP -----------------------------------------------------------------------------------------
+
+
+class NoRedirects(urllib.request.HTTPRedirectHandler):
+    """For urllib.request.build_opener: a 302 comes back as it is, to be read."""
+
+    def redirect_request(self, *args, **kwargs):
+        return None
+
+
+def double_admin(url, path, body=None, status=200):
+    """A call to the double's admin API at `url` (GET, or POST of `body`),
+    which must answer `status`; its JSON answer."""
+    data = None if body is None else json.dumps(body).encode()
+    req = urllib.request.Request(url + "_double/" + path, data=data, method="GET" if data is None else "POST")
+    try:
+        with urllib.request.urlopen(req, timeout=10) as r:
+            got, answer = r.status, json.loads(r.read())
+    except urllib.error.HTTPError as err:
+        got, answer = err.code, json.loads(err.read())
+    assert got == status, answer
+    return answer
