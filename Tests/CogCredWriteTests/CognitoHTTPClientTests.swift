@@ -16,7 +16,7 @@ import Synchronization
 
     @Test func sendsExactlyCognitosHeadersAndAnUnsignedJSONBody() throws {
         let transport = FakeTransport(status: 200, body: #"{"AuthenticationResult":{"AccessToken":"a.b.c","IdToken":"d.e.f","RefreshToken":"r","ExpiresIn":3600}}"#)
-        let outcome = try client(transport).signInWithPassword(username: "alice", password: "s3cret")
+        let outcome = try client(transport).startSignIn(.password("s3cret"), username: "alice", deviceKey: nil)
 
         #expect(outcome == .authenticated(AuthenticationResult(accessToken: "a.b.c", idToken: "d.e.f", refreshToken: "r", expiresIn: 3600)))
         let request = try #require(transport.last)
@@ -42,18 +42,21 @@ import Synchronization
 
     @Test func aChallengeComesBackAsAChallenge() throws {
         let transport = FakeTransport(status: 200, body: #"{"ChallengeName":"NEW_PASSWORD_REQUIRED","Session":"s1","ChallengeParameters":{"USER_ID_FOR_SRP":"alice"}}"#)
-        let outcome = try client(transport).signInWithPassword(username: "alice", password: "x")
-        #expect(outcome == .challenge(name: "NEW_PASSWORD_REQUIRED", session: "s1", parameters: ["USER_ID_FOR_SRP": "alice"]))
+        let outcome = try client(transport).startSignIn(.password("x"), username: "alice", deviceKey: nil)
+        guard case .challenge(let pending) = outcome else { Issue.record("expected a challenge, got \(outcome)"); return }
+        #expect(pending.challenge == .newPassword(requiredAttributes: []))
+        #expect(pending.session == "s1")
+        #expect(pending.userID == "alice")
     }
 
     /// USER_AUTH: the preference in AuthParameters; a SELECT_CHALLENGE's
-    /// AvailableChallenges (top-level in the answer) come with its parameters.
+    /// AvailableChallenges (top-level in the answer) are its choices.
     @Test func choiceBasedSignInSendsThePreferenceAndBringsBackTheChoices() throws {
         let transport = FakeTransport(status: 200, body: #"{"ChallengeName":"SELECT_CHALLENGE","Session":"s1","ChallengeParameters":{},"AvailableChallenges":["PASSWORD","PASSWORD_SRP","EMAIL_OTP","WEB_AUTHN"]}"#)
-        let outcome = try client(transport).initiateAuth(flow: "USER_AUTH", username: "alice", parameters: ["PREFERRED_CHALLENGE": "SMS_OTP"])
-        #expect(outcome == .challenge(name: "SELECT_CHALLENGE", session: "s1", parameters: [
-            AuthOutcome.availableChallenges: #"["PASSWORD","PASSWORD_SRP","EMAIL_OTP","WEB_AUTHN"]"#,
-        ]))
+        let outcome = try client(transport).startSignIn(.choice(.smsOTP), username: "alice", deviceKey: nil)
+        guard case .challenge(let pending) = outcome else { Issue.record("expected a challenge, got \(outcome)"); return }
+        #expect(pending.challenge == .chooseSignInMethod([.password, .srp, .emailOTP], others: ["WEB_AUTHN"]))
+        #expect(pending.session == "s1")
         let body = try JSONSerialization.jsonObject(with: try #require(transport.last).body) as! [String: Any]
         #expect(body["AuthFlow"] as? String == "USER_AUTH")
         #expect((body["AuthParameters"] as? [String: String]) == ["USERNAME": "alice", "PREFERRED_CHALLENGE": "SMS_OTP"])
@@ -62,19 +65,16 @@ import Synchronization
     /// An InitiateAuth that sends a code is not sent again after a lost
     /// answer; one that sends nothing is.
     @Test func anInitiateAuthThatSendsACodeIsNotRepeated() throws {
-        for (flow, parameters, attempts) in [
-            ("USER_AUTH", ["PREFERRED_CHALLENGE": "EMAIL_OTP"], 1), ("CUSTOM_AUTH", [:], 1), ("USER_AUTH", ["PREFERRED_CHALLENGE": "PASSWORD", "PASSWORD": "p"], 4),
-        ] {
+        for (start, attempts) in [(SignInStart.choice(.emailOTP), 1), (.custom(srpA: nil), 1), (.choice(.password("p")), 4)] {
             let transport = FakeTransport(status: 503, body: "{}")
-            #expect(throws: CognitoError.self) { try client(transport).initiateAuth(flow: flow, username: "alice", parameters: parameters) }
-            #expect(transport.requests.withLock { $0.count } == attempts, "\(flow) \(parameters)")
+            #expect(throws: CognitoError.self) { try client(transport).startSignIn(start, username: "alice", deviceKey: nil) }
+            #expect(transport.requests.withLock { $0.count } == attempts, "\(start)")
         }
     }
-
     @Test func keepsCognitosErrorCodeWithoutItsPrefixAndItsMessage() {
         let transport = FakeTransport(status: 400, body: #"{"__type":"com.amazonaws.cognito#NotAuthorizedException","message":"Incorrect username or password."}"#)
         #expect(throws: CognitoError.service(code: "NotAuthorizedException", message: "Incorrect username or password.", httpStatus: 400)) {
-            try client(transport).signInWithPassword(username: "a", password: "b")
+            try client(transport).startSignIn(.password("b"), username: "a", deviceKey: nil)
         }
     }
 
@@ -88,7 +88,7 @@ import Synchronization
     ])
     func anythingNotCognitoShapedIsABadResponse(status: Int, body: String) {
         do {
-            _ = try client(FakeTransport(status: status, body: body)).signInWithPassword(username: "a", password: "b")
+            _ = try client(FakeTransport(status: status, body: body)).startSignIn(.password("b"), username: "a", deviceKey: nil)
             Issue.record("expected an error")
         } catch {
             guard case .badResponse(let got, _) = error else {
@@ -263,7 +263,7 @@ import Synchronization
 
     @Test func rejectionsAreNeverRetried() {
         let transport = ScriptedTransport([Self.rejected, Self.ok])
-        #expect(throws: CognitoError.self) { try client(transport).0.signInWithPassword(username: "a", password: "b") }
+        #expect(throws: CognitoError.self) { try client(transport).0.startSignIn(.password("b"), username: "a", deviceKey: nil) }
         #expect(transport.actions.count == 1)
     }
 

@@ -40,14 +40,26 @@ final class FakeCognito: CognitoClient {
         next?()
     }
 
-    func signInWithPassword(username: String, password: String, deviceKey: String?) throws(CognitoError) -> AuthOutcome {
-        runMeanwhile("sign-in")
-        let next: Result<AuthOutcome, CognitoError> = state.withLock { s in
-            s.signInCalls.append((username, password))
-            s.deviceKeysSent.append(deviceKey)
-            return s.signInResults.isEmpty ? .failure(.deadlineExceeded) : s.signInResults.removeFirst()
+    /// InitiateAuth, as the wire would send it (CognitoWire): USER_PASSWORD_AUTH
+    /// is a sign-in call, USER_AUTH and CUSTOM_AUTH are kept with their
+    /// AuthParameters besides USERNAME; each takes the next scripted answer.
+    func startSignIn(_ start: SignInStart, username: String, deviceKey: String?) throws(CognitoError) -> AuthOutcome {
+        var (flow, parameters) = CognitoWire.initiation(start, username: username, deviceKey: deviceKey)
+        parameters["USERNAME"] = nil
+        state.withLock { $0.deviceKeysSent.append(deviceKey) }
+        switch flow {
+        case "USER_PASSWORD_AUTH":
+            runMeanwhile("sign-in")
+            let next: Result<AuthOutcome, CognitoError> = state.withLock { s in
+                s.signInCalls.append((username, parameters["PASSWORD"] ?? ""))
+                return s.signInResults.isEmpty ? .failure(.deadlineExceeded) : s.signInResults.removeFirst()
+            }
+            return try next.get()
+        case "USER_AUTH": userAuthCalls.withLock { $0.append(parameters) }
+        case "CUSTOM_AUTH": customAuthCalls.withLock { $0.append(parameters) }
+        default: break
         }
-        return try next.get()
+        return try nextChallengeAnswer()
     }
 
     func refresh(refreshToken: String, username: String?, deviceKey: String?) throws(CognitoError) -> AuthenticationResult {
@@ -108,11 +120,6 @@ final class FakeCognito: CognitoClient {
     let modernRefreshResults = Mutex<[Result<AuthenticationResult, CognitoError>]>([])
     let modernRefreshCalls = Mutex(0)
     let revocations = Mutex<[String]>([])
-
-    func initiateSRP(username: String, srpA: String, deviceKey: String?) throws(CognitoError) -> AuthOutcome {
-        state.withLock { $0.deviceKeysSent.append(deviceKey) }
-        return try nextChallengeAnswer()
-    }
 
     private func deviceCall(_ call: String) throws(CognitoError) {
         let error = state.withLock { s in
@@ -187,18 +194,13 @@ final class FakeCognito: CognitoClient {
     /// Every InitiateAuth CUSTOM_AUTH, likewise.
     let customAuthCalls = Mutex<[[String: String]]>([])
 
-    func initiateAuth(flow: String, username: String, parameters: [String: String]) throws(CognitoError) -> AuthOutcome {
-        state.withLock { $0.deviceKeysSent.append(parameters["DEVICE_KEY"]) }
-        if flow == "USER_AUTH" {
-            userAuthCalls.withLock { $0.append(parameters) }
-        } else {
-            customAuthCalls.withLock { $0.append(parameters) }
-        }
-        return try nextChallengeAnswer()
-    }
-
-    func respondToChallenge(name: String, session: String?, responses: [String: String]) throws(CognitoError) -> AuthOutcome {
-        self.responses.withLock { $0.append((name, responses)) }
+    /// RespondToAuthChallenge, recorded as the wire would send it: the
+    /// challenge's name and ChallengeResponses (CognitoWire).
+    func respond(to challenge: PendingChallenge, with answer: ChallengeAnswer, username: String, deviceKey: String?)
+        throws(CognitoError) -> AuthOutcome
+    {
+        let sent = CognitoWire.responses(answer, to: challenge, username: username, deviceKey: deviceKey)
+        responses.withLock { $0.append((challenge.name, sent)) }
         return try nextChallengeAnswer()
     }
 
@@ -364,5 +366,17 @@ struct ScriptedAnswers: ChallengeAnswers {
     func setUpAuthenticator(uri: String) throws -> String {
         seen.uris.append(uri)
         return try mfaCode(.totp, destination: nil)
+    }
+}
+
+extension AuthOutcome {
+    /// Where a scripted SELECT_CHALLENGE carries the answer's AvailableChallenges (a JSON list).
+    static let availableChallenges = "AvailableChallenges"
+
+    /// A challenge scripted as Cognito's JSON says it, read as CognitoWire reads it.
+    static func challenge(name: String, session: String?, parameters: [String: String]) -> AuthOutcome {
+        var parameters = parameters
+        let available = parameters.removeValue(forKey: availableChallenges).map { CognitoWire.list($0) }
+        return .challenge(try! CognitoWire.pending(name: name, session: session, parameters: parameters, available: available))
     }
 }

@@ -79,10 +79,6 @@ import CogCredTestSupport
         #expect(revoked.message.contains("sign in again") && revoked.message.contains("invalid_grant: revoked"))
     }
 
-    @Test func formEncodingLeavesOnlyTheUnreservedAlone() {
-        #expect(OAuthHTTPClient.formEncode("a-z.A_Z*09") == "a-z.A_Z*09")
-        #expect(OAuthHTTPClient.formEncode("a b/+=&é") == "a+b%2F%2B%3D%26%C3%A9")
-    }
 }
 
 /// An OAuth endpoint that answers from a script and counts calls.

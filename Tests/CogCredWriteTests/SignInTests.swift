@@ -110,7 +110,7 @@ import CogCredTestSupport
     @Test(arguments: [(SignInMethod.emailOTP, MFAKind.email), (.smsOTP, .sms)])
     func aOneTimeCodeSignsInWithoutAPassword(_ method: SignInMethod, _ kind: MFAKind) throws {
         let cognito = FakeCognito()
-        let challenge = method.challenge
+        let challenge = CognitoWire.challengeName(method)
         cognito.challengeAnswers.withLock {
             $0 = [.success(.challenge(name: challenge, session: "s1", parameters: ["CODE_DELIVERY_DESTINATION": "a***@e***"])), .success(tokens())]
         }
@@ -217,8 +217,8 @@ import CogCredTestSupport
         #expect(MFAKind.allCases.map(\.optionName) == ["totp", "sms", "email"])
         for kind in MFAKind.allCases { #expect(MFAKind(optionName: kind.optionName) == kind) }
         #expect(MFAKind(optionName: "EMAIL_OTP") == nil)
-        #expect(MFAKind(challengeName: "EMAIL_MFA") == .email && MFAKind(challengeName: "SMS_MFA") == .sms)
-        #expect(MFAKind(challengeName: "WEB_AUTHN") == nil)
+        #expect(CognitoWire.mfaKind(named: "EMAIL_MFA") == .email && CognitoWire.mfaKind(named: "SMS_MFA") == .sms)
+        #expect(CognitoWire.mfaKind(named: "WEB_AUTHN") == nil)
     }
 
     @Test func mfaSetupShowsAnOtpauthURIAndVerifiesTheFirstCode() throws {
@@ -236,7 +236,7 @@ import CogCredTestSupport
         let store = InMemoryTokenStore()
         let cognito = FakeCognito()
         cognito.onSignIn(.success(.challenge(name: "SOFTWARE_TOKEN_MFA", session: "s1", parameters: [:])))
-        #expect(throws: AuthError.challengeNeedsInput(challenge: "SOFTWARE_TOKEN_MFA", flag: "--mfa-code")) {
+        #expect(throws: AuthError.challengeNeedsInput(challenge: "totp", flag: "--mfa-code")) {
             try manager(store, cognito).signIn(username: "a", password: "b", flow: .password, answers: ScriptedAnswers())
         }
         #expect(store.writes.isEmpty)

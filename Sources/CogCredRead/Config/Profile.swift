@@ -285,7 +285,7 @@ public enum AuthFlow: String, Sendable, CaseIterable {
 }
 
 /// A first factor of choice-based sign-in, by its name on the command line
-/// (`--method`) and Cognito's challenge name.
+/// (`--method`).
 public enum SignInMethod: String, Sendable, CaseIterable {
     case emailOTP = "email-otp"
     case smsOTP = "sms-otp"
@@ -294,21 +294,6 @@ public enum SignInMethod: String, Sendable, CaseIterable {
 
     /// Every method by its name on the command line, in order.
     public static var names: [String] { allCases.map { $0.rawValue } }
-
-    /// PREFERRED_CHALLENGE, and the name in AvailableChallenges.
-    public var challenge: String {
-        switch self {
-        case .emailOTP: return "EMAIL_OTP"
-        case .smsOTP: return "SMS_OTP"
-        case .password: return "PASSWORD"
-        case .srp: return "PASSWORD_SRP"
-        }
-    }
-
-    public init?(challenge: String) {
-        guard let method = SignInMethod.allCases.first(where: { $0.challenge == challenge }) else { return nil }
-        self = method
-    }
 }
 
 /// How a profile gets its tokens.

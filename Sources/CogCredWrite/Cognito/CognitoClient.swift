@@ -50,16 +50,10 @@ public struct UserDevice: Sendable, Equatable {
     }
 }
 
-/// What InitiateAuth answered: tokens, or a challenge that needs more input.
+/// What a step of a sign-in answered: tokens, or a challenge to answer.
 public enum AuthOutcome: Sendable, Equatable {
     case authenticated(AuthenticationResult)
-    /// `parameters` are the ChallengeParameters, and for SELECT_CHALLENGE
-    /// the answer's AvailableChallenges too, as a JSON list under
-    /// `AuthOutcome.availableChallenges` (as MFAS_CAN_CHOOSE is one).
-    case challenge(name: String, session: String?, parameters: [String: String])
-
-    /// Where a challenge's `parameters` carry AvailableChallenges.
-    public static let availableChallenges = "AvailableChallenges"
+    case challenge(PendingChallenge)
 }
 
 /// A user's MFA methods, as GetUser says them.
@@ -118,9 +112,6 @@ public struct SignUpResult: Sendable, Equatable {
 /// The Cognito user pool actions cog-cred uses. The real one speaks JSON
 /// over HTTPS (`CognitoHTTPClient`); tests use an in-memory fake.
 public protocol CognitoClient: Sendable {
-    /// InitiateAuth with USER_PASSWORD_AUTH; `deviceKey` (DEVICE_KEY) when
-    /// this machine is one of the user's devices.
-    func signInWithPassword(username: String, password: String, deviceKey: String?) throws(CognitoError) -> AuthOutcome
     /// InitiateAuth with REFRESH_TOKEN_AUTH. `username` is the name Cognito
     /// knows the user by, for SECRET_HASH; `deviceKey` the device the session
     /// was signed in on (a pool that tracks devices refuses it without).
@@ -133,16 +124,13 @@ public protocol CognitoClient: Sendable {
     /// ChangePassword, authorised by the user's own access token.
     func changePassword(accessToken: String, previousPassword: String, proposedPassword: String) throws(CognitoError)
 
-    /// InitiateAuth with USER_SRP_AUTH: answers the PASSWORD_VERIFIER challenge.
-    func initiateSRP(username: String, srpA: String, deviceKey: String?) throws(CognitoError) -> AuthOutcome
-    /// InitiateAuth with USER_AUTH (choice-based sign-in: PREFERRED_CHALLENGE,
-    /// with PASSWORD or SRP_A when it needs them) or CUSTOM_AUTH (with
-    /// CHALLENGE_NAME=SRP_A and SRP_A to prove the password first).
-    /// `parameters` are the AuthParameters besides USERNAME and SECRET_HASH.
-    func initiateAuth(flow: String, username: String, parameters: [String: String]) throws(CognitoError) -> AuthOutcome
-    /// RespondToAuthChallenge. SECRET_HASH, when needed, is computed over the
-    /// responses' USERNAME (USER_ID_FOR_SRP).
-    func respondToChallenge(name: String, session: String?, responses: [String: String]) throws(CognitoError) -> AuthOutcome
+    /// InitiateAuth: begins a sign-in as `username`, as the device
+    /// `deviceKey` when this machine is one of the user's.
+    func startSignIn(_ start: SignInStart, username: String, deviceKey: String?) throws(CognitoError) -> AuthOutcome
+    /// RespondToAuthChallenge: answers `challenge` for `username` (the name
+    /// Cognito knows the user by), as the device `deviceKey`.
+    func respond(to challenge: PendingChallenge, with answer: ChallengeAnswer, username: String, deviceKey: String?)
+        throws(CognitoError) -> AuthOutcome
     /// AssociateSoftwareToken during MFA_SETUP: the authenticator's shared secret and a new session.
     func associateSoftwareToken(session: String?) throws(CognitoError) -> (secret: String, session: String?)
     /// VerifySoftwareToken during MFA_SETUP: the session for the final MFA_SETUP response.
@@ -176,10 +164,6 @@ public protocol CognitoClient: Sendable {
 
 extension CognitoClient {
     /// The calls made without a device.
-    public func signInWithPassword(username: String, password: String) throws(CognitoError) -> AuthOutcome {
-        try signInWithPassword(username: username, password: password, deviceKey: nil)
-    }
-
     public func refresh(refreshToken: String, username: String?) throws(CognitoError) -> AuthenticationResult {
         try refresh(refreshToken: refreshToken, username: username, deviceKey: nil)
     }
@@ -197,10 +181,5 @@ public struct UserAttribute: Sendable, Equatable, Encodable {
     public init(name: String, value: String) {
         self.name = name
         self.value = value
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case name = "Name"
-        case value = "Value"
     }
 }

@@ -41,8 +41,8 @@ public struct CognitoIdentityHTTPClient: CognitoIdentityClient {
     }
 
     public func getID(poolID: String, logins: [String: String]) throws(CognitoError) -> String {
-        let answer: GetIDResponse = try identity.call("GetId", GetIDRequest(identityPoolID: poolID, logins: logins))
-        guard let id = answer.identityID, !id.isEmpty else { throw .badResponse(httpStatus: 200, detail: "no IdentityId in the answer") }
+        let answer: GetIDResponse = try identity.call("GetId", GetIDRequest(identityPoolId: poolID, logins: logins))
+        guard let id = answer.identityId, !id.isEmpty else { throw .badResponse(httpStatus: 200, detail: "no IdentityId in the answer") }
         return id
     }
 
@@ -50,8 +50,8 @@ public struct CognitoIdentityHTTPClient: CognitoIdentityClient {
         -> (accessKeyID: String, secretAccessKey: String, sessionToken: String, expiration: Int64)
     {
         let answer: CredentialsResponse = try identity.call(
-            "GetCredentialsForIdentity", CredentialsRequest(identityID: identityID, logins: logins, customRoleARN: roleARN))
-        guard let c = answer.credentials, let key = c.accessKeyID, let secret = c.secretKey, let session = c.sessionToken,
+            "GetCredentialsForIdentity", CredentialsRequest(identityId: identityID, logins: logins, customRoleArn: roleARN))
+        guard let c = answer.credentials, let key = c.accessKeyId, let secret = c.secretKey, let session = c.sessionToken,
             let expiration = c.expiration.flatMap(Self.epochSeconds), !key.isEmpty, !secret.isEmpty, !session.isEmpty
         else { throw .badResponse(httpStatus: 200, detail: "no complete Credentials in the answer") }
         return (key, secret, session, expiration)
@@ -60,11 +60,11 @@ public struct CognitoIdentityHTTPClient: CognitoIdentityClient {
     public func basicFlowCredentials(identityID: String, logins: [String: String], roleARN: String, sessionName: String)
         throws(CognitoError) -> (accessKeyID: String, secretAccessKey: String, sessionToken: String, expiration: Int64)
     {
-        let token: OpenIDTokenResponse = try identity.call("GetOpenIdToken", OpenIDTokenRequest(identityID: identityID, logins: logins))
+        let token: OpenIDTokenResponse = try identity.call("GetOpenIdToken", OpenIDTokenRequest(identityId: identityID, logins: logins))
         guard let webIdentity = token.token, !webIdentity.isEmpty else {
             throw .badResponse(httpStatus: 200, detail: "no Token in the answer")
         }
-        let form = OAuthHTTPClient.formBody([
+        let form = FormBody.encode([
             ("Action", "AssumeRoleWithWebIdentity"), ("Version", "2011-06-15"), ("RoleArn", roleARN),
             ("RoleSessionName", sessionName), ("WebIdentityToken", webIdentity),
         ])
@@ -72,13 +72,13 @@ public struct CognitoIdentityHTTPClient: CognitoIdentityClient {
             ("Content-Type", "application/x-www-form-urlencoded"), ("Accept", "application/json"),
         ])
         guard response.status == 200 else {
-            if let error = try? JSONDecoder().decode(STSErrorResponse.self, from: response.body), let code = error.error?.code {
+            if let error = try? CognitoWire.decoder().decode(STSErrorResponse.self, from: response.body), let code = error.error?.code {
                 throw .service(code: code, message: error.error?.message ?? "", httpStatus: response.status)
             }
             throw .badResponse(httpStatus: response.status, detail: response.body.isEmpty ? "empty body" : "not an STS error")
         }
-        guard let answer = try? JSONDecoder().decode(STSResponse.self, from: response.body),
-            let c = answer.response?.result?.credentials, let key = c.accessKeyID, let secret = c.secretAccessKey,
+        guard let answer = try? CognitoWire.decoder().decode(STSResponse.self, from: response.body),
+            let c = answer.assumeRoleWithWebIdentityResponse?.assumeRoleWithWebIdentityResult?.credentials, let key = c.accessKeyId, let secret = c.secretAccessKey,
             let session = c.sessionToken, let expiration = c.expiration.flatMap(Self.epochSeconds), !key.isEmpty, !secret.isEmpty,
             !session.isEmpty
         else { throw .badResponse(httpStatus: 200, detail: "no complete Credentials in STS's answer") }
@@ -93,106 +93,71 @@ public struct CognitoIdentityHTTPClient: CognitoIdentityClient {
         return Int64(value)
     }
 
-    // MARK: - Wire shapes
+    // MARK: - Wire shapes (keys as CognitoWire writes and reads them: `identityId` is `IdentityId`)
 
     struct GetIDRequest: Encodable {
-        var identityPoolID: String
+        var identityPoolId: String
         var logins: [String: String]
-        enum CodingKeys: String, CodingKey {
-            case identityPoolID = "IdentityPoolId"
-            case logins = "Logins"
-        }
     }
 
     struct GetIDResponse: Decodable {
-        var identityID: String?
-        enum CodingKeys: String, CodingKey { case identityID = "IdentityId" }
+        var identityId: String?
     }
 
     struct CredentialsRequest: Encodable {
-        var identityID: String
+        var identityId: String
         var logins: [String: String]
-        var customRoleARN: String?
-        enum CodingKeys: String, CodingKey {
-            case identityID = "IdentityId"
-            case logins = "Logins"
-            case customRoleARN = "CustomRoleArn"
-        }
+        var customRoleArn: String?
     }
 
     struct CredentialsResponse: Decodable {
         var credentials: Credentials?
-        enum CodingKeys: String, CodingKey { case credentials = "Credentials" }
 
         struct Credentials: Decodable {
-            var accessKeyID: String?
+            var accessKeyId: String?
             var secretKey: String?
             var sessionToken: String?
             /// Seconds since the epoch, as a JSON number (AWS JSON 1.1 timestamps).
             var expiration: Double?
-            enum CodingKeys: String, CodingKey {
-                case accessKeyID = "AccessKeyId"
-                case secretKey = "SecretKey"
-                case sessionToken = "SessionToken"
-                case expiration = "Expiration"
-            }
         }
     }
 
     struct OpenIDTokenRequest: Encodable {
-        var identityID: String
+        var identityId: String
         var logins: [String: String]
-        enum CodingKeys: String, CodingKey {
-            case identityID = "IdentityId"
-            case logins = "Logins"
-        }
     }
 
     struct OpenIDTokenResponse: Decodable {
         var token: String?
-        enum CodingKeys: String, CodingKey { case token = "Token" }
     }
 
     /// `{"AssumeRoleWithWebIdentityResponse": {"AssumeRoleWithWebIdentityResult": {"Credentials": {...}}}}`.
     struct STSResponse: Decodable {
-        var response: Response?
-        enum CodingKeys: String, CodingKey { case response = "AssumeRoleWithWebIdentityResponse" }
+        var assumeRoleWithWebIdentityResponse: Response?
 
         struct Response: Decodable {
-            var result: Result?
-            enum CodingKeys: String, CodingKey { case result = "AssumeRoleWithWebIdentityResult" }
+            var assumeRoleWithWebIdentityResult: Result?
         }
 
         struct Result: Decodable {
             var credentials: Credentials?
-            enum CodingKeys: String, CodingKey { case credentials = "Credentials" }
         }
 
         struct Credentials: Decodable {
-            var accessKeyID: String?
+            var accessKeyId: String?
             var secretAccessKey: String?
             var sessionToken: String?
             var expiration: Double?
-            enum CodingKeys: String, CodingKey {
-                case accessKeyID = "AccessKeyId"
-                case secretAccessKey = "SecretAccessKey"
-                case sessionToken = "SessionToken"
-                case expiration = "Expiration"
-            }
         }
     }
 
+    /// `{"Error": {"Code": ..., "Message": ...}}`.
     struct STSErrorResponse: Decodable {
         var error: STSError?
-        enum CodingKeys: String, CodingKey { case error = "Error" }
 
         struct STSError: Decodable {
             var code: String?
             var message: String?
-            enum CodingKeys: String, CodingKey {
-                case code = "Code"
-                case message = "Message"
-            }
         }
     }
 }

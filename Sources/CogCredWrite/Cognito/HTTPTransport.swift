@@ -91,6 +91,19 @@ struct RetryingPost {
 
     /// The first answer below 500, or the last failure.
     func send(_ url: String, headers: [(String, String)], body: Data, repeatable: Bool) throws(CognitoError) -> HTTPResponse {
+        try send(url, headers: headers, body: body, retryIf: { RetryingPost.retries($0, repeatable: repeatable) }) {
+            response throws(CognitoError) in
+            guard response.status < 500 else { throw .badResponse(httpStatus: response.status, detail: "a server error") }
+            return response
+        }
+    }
+
+    /// What `read` makes of the first answer it accepts; what it throws (or
+    /// the transport's failure) is tried again while `retryIf` says so.
+    func send<Answer>(
+        _ url: String, headers: [(String, String)], body: Data, retryIf: (CognitoError) -> Bool,
+        read: (HTTPResponse) throws(CognitoError) -> Answer
+    ) throws(CognitoError) -> Answer {
         var attempt = 0
         while true {
             let remaining = deadline.remaining
@@ -99,18 +112,16 @@ struct RetryingPost {
                 url: url, headers: headers, body: body, connectTimeout: min(timeouts.connect, remaining),
                 totalTimeout: min(timeouts.request, remaining), caBundle: caBundle, allowsCleartext: allowsCleartext)
             let failure: CognitoError
-            do {
-                let response = try transport.send(request)
-                if response.status < 500 { return response }
-                failure = .badResponse(httpStatus: response.status, detail: "a server error")
+            do throws(CognitoError) {
+                let response: HTTPResponse
+                do { response = try transport.send(request) } catch { throw .transport(error) }
+                return try read(response)
             } catch {
-                failure = .transport(error)
+                failure = error
             }
             attempt += 1
             let pause = retryPolicy.pause(afterAttempt: attempt)
-            guard attempt < retryPolicy.maxAttempts, RetryingPost.retries(failure, repeatable: repeatable),
-                deadline.remaining > pause + 0.1
-            else { throw failure }
+            guard attempt < retryPolicy.maxAttempts, retryIf(failure), deadline.remaining > pause + 0.1 else { throw failure }
             retryPolicy.sleep(pause)
         }
     }
@@ -143,8 +154,9 @@ public struct RetryPolicy: Sendable {
         self.sleeper = sleeper
     }
 
-    /// "Full jitter": a random pause up to the exponential bound, so many
-    /// clients that failed together do not retry together.
+    /// "Equal jitter": a random pause between half the exponential bound
+    /// and the bound, so many clients that failed together do not retry
+    /// together, and none retries at once.
     func pause(afterAttempt attempt: Int) -> Double {
         let bound = min(maxPause, basePause * Double(1 << min(attempt - 1, 10)))
         return Double.random(in: (bound / 2)...bound)

@@ -208,3 +208,16 @@ public enum SRPError: Error, Equatable, CogCredFailure {
         }
     }
 }
+
+extension SRPClient {
+    /// The proof of `password` for the server's step, computed at `now`
+    /// (seconds since the epoch): the user's, or with the device's group key
+    /// as `poolName` and its key as `userID`, a remembered device's.
+    func proof(_ step: SRPServerStep, poolName: String, userID: String, password: String, now: Int64) throws(SRPError) -> PasswordProof {
+        let timestamp = SRPClient.timestamp(now)
+        let signature = try passwordSignature(
+            poolName: poolName, userID: userID, password: password, saltHex: step.salt, serverBHex: step.serverB,
+            secretBlock: step.secretBlock, timestamp: timestamp)
+        return PasswordProof(secretBlock: step.secretBlock, signature: signature, timestamp: timestamp)
+    }
+}

@@ -48,7 +48,7 @@ public struct AuthorizationRequest: Sendable {
             ("code_challenge", challenge), ("code_challenge_method", "S256"),
         ]
         if let identityProvider { query.append(("identity_provider", identityProvider)) }
-        return domain + "/oauth2/authorize?" + query.map { "\($0.0)=\(Self.queryEncode($0.1))" }.joined(separator: "&")
+        return domain + "/oauth2/authorize?" + FormBody.encode(query)
     }
 
     /// What came back to the redirect URI, checked against this request.
@@ -113,22 +113,6 @@ public struct AuthorizationRequest: Sendable {
         text = String(text.map { $0 == "+" ? "-" : $0 == "/" ? "_" : $0 })
         while text.hasSuffix("=") { text.removeLast() }
         return text
-    }
-
-    /// A query value: every byte but RFC 3986's unreserved ones percent-encoded.
-    static func queryEncode(_ text: String) -> String {
-        var out = ""
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
-                out.unicodeScalars.append(Unicode.Scalar(byte))
-            default:
-                let hex = String(byte, radix: 16, uppercase: true)
-                out += "%" + (hex.count == 1 ? "0" + hex : hex)
-            }
-        }
-        return out
     }
 
     /// `a=1&b=x%20y` (with `+` as space) as a dictionary; the first of a repeated name wins.

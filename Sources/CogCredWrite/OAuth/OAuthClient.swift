@@ -96,12 +96,12 @@ public struct OAuthHTTPClient: OAuthClient {
         var headers = [("Content-Type", "application/x-www-form-urlencoded"), ("Accept", "application/json")]
         if let clientSecret {
             // RFC 6749 2.3.1: each part form-encoded, then Basic.
-            let pair = OAuthHTTPClient.formEncode(clientID) + ":" + OAuthHTTPClient.formEncode(clientSecret)
+            let pair = clientID.percentEncoded + ":" + clientSecret.percentEncoded
             headers.append(("Authorization", "Basic " + Data(pair.utf8).base64EncodedString()))
         } else {
             fields.append(("client_id", clientID))
         }
-        let body = Data(OAuthHTTPClient.formBody(fields).utf8)
+        let body = Data(FormBody.encode(fields).utf8)
         return try RetryingPost(
             transport: transport, timeouts: timeouts, deadline: deadline, caBundle: caBundle, allowsCleartext: allowsCleartext,
             retryPolicy: retryPolicy
@@ -115,28 +115,6 @@ public struct OAuthHTTPClient: OAuthClient {
             return .service(code: code, message: body.errorDescription ?? "", httpStatus: response.status)
         }
         return .badResponse(httpStatus: response.status, detail: response.body.isEmpty ? "empty body" : "not an OAuth error")
-    }
-
-    /// application/x-www-form-urlencoded (the WHATWG form encoding: every
-    /// byte but ALPHA / DIGIT / `*-._` percent-encoded, space as `+`).
-    static func formBody(_ fields: [(String, String)]) -> String {
-        fields.map { formEncode($0.0) + "=" + formEncode($0.1) }.joined(separator: "&")
-    }
-
-    static func formEncode(_ text: String) -> String {
-        var out = ""
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                UInt8(ascii: "*"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"):
-                out.unicodeScalars.append(Unicode.Scalar(byte))
-            case UInt8(ascii: " "):
-                out.append("+")
-            default:
-                out += "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
-            }
-        }
-        return out
     }
 
     struct TokenResponse: Decodable {
@@ -161,11 +139,5 @@ public struct OAuthHTTPClient: OAuthClient {
             case error
             case errorDescription = "error_description"
         }
-    }
-}
-
-extension String {
-    fileprivate func leftPadded(to width: Int) -> String {
-        String(repeating: "0", count: max(0, width - count)) + self
     }
 }

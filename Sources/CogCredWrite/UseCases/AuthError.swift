@@ -9,7 +9,7 @@ public enum AuthError: CogCredFailure, Equatable {
     case unsupportedChallenge(String)
     /// A challenge needs input, and there is neither a terminal nor the flag that gives it.
     case challengeNeedsInput(challenge: String, flag: String)
-    /// NEW_PASSWORD_REQUIRED also asks for user attributes cog-cred does not collect.
+    /// Setting a new password also asks for user attributes cog-cred does not collect.
     case requiredAttributes([String])
     /// GlobalSignOut or RevokeToken failed; the local items were deleted anyway.
     case remoteSignOutFailed(CognitoError)

@@ -13,8 +13,7 @@ extension TokenManager {
     /// the profile names a logout URI; nil otherwise.
     public func logoutURL() -> String? {
         guard let logoutURI = profile.logoutURI, let domain = try? Endpoint.domain(profile) else { return nil }
-        return domain.url + "/logout?client_id=" + AuthorizationRequest.queryEncode(profile.clientID) + "&logout_uri="
-            + AuthorizationRequest.queryEncode(logoutURI)
+        return domain.url + "/logout?" + FormBody.encode([("client_id", profile.clientID), ("logout_uri", logoutURI)])
     }
 
     /// Ends a browser sign-in: the code is exchanged at the token endpoint

@@ -124,3 +124,35 @@ extension TokenManager {
         }
     }
 }
+
+// MARK: - A device Cognito refuses
+
+extension TokenManager {
+    /// Cognito refused the device this sign-in offered: it no longer exists
+    /// (ResourceNotFoundException), or its proof failed.
+    struct DeviceRefused: Error {}
+
+    /// One call of a sign-in; when it offered a device, Cognito's refusal
+    /// of the device (at `challenge`) is told apart: `DeviceRefused`.
+    func signInCall<T>(_ challenge: Challenge? = nil, offeringDevice: Bool = false, _ body: () throws(CognitoError) -> T) throws -> T {
+        do {
+            return try body()
+        } catch {
+            if offeringDevice, Self.refusesDevice(error, answering: challenge) { throw DeviceRefused() }
+            throw AuthError.cognito(error, operation: .signIn)
+        }
+    }
+
+    /// Whether `error`, to a sign-in that offered a device, says the device
+    /// is gone (Cognito's "Device does not exist.") or failed its proof. A
+    /// wrong client secret or a spent session is no fault of the device's.
+    static func refusesDevice(_ error: CognitoError, answering challenge: Challenge?) -> Bool {
+        guard case .service(let code, let message, _) = error else { return false }
+        let lower = message.lowercased()
+        if code == "ResourceNotFoundException" && lower.contains("device") { return true }
+        guard challenge?.provesDevice == true, !AuthError.isSecretHashFailure(error), !lower.contains("session") else {
+            return false
+        }
+        return code == "NotAuthorizedException" || code == "ResourceNotFoundException"
+    }
+}

@@ -1,5 +1,6 @@
 // A signed-in user's own MFA settings (`cog-cred mfa`): read and changed
-// with the access token, refreshed first when it is too old.
+// with the access token, refreshed first when it is too old; and the
+// authenticator a sign-in sets up when the pool requires MFA.
 
 /// What `mfa enable|disable|prefer` does to a method.
 public enum MFAChange: Sendable {
@@ -47,9 +48,24 @@ extension TokenManager {
         let cognito = try makeCognito()
         let secret = try mfaCall { () throws(CognitoError) in try cognito.associateSoftwareToken(accessToken: token.value) }
         let account = token.claims.username ?? profile.username ?? profileName
-        let code = try firstCode(TOTPURI.make(secret: secret, account: account, issuer: "Cognito \(profile.userPoolID)"))
+        let code = try firstCode(authenticatorURI(secret: secret, account: account))
         try mfaCall { () throws(CognitoError) in try cognito.verifySoftwareToken(accessToken: token.value, code: code) }
         return try changeMFA(.totp, .enable)
+    }
+
+    /// Setting up an authenticator before signing in: associate it, verify
+    /// its first code, and return the sign-in's session for the answer.
+    func setUpAuthenticator(_ cognito: any CognitoClient, session: String?, userID: String, answers: any ChallengeAnswers) throws
+        -> String?
+    {
+        let (secret, associated) = try signInCall { () throws(CognitoError) in try cognito.associateSoftwareToken(session: session) }
+        let code = try answers.setUpAuthenticator(uri: authenticatorURI(secret: secret, account: userID))
+        return try signInCall { () throws(CognitoError) in try cognito.verifySoftwareToken(session: associated, code: code) }
+    }
+
+    /// What an authenticator app scans: the pool names the issuer.
+    func authenticatorURI(secret: String, account: String) -> String {
+        TOTPURI.make(secret: secret, account: account, issuer: "Cognito \(profile.userPoolID)")
     }
 
     func mfaCall<T>(_ body: () throws(CognitoError) -> T) throws(AuthError) -> T {
