@@ -103,13 +103,6 @@ public struct SRPServerStep: Sendable, Equatable {
     public var secretBlock: String
     /// The name the proof is computed over (a device's key, for a device).
     public var userID: String?
-
-    public init(salt: String, serverB: String, secretBlock: String, userID: String?) {
-        self.salt = salt
-        self.serverB = serverB
-        self.secretBlock = secretBlock
-        self.userID = userID
-    }
 }
 
 /// A challenge as Cognito sent it: what it asks, and what an answer must
@@ -154,10 +147,4 @@ public struct PasswordProof: Sendable, Equatable {
     public var signature: String
     /// The time the proof was computed for, as Cognito writes it.
     public var timestamp: String
-
-    public init(secretBlock: String, signature: String, timestamp: String) {
-        self.secretBlock = secretBlock
-        self.signature = signature
-        self.timestamp = timestamp
-    }
 }

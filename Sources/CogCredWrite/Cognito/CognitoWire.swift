@@ -283,36 +283,31 @@ enum CognitoWire {
     }
 
     struct AuthenticationResultBody: Decodable {
-        var accessToken: String?
-        var idToken: String?
-        var refreshToken: String?
+        var accessToken: String?, idToken: String?, refreshToken: String?
+        /// Seconds the access token lives.
         var expiresIn: Int64?
         var newDeviceMetadata: NewDeviceMetadataBody?
     }
 
     struct NewDeviceMetadataBody: Decodable {
-        var deviceKey: String?
-        var deviceGroupKey: String?
+        var deviceKey: String?, deviceGroupKey: String?
     }
 
     struct RespondToAuthChallengeRequest: Encodable {
-        var challengeName: String
-        var clientId: String
-        var session: String?
+        var challengeName: String, clientId: String, session: String?
         var challengeResponses: [String: String]
     }
 
+    /// GetTokensFromRefreshToken and RevokeToken send the raw client secret.
     struct RefreshTokenRequest: Encodable {
         var refreshToken: String
-        var clientId: String
-        var clientSecret: String?
+        var clientId: String, clientSecret: String?
         var deviceKey: String?
     }
 
     struct RevokeTokenRequest: Encodable {
         var token: String
-        var clientId: String
-        var clientSecret: String?
+        var clientId: String, clientSecret: String?
     }
 
     /// The shared shape of the unauthenticated account actions (SignUp,
@@ -328,8 +323,7 @@ enum CognitoWire {
     }
 
     struct SignUpResponse: Decodable {
-        var userConfirmed: Bool?
-        var userSub: String?
+        var userConfirmed: Bool?, userSub: String?
         var codeDeliveryDetails: CodeDeliveryDetails?
     }
 
@@ -338,9 +332,7 @@ enum CognitoWire {
     }
 
     struct CodeDeliveryDetails: Decodable {
-        var destination: String?
-        var deliveryMedium: String?
-        var attributeName: String?
+        var destination: String?, deliveryMedium: String?, attributeName: String?
 
         var delivery: CodeDelivery { CodeDelivery(destination: destination, medium: deliveryMedium, attributeName: attributeName) }
     }
@@ -417,8 +409,7 @@ enum CognitoWire {
 
     struct ConfirmDeviceRequest: Encodable {
         struct Verifier: Encodable {
-            var passwordVerifier: String
-            var salt: String
+            var passwordVerifier: String, salt: String
         }
 
         var accessToken: String
