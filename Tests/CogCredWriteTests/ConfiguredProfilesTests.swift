@@ -44,12 +44,18 @@ import CogCredTestSupport
         Set(try SecretKind.allCases.filter { try store.read($0, profile: profile) != nil })
     }
 
+    /// Saves the old profile changed by `edit`, the secret kept; returns
+    /// how many of the session's items were deleted.
+    func save(_ edit: (inout Profile) -> Void) throws -> Int {
+        var new = old
+        edit(&new)
+        let change = ProfileChange(from: old, to: new, newClientSecret: false)
+        return try profiles.save("default", new, replacing: old, change: change, clientSecret: .keep)
+    }
+
     @Test func anotherAppClientDeletesTheOldSessionSecretAndDeviceThenSaves() throws {
         try signedIn()
-        var new = old
-        new.clientID = "newclient"
-        let change = ProfileChange(from: old, to: new, newClientSecret: false)
-        #expect(try profiles.save("default", new, replacing: old, change: change, clientSecret: .keep) == 5)
+        #expect(try save { $0.clientID = "newclient" } == 5)
         #expect(try stored() == [])
         #expect(try stored("other") == [.refresh, .access])
         let saved = try config.profile("default")
@@ -82,10 +88,7 @@ import CogCredTestSupport
     @Test func anUnreachableKeyringWarnsAndTheChangeIsSavedAnyway() throws {
         try signedIn()
         store.failAll(with: .locked)
-        var new = old
-        new.userPoolID = "us-east-1_New"
-        let change = ProfileChange(from: old, to: new, newClientSecret: false)
-        #expect(try profiles.save("default", new, replacing: old, change: change, clientSecret: .keep) == 0)
+        #expect(try save { $0.userPoolID = "us-east-1_New" } == 0)
         #expect(try config.profile("default").userPoolID == "us-east-1_New")
         let lines = warnings.lines.withLock { $0 }
         #expect(lines.count == 2)
@@ -94,10 +97,7 @@ import CogCredTestSupport
 
     @Test func anotherIdentityPoolDropsOnlyTheAWSCredentials() throws {
         try signedIn()
-        var new = old
-        new.identityPoolID = "us-east-1:11111111-1111-1111-1111-111111111111"
-        let change = ProfileChange(from: old, to: new, newClientSecret: false)
-        #expect(try profiles.save("default", new, replacing: old, change: change, clientSecret: .keep) == 0)
+        #expect(try save { $0.identityPoolID = "us-east-1:11111111-1111-1111-1111-111111111111" } == 0)
         #expect(try stored() == [.refresh, .access, .clientSecret, .device])
     }
 

@@ -7,15 +7,10 @@
 /// in a file of its own: ProfileChange, ProfileDeletion, ProfileList.
 public struct ConfiguredProfiles: Sendable {
     public let config: ConfigStore
-    let store: any TokenStore
-    /// Forgotten with a profile's endpoint: a new one may offer what the old one lacked.
-    let refreshMemory: any RefreshAPIMemory
-    /// The profile's lock: its items change under it, so that a refresh in
-    /// flight cannot write tokens back.
-    let lock: @Sendable (Profile) -> any RefreshLock
-    let clock: any Clock
-    /// Where warnings for the person go (stderr in the executable).
-    let warn: @Sendable (String) -> Void
+    /// A profile's session that reaches no service: its items in the
+    /// keyring, changed under its lock (so that a refresh in flight cannot
+    /// write tokens back), and its warnings for the person.
+    let session: @Sendable (_ name: String, _ profile: Profile) -> TokenManager
 
     public init(
         config: ConfigStore, store: any TokenStore, refreshMemory: any RefreshAPIMemory,
@@ -23,11 +18,11 @@ public struct ConfiguredProfiles: Sendable {
         warn: @escaping @Sendable (String) -> Void = { _ in }
     ) {
         self.config = config
-        self.store = store
-        self.refreshMemory = refreshMemory
-        self.lock = lock
-        self.clock = clock
-        self.warn = warn
+        session = { name, profile in
+            TokenManager(
+                profileName: name, profile: profile, store: store, cognito: { throw CognitoError.deadlineExceeded }, clock: clock,
+                refreshMemory: refreshMemory, lock: lock(profile), warn: warn)
+        }
     }
 
     /// Every profile; an absent file is none.
@@ -43,12 +38,10 @@ public struct ConfiguredProfiles: Sendable {
         try load().profile(forRegistry: DockerCredential.registryHost(serverURL))
     }
 
-    /// A session of `name` that reaches no service: its local items only,
-    /// under its lock. `profile` binds what it reads; one no longer
-    /// configured binds nothing, so every item of the name is its own.
+    /// The session of `name` that reaches no service. `profile` binds what
+    /// it reads; one no longer configured binds nothing, so every item of
+    /// the name is its own.
     public func localSession(_ name: String, profile: Profile = Profile(userPoolID: "", clientID: "")) -> TokenManager {
-        TokenManager(
-            profileName: name, profile: profile, store: store, cognito: { throw CognitoError.deadlineExceeded }, clock: clock,
-            refreshMemory: refreshMemory, lock: lock(profile), warn: warn)
+        session(name, profile)
     }
 }

@@ -61,6 +61,9 @@ extension ConfiguredProfiles {
     public func save(_ name: String, _ profile: Profile, replacing old: Profile?, change: ProfileChange, clientSecret: ClientSecretEdit)
         throws -> Int
     {
+        // The profile's items, under its lock: the old settings' when there were any.
+        let session = localSession(name, profile: old ?? profile)
+        let store = session.store
         var profile = profile
         if change.dropsClientSecret { profile.clientSecretInKeyring = nil }
         switch clientSecret {
@@ -80,7 +83,7 @@ extension ConfiguredProfiles {
             do {
                 try store.delete(.clientSecret, profile: name)
             } catch {
-                warn("cog-cred: warning: the old app client secret could not be deleted (\(error.message)); it will not be used")
+                session.warn("cog-cred: warning: the old app client secret could not be deleted (\(error.message)); it will not be used")
             }
         case .keep: break
         }
@@ -91,18 +94,18 @@ extension ConfiguredProfiles {
             for kind in [SecretKind.awsCredentials, .identityID] { _ = try? store.delete(kind, profile: name) }
         }
         var tokensDeleted = 0
-        if change.endsSession, let old {
+        if change.endsSession {
             do {
-                tokensDeleted = try localSession(name, profile: old).signOut(.local, forgettingDevice: true)
+                tokensDeleted = try session.signOut(.local, forgettingDevice: true)
             } catch let failure as SecretServiceError {
-                warn("cog-cred: warning: the old tokens could not be deleted (\(failure.message)); they will not be used")
+                session.warn("cog-cred: warning: the old tokens could not be deleted (\(failure.message)); they will not be used")
             }
         }
         var file = try config.load()
         file.profiles[name] = profile
         try config.save(file)
         // A new endpoint may offer what the old one lacked: learn it again.
-        refreshMemory.forget(profile: name)
+        session.refreshMemory.forget(profile: name)
         return tokensDeleted
     }
 }

@@ -9,11 +9,12 @@ extension ConfiguredProfiles {
     public func delete(_ name: String) throws -> Int {
         var file = try config.load()
         guard let profile = file.profiles[name] else { throw ConfigError.profileNotFound(profile: name, path: config.path) }
-        var removed = try localSession(name, profile: profile).signOut(.local, forgettingDevice: true)
-        if try store.delete(.clientSecret, profile: name) { removed += 1 }
+        let session = localSession(name, profile: profile)
+        var removed = try session.signOut(.local, forgettingDevice: true)
+        if try session.store.delete(.clientSecret, profile: name) { removed += 1 }
         file.profiles[name] = nil
         try config.save(file)
-        refreshMemory.forget(profile: name)
+        session.refreshMemory.forget(profile: name)
         return removed
     }
 }
