@@ -47,13 +47,21 @@ struct Wiring {
     /// Taken once per process: the front binary's lock, if it handed one over.
     static let handedOverLock = HandedOverLock.take()
 
-    var configStore: ConfigStore { ConfigStore(path: paths.configFile) }
+    private var configStore: ConfigStore { ConfigStore(path: paths.configFile) }
+
+    /// The profiles and their keyring items, for the commands about
+    /// profiles rather than one session.
+    var profiles: ConfiguredProfiles {
+        ConfiguredProfiles(
+            config: configStore, store: tokenStore, refreshMemory: FileRefreshMemory(directory: paths.stateDirectory),
+            lock: { refreshLock($0) }, warn: { Output.note($0) })
+    }
 
     /// The Secret Service on this process's session bus; an encrypted
     /// session where the bus is not reached through Unix sockets only. A
     /// locked keyring is unlocked through the service's own prompt unless
     /// the command must not wait for a person.
-    var tokenStore: SecretServiceStore {
+    private var tokenStore: SecretServiceStore {
         // The prompt is a window on the desktop: without a display here, no
         // one at this terminal could see it (SSH, a container, cron), and
         // a keyring daemon would only dismiss it after a while.
@@ -160,6 +168,22 @@ extension Wiring {
 
     func endpoint(_ profile: Profile) throws(ConfigError) -> Endpoint.Resolved {
         try Endpoint.resolve(profile: profile, environment: environment)
+    }
+
+    /// The issuers a token of the profile's pool may name: the pool at the
+    /// endpoint in use.
+    func issuers(_ profile: Profile) throws(ConfigError) -> [String] {
+        TokenVerifier.poolKeys(endpoint: try endpoint(profile).url, profile: profile).issuers
+    }
+
+    /// Where `status --verify` fetches the pool's keys, within the command's deadline.
+    func poolKeySource(_ profile: Profile) throws(ConfigError) -> PoolKeySource {
+        let endpoint = try endpoint(profile)
+        Wiring.noteGlobalEndpoint(endpoint)
+        let verifier = TokenVerifier(
+            timeouts: profile.timeouts, deadline: deadline(profile), caBundle: Endpoint.caBundle(profile: profile, environment: environment),
+            allowsCleartext: endpoint.allowsCleartext)
+        return PoolKeySource(verifier: verifier, pool: TokenVerifier.poolKeys(endpoint: endpoint.url, profile: profile))
     }
 
     /// AWS_ENDPOINT_URL is meant for every AWS service and is often set for

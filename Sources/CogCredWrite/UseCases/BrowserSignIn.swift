@@ -1,4 +1,64 @@
+// Signing in through the pool's managed login in a browser: the
+// authorization code flow with PKCE, driven here, the person reached
+// through `BrowserSignInPerson` (the terminal and browser in the executable).
+
+/// Where the browser runs.
+public enum BrowserSignInMode: Sendable, Equatable {
+    /// Started on this machine, coming back to a listener at the redirect
+    /// URI within `timeout` seconds.
+    case here(timeout: Int)
+    /// Wherever the person opens the address; they paste back where the
+    /// browser ended (`--no-browser`).
+    case elsewhere
+}
+
+/// The person's side of a browser sign-in.
+public protocol BrowserSignInPerson {
+    /// Starts a browser here at `address`; false when none could be started.
+    func openBrowser(_ address: String) -> Bool
+    /// Shows the authorize address: to open by hand, or in case the browser
+    /// that was `opened` does not come up.
+    func show(authorizeURL: String, opened: Bool)
+    /// With the browser elsewhere: shows the authorize address and returns
+    /// what the person pasted back (the address the browser ended on, or
+    /// just its code).
+    func pastedCallback(authorizeURL: String) throws -> String
+    /// A line for the person while waiting (a request refused).
+    func note(_ line: String)
+}
+
 extension TokenManager {
+    /// Signs in through the managed login: a fresh request, the browser's
+    /// answer (at the listener, or pasted), then `signIn(_:of:issuers:)`.
+    /// `issuers` are the ones the ID token may name (the pool at its
+    /// endpoint), asked once the request is made. A pasted text that is no
+    /// answer throws `AuthorizationRequest.CallbackError.notACallback`.
+    public func signInWithBrowser(_ mode: BrowserSignInMode, issuers: () throws -> [String], person: some BrowserSignInPerson)
+        throws -> RefreshedTokens
+    {
+        let request = try authorizationRequest()
+        let issuers = try issuers()
+        switch mode {
+        case .elsewhere:
+            let pasted = try person.pastedCallback(authorizeURL: request.url)
+            let callback: AuthorizationRequest.Callback
+            do {
+                callback = try request.pasted(pasted)
+            } catch .stateMismatch {
+                throw AuthError.stateMismatch
+            }
+            return try signIn(callback, of: request, issuers: issuers)
+        case .here(let timeout):
+            // Listening before the browser starts: it may come back at once.
+            let loopback = try LoopbackSignIn(request)
+            person.show(authorizeURL: request.url, opened: person.openBrowser(loopback.startAddress))
+            guard let callback = try loopback.answer(within: Double(timeout), note: { person.note($0) }) else {
+                throw AuthError.browserTimedOut(seconds: timeout)
+            }
+            return try signIn(callback, of: request, issuers: issuers)
+        }
+    }
+
     /// The authorization-code request for this profile's managed login:
     /// fresh state, nonce and PKCE verifier each time.
     public func authorizationRequest(identityProvider: String? = nil) throws -> AuthorizationRequest {

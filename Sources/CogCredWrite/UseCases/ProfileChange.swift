@@ -42,3 +42,70 @@ public struct ProfileChange: Equatable, Sendable {
             dropsClientSecret: old.clientSecretInKeyring == true && otherClient && !newClientSecret)
     }
 }
+
+/// What a change does with the app client secret.
+public enum ClientSecretEdit: Sendable, Equatable {
+    /// Whatever is stored stays, unless the change drops it.
+    case keep
+    /// A new secret, stored with the change.
+    case store(String)
+    /// The stored secret goes (an app client without one).
+    case remove
+}
+
+extension ConfiguredProfiles {
+    /// Saves `profile` as `name` (replacing `old`, nil for a new profile)
+    /// and carries out `change`: the items the old settings leave behind go
+    /// first, then the config is written. Returns how many of the old
+    /// session's items were deleted.
+    public func save(_ name: String, _ profile: Profile, replacing old: Profile?, change: ProfileChange, clientSecret: ClientSecretEdit)
+        throws -> Int
+    {
+        // The profile's items, under its lock: the old settings' when there were any.
+        let session = localSession(name, profile: old ?? profile)
+        let store = session.store
+        var profile = profile
+        if change.dropsClientSecret { profile.clientSecretInKeyring = nil }
+        switch clientSecret {
+        case .store(let secret):
+            // The secret goes to the keyring before the config says it is
+            // there, so the config never points at a secret that was not stored.
+            try store.write(
+                .clientSecret, profile: name, secret: secret,
+                context: ItemContext(userPoolID: profile.userPoolID, clientID: profile.clientID, username: nil))
+            profile.clientSecretInKeyring = true
+        case .remove:
+            try store.delete(.clientSecret, profile: name)
+            profile.clientSecretInKeyring = nil
+        case .keep where change.dropsClientSecret:
+            // Bound to the old client in the keyring, so never read for the
+            // new one even if it cannot be deleted now.
+            do {
+                try store.delete(.clientSecret, profile: name)
+            } catch {
+                session.warn("cog-cred: warning: the old app client secret could not be deleted (\(error.message)); it will not be used")
+            }
+        case .keep: break
+        }
+        // Stored items are bound to their pool and client, so a keyring that
+        // cannot be reached now (locked, absent) leaves items that are never
+        // used: say so and go on.
+        if change.dropsAWSCredentials {
+            for kind in [SecretKind.awsCredentials, .identityID] { _ = try? store.delete(kind, profile: name) }
+        }
+        var tokensDeleted = 0
+        if change.endsSession {
+            do {
+                tokensDeleted = try session.signOut(.local, forgettingDevice: true)
+            } catch let failure as SecretServiceError {
+                session.warn("cog-cred: warning: the old tokens could not be deleted (\(failure.message)); they will not be used")
+            }
+        }
+        var file = try config.load()
+        file.profiles[name] = profile
+        try config.save(file)
+        // A new endpoint may offer what the old one lacked: learn it again.
+        session.refreshMemory.forget(profile: name)
+        return tokensDeleted
+    }
+}

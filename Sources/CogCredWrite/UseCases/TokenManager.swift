@@ -1,8 +1,10 @@
 /// A profile's session and what it depends on: the keyring, Cognito, the
 /// clock, the refresh lock. Each use case is an extension in a file of its
 /// own, read top to bottom: CurrentToken (hand out a fresh token), Refresh,
-/// SaveTokens, SignIn (with DeviceConfirmation), BrowserSignIn, SignOut,
-/// SessionStatus, Devices, MFASettings and AWSCredentialsFromIdentityPool.
+/// SaveTokens, SignInWay, SignIn (with DeviceConfirmation), BrowserSignIn,
+/// SignOut, RejectedToken, SessionStatus, Devices, MFASettings and
+/// AWSCredentialsFromIdentityPool. The use cases about profiles rather than
+/// one session are ConfiguredProfiles'.
 ///
 /// The refresh lock has no default: every caller says which one (the
 /// executable the profile's lock file, a one-caller test `NoRefreshLock`),

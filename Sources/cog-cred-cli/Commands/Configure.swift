@@ -146,13 +146,14 @@ struct Configure: ParsableCommand {
     func run() throws {
         let wiring = Wiring()
         let name = try profileOptions.name(wiring.environment)
-        let store = wiring.configStore
-        var file = try store.load()
-        let existing = file.profiles[name]
+        let profiles = wiring.profiles
+        let existing = try profiles.load().profiles[name]
         if show || delete {
-            guard let existing else { throw ConfigError.profileNotFound(profile: name, path: store.path) }
+            guard let existing else { throw ConfigError.profileNotFound(profile: name, path: profiles.config.path) }
             if show { return Output.data(existing.json.prettyText) }
-            return try remove(name, from: &file, wiring: wiring)
+            let removed = try profiles.delete(name)
+            let items = removed == 1 ? "1 item" : "\(removed) items"
+            return Output.note("Deleted profile '\(name)' from \(profiles.config.path) and its \(items) from the Secret Service.")
         }
 
         guard let poolID = userPoolId ?? existing?.userPoolID else {
@@ -221,47 +222,12 @@ struct Configure: ParsableCommand {
         if profile.effectiveAuthFlow == .browser && profile.domain == nil {
             throw ValidationError("--auth-flow browser needs the pool's domain: add --domain PREFIX_OR_URL")
         }
-        // The secret goes to the keyring before the config says it is there,
-        // so the config never points at a secret that was not stored.
-        if clientSecretStdin {
-            let secret = try PasswordInput.fromStandardInput(what: "client secret")
-            try wiring.tokenStore.write(
-                .clientSecret, profile: name, secret: secret,
-                context: ItemContext(userPoolID: poolID, clientID: clientID, username: nil))
-            profile.clientSecretInKeyring = true
-        }
-        if removeClientSecret {
-            try wiring.tokenStore.delete(.clientSecret, profile: name)
-            profile.clientSecretInKeyring = nil
-        } else if change.dropsClientSecret {
-            // Bound to the old client in the keyring, so never read for the
-            // new one even if it cannot be deleted now.
-            do {
-                try wiring.tokenStore.delete(.clientSecret, profile: name)
-            } catch {
-                Output.note("cog-cred: warning: the old app client secret could not be deleted (\(error.message)); it will not be used")
-            }
-        }
-        // Stored items are bound to their pool and client, so a keyring that
-        // cannot be reached now (locked, absent) leaves items that are never
-        // used: say so and go on.
-        var tokensDeleted = 0
-        if change.dropsAWSCredentials {
-            for kind in [SecretKind.awsCredentials, .identityID] { _ = try? wiring.tokenStore.delete(kind, profile: name) }
-        }
-        if change.endsSession {
-            do {
-                tokensDeleted = try wiring.tokenManager(named: name).signOut(.local, forgettingDevice: true)
-            } catch let failure as SecretServiceError {
-                Output.note("cog-cred: warning: the old tokens could not be deleted (\(failure.message)); they will not be used")
-            }
-        }
-        file.profiles[name] = profile
-        try store.save(file)
-        // A new endpoint may offer what the old one lacked: learn it again.
-        FileRefreshMemory(directory: wiring.paths.stateDirectory).forget(profile: name)
+        let secret = clientSecretStdin ? try PasswordInput.fromStandardInput(what: "client secret") : nil
+        let tokensDeleted = try profiles.save(
+            name, profile, replacing: existing, change: change,
+            clientSecret: secret.map(ClientSecretEdit.store) ?? (removeClientSecret ? .remove : .keep))
 
-        Output.note("Saved profile '\(name)' in \(store.path).")
+        Output.note("Saved profile '\(name)' in \(profiles.config.path).")
         if clientSecretStdin { Output.note("The app client secret is in the Secret Service, not in the file.") }
         if profile.method != nil && profile.effectiveAuthFlow != .choice {
             Output.note("cog-cred: note: --method applies to --auth-flow choice; this profile signs in with \(profile.effectiveAuthFlow.rawValue)")
@@ -274,18 +240,5 @@ struct Configure: ParsableCommand {
             let deleted = tokensDeleted > 0 ? " (its tokens were deleted)" : ""
             Output.note("The profile now names a different user pool, app client or endpoint\(deleted): sign in again.")
         }
-    }
-
-    /// `--delete`: the keyring items first (under the profile's refresh lock,
-    /// so a refresh in flight cannot write tokens back), then the config; a
-    /// keyring that cannot be reached changes nothing.
-    func remove(_ name: String, from file: inout ConfigFile, wiring: Wiring) throws {
-        var removed = try wiring.tokenManager(named: name).signOut(.local, forgettingDevice: true)
-        if try wiring.tokenStore.delete(.clientSecret, profile: name) { removed += 1 }
-        file.profiles[name] = nil
-        try wiring.configStore.save(file)
-        FileRefreshMemory(directory: wiring.paths.stateDirectory).forget(profile: name)
-        let items = removed == 1 ? "1 item" : "\(removed) items"
-        Output.note("Deleted profile '\(name)' from \(wiring.configStore.path) and its \(items) from the Secret Service.")
     }
 }

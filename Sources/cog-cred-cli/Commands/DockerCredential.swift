@@ -28,12 +28,12 @@ struct DockerCredentialCommand: ParsableCommand {
         switch action {
         case "get", "erase":
             let serverURL = DockerCredential.serverURL(try StandardInput.readAll(limit: 65536))
-            guard let name = try wiring.configStore.load().profile(forRegistry: DockerCredential.registryHost(serverURL)) else {
+            guard let name = try wiring.profiles.profileName(forRegistry: serverURL) else {
                 throw DockerFailure(DockerCredential.notFound)
             }
             let manager = try wiring.tokenManager(named: name)
             if action == "erase" {
-                try wiring.tokenStore.delete(.access, profile: name)
+                try manager.forgetAccessToken()
                 return
             }
             Output.data(DockerCredential.answer(serverURL: serverURL, token: try manager.currentToken(.access)))
@@ -42,11 +42,11 @@ struct DockerCredentialCommand: ParsableCommand {
             guard let credential = DockerCredential.Credential(input) else {
                 throw DockerFailure("cog-cred: store expects {\"ServerURL\", \"Username\", \"Secret\"} on standard input")
             }
-            guard try wiring.configStore.load().profile(forRegistry: DockerCredential.registryHost(credential.serverURL)) != nil else {
+            guard try wiring.profiles.profileName(forRegistry: credential.serverURL) != nil else {
                 throw DockerFailure("cog-cred keeps only Cognito tokens: map the registry with cog-cred configure --docker-registry HOST")
             }
         case "list":
-            Output.data(DockerCredential.list(try wiring.configStore.load()))
+            Output.data(DockerCredential.list(try wiring.profiles.load()))
         case "version":
             Output.data("cog-cred \(cogCredVersion)")
         default:

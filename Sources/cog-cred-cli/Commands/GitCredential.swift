@@ -53,12 +53,9 @@ struct GitCredentialCommand: ParsableCommand {
             let manager = try wiring.tokenManager(named: profile)
             if action == "get" {
                 Output.raw(GitCredential.answer(request, token: try manager.currentToken(.access)))
-            } else if let stored = try wiring.tokenStore.read(.access, profile: manager.profileName),
-                GitCredential.erases(request, token: stored)
-            {
-                // The server rejected our token: drop it, keep the refresh
-                // token, and the next get refreshes.
-                try wiring.tokenStore.delete(.access, profile: manager.profileName)
+            } else {
+                // The server rejected our token: the next get refreshes.
+                try manager.forgetAccessToken(onlyIf: { GitCredential.erases(request, token: $0) })
             }
         case "store":
             // Tokens live in the Secret Service already; nothing to keep.
@@ -72,6 +69,6 @@ struct GitCredentialCommand: ParsableCommand {
     /// --profile when given, else the profile whose git URL patterns match.
     func choose(_ request: GitCredential.Request, _ wiring: Wiring) throws -> String? {
         if let profile { return profile }
-        return GitCredential.profile(for: request, named: nil, in: try wiring.configStore.load())
+        return try wiring.profiles.profileName(for: request)
     }
 }

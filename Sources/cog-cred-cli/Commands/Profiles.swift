@@ -15,25 +15,8 @@ struct Profiles: ParsableCommand {
     var json = false
 
     func run() throws {
-        let wiring = Wiring()
-        let file = try wiring.configStore.load()
-        var rows: [Row] = []
-        var keyringFailure: SecretServiceError? = nil
-        for (name, profile) in file.profiles.sorted(by: { $0.key < $1.key }) {
-            var row = Row(name: name, profile: profile)
-            if keyringFailure == nil {
-                do {
-                    let status = try wiring.tokenManager(named: name).status()
-                    row.signedIn = status.signedIn
-                    row.username = status.username ?? profile.username
-                    row.accessTokenExpiresAt = status.accessTokenExpiresAt
-                    row.now = status.now
-                } catch let failure as SecretServiceError {
-                    keyringFailure = failure
-                }
-            }
-            rows.append(row)
-        }
+        let (summaries, keyringFailure) = try Wiring().profiles.summaries()
+        let rows = summaries.map(Row.init)
         if json {
             Output.data(JSONValue.array(rows.map(\.json)).compactText)
         } else if rows.isEmpty {
@@ -52,10 +35,19 @@ struct Profiles: ParsableCommand {
         var name: String
         var profile: Profile
         /// nil: the keyring could not be asked.
-        var signedIn: Bool? = nil
-        var username: String? = nil
-        var accessTokenExpiresAt: Int64? = nil
-        var now: Int64 = 0
+        var signedIn: Bool?
+        var username: String?
+        var accessTokenExpiresAt: Int64?
+        var now: Int64
+
+        init(_ summary: ConfiguredProfiles.Summary) {
+            name = summary.name
+            profile = summary.profile
+            signedIn = summary.status?.signedIn
+            username = summary.status?.username ?? profile.username
+            accessTokenExpiresAt = summary.status?.accessTokenExpiresAt
+            now = summary.status?.now ?? 0
+        }
 
         var cells: [String] {
             let expiry = accessTokenExpiresAt.map { exp in

@@ -143,40 +143,54 @@ struct SignIn: ParsableCommand {
     func run() throws {
         let wiring = Wiring()
         let manager = try wiring.tokenManager(profileOptions)
-        if manager.profile.effectiveGrant == .clientCredentials {
+        let way = manager.signInWay(
+            flow: authFlow.flatMap(AuthFlow.init(rawValue:)), method: method.flatMap(SignInMethod.init(rawValue:)),
+            browser: browser || noBrowser)
+        let profile = "(profile '\(manager.profileName)')"
+        switch way {
+        case .clientCredentials:
             let tokens = try manager.refresh()
             let scopes = tokens.access.claims.scope.map { ", scopes \($0)" } ?? ""
-            let until = tokens.access.claims.exp.map { "; access token valid until \(rfc3339($0))" } ?? ""
-            return Output.note("Got an access token for app client \(manager.profile.clientID)\(scopes) (profile '\(manager.profileName)')\(until).")
-        }
-        let flow = authFlow.flatMap(AuthFlow.init(rawValue:)) ?? (method != nil ? .choice : manager.profile.effectiveAuthFlow)
-        if browser || noBrowser || flow == .browser {
-            let tokens = try signInWithBrowser(manager, wiring: wiring)
+            Output.note("Got an access token for app client \(manager.profile.clientID)\(scopes) \(profile)\(Self.until(tokens)).")
+        case .browser:
+            let tokens = try signInWithBrowser(manager, wiring)
             let who = tokens.id?.claims.cognitoUsername ?? tokens.access.claims.subjectName ?? "the user"
-            let until = tokens.access.claims.exp.map { "; access token valid until \(rfc3339($0))" } ?? ""
-            return Output.note("Signed in as \(who) (profile '\(manager.profileName)')\(until).")
+            Output.note("Signed in as \(who) \(profile)\(Self.until(tokens)).")
+        case .api(let flow, let preferred):
+            guard let user = username ?? manager.profile.username, !user.isEmpty else {
+                throw ValidationError("no username: pass --username or set one with cog-cred configure --username")
+            }
+            let tokens = try signIn(manager, as: user, flow: flow, method: preferred)
+            Output.note("Signed in as \(tokens.access.claims.subjectName ?? user) \(profile)\(Self.until(tokens)).")
+            Self.note(tokens.device)
         }
-        guard let user = username ?? manager.profile.username, !user.isEmpty else {
-            throw ValidationError("no username: pass --username or set one with cog-cred configure --username")
-        }
-        // Read first, before anything is sent; in the choice flow only when
-        // the method needs it (a one-time code needs none).
+    }
+
+    static func until(_ tokens: TokenManager.RefreshedTokens) -> String {
+        tokens.access.claims.exp.map { "; access token valid until \(rfc3339($0))" } ?? ""
+    }
+
+    /// Through Cognito's API, with this command line's answers to its challenges.
+    func signIn(_ manager: TokenManager, as user: String, flow: AuthFlow, method preferred: SignInMethod?) throws
+        -> TokenManager.RefreshedTokens
+    {
         let readPassword = { () throws -> String in
             passwordStdin ? try PasswordInput.fromStandardInput() : try PasswordInput.prompt("Password for \(user): ")
         }
-        let typed = flow == .choice || flow == .custom ? nil : try readPassword()
-        let preferred = (method ?? (flow == .choice ? manager.profile.method : nil)).flatMap(SignInMethod.init(rawValue:))
+        // Read before anything is sent where the flow needs one for sure.
+        let typed = flow.readsPasswordFirst ? try readPassword() : nil
         let answers = ChallengePrompts(
             newPasswordFromStdin: newPasswordStdin, mfaCode: mfaCode,
             mfaType: mfaType.flatMap(MFAKind.init(optionName:)), code: code, method: preferred, methodIsDefault: method == nil,
             answersFromStdin: answer == "-", printURI: printURI)
         let device = DeviceOptions(name: deviceName ?? Self.hostName(), remember: rememberDevice)
-        let tokens = try manager.signIn(
+        return try manager.signIn(
             username: user, password: { try typed ?? readPassword() }, flow: flow, method: preferred, device: device, answers: answers)
-        let who = tokens.access.claims.subjectName ?? user
-        let until = tokens.access.claims.exp.map { "; access token valid until \(rfc3339($0))" } ?? ""
-        Output.note("Signed in as \(who) (profile '\(manager.profileName)')\(until).")
-        switch tokens.device {
+    }
+
+    /// What became of this machine as the user's device.
+    static func note(_ device: DeviceOutcome?) {
+        switch device {
         case nil: break
         case .signedInAsRemembered: Output.note("This machine is a remembered device: no MFA was asked.")
         case .remembered(let name): Output.note("This machine is now a remembered device ('\(name.printable)'): signing in here skips MFA.")
@@ -195,38 +209,40 @@ struct SignIn: ParsableCommand {
         return name.isEmpty ? "cog-cred" : name
     }
 
-    /// The authorization-code flow: listen, open the browser, wait for its
-    /// answer (or, with --no-browser, for the pasted address), exchange.
-    func signInWithBrowser(_ manager: TokenManager, wiring: Wiring) throws -> TokenManager.RefreshedTokens {
-        let request = try manager.authorizationRequest()
-        // The issuer the ID token must name: the pool at its endpoint.
-        let issuers = TokenVerifier.poolKeys(endpoint: try wiring.endpoint(manager.profile).url, profile: manager.profile).issuers
-        if noBrowser {
-            guard PasswordInput.hasTerminal else {
-                throw ValidationError("--no-browser asks for the address the browser ended on, and there is no terminal to ask on")
-            }
-            Output.note("Open this address in a browser, on any machine, and sign in:\n\n  \(request.url)\n")
-            let answer = try PasswordInput.ask("Then paste the address the browser ended on (or just the code): ")
-            let callback: AuthorizationRequest.Callback
-            do {
-                callback = try request.pasted(answer)
-            } catch .stateMismatch {
-                throw AuthError.stateMismatch
-            } catch {
-                throw ValidationError("that is neither the address the browser ended on nor a code")
-            }
-            return try manager.signIn(callback, of: request, issuers: issuers)
+    /// The managed login, in a browser here or (--no-browser) anywhere.
+    func signInWithBrowser(_ manager: TokenManager, _ wiring: Wiring) throws -> TokenManager.RefreshedTokens {
+        do {
+            return try manager.signInWithBrowser(
+                noBrowser ? .elsewhere : .here(timeout: timeout), issuers: { try wiring.issuers(manager.profile) },
+                person: TerminalBrowser(environment: wiring.environment))
+        } catch AuthorizationRequest.CallbackError.notACallback {
+            throw ValidationError("that is neither the address the browser ended on nor a code")
         }
-        let loopback = try LoopbackSignIn(request)
-        let opened = Browser.open(loopback.startAddress, environment: wiring.environment)
+    }
+}
+
+/// A browser sign-in's person at this terminal: the browser started here,
+/// the addresses on stderr, a pasted answer asked for on the terminal.
+struct TerminalBrowser: BrowserSignInPerson {
+    let environment: [String: String]
+
+    func openBrowser(_ address: String) -> Bool { Browser.open(address, environment: environment) }
+
+    func show(authorizeURL url: String, opened: Bool) {
         // The whole address goes to the terminal only: a command line is every local user's to read.
         Output.note(
             opened
-                ? "Opening the browser to sign in; if it does not come up, open this address:\n\n  \(request.url)\n"
-                : "Open this address in a browser to sign in:\n\n  \(request.url)\n")
-        guard let callback = try loopback.answer(within: Double(timeout), note: Output.note) else {
-            throw AuthError.browserTimedOut(seconds: timeout)
-        }
-        return try manager.signIn(callback, of: request, issuers: issuers)
+                ? "Opening the browser to sign in; if it does not come up, open this address:\n\n  \(url)\n"
+                : "Open this address in a browser to sign in:\n\n  \(url)\n")
     }
+
+    func pastedCallback(authorizeURL url: String) throws -> String {
+        guard PasswordInput.hasTerminal else {
+            throw ValidationError("--no-browser asks for the address the browser ended on, and there is no terminal to ask on")
+        }
+        Output.note("Open this address in a browser, on any machine, and sign in:\n\n  \(url)\n")
+        return try PasswordInput.ask("Then paste the address the browser ended on (or just the code): ")
+    }
+
+    func note(_ line: String) { Output.note(line) }
 }

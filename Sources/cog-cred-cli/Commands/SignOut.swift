@@ -41,10 +41,7 @@ struct SignOut: ParsableCommand {
             // local items can and should still go.
             Output.note("Profile '\(name)' is not configured: deleting its local items only.")
             scope = .local
-            let unconfigured = Profile(userPoolID: "", clientID: "")
-            manager = TokenManager(
-                profileName: name, profile: unconfigured, store: wiring.tokenStore,
-                cognito: { throw CognitoError.deadlineExceeded }, lock: wiring.refreshLock(unconfigured))
+            manager = wiring.profiles.localSession(name)
         }
         let removed: Int
         do {

@@ -28,52 +28,19 @@ struct Status: ParsableCommand {
     func run() throws {
         let wiring = Wiring()
         let manager = try wiring.tokenManager(profileOptions)
-        let status = try manager.status()
-        let checks = verify && status.signedIn ? try verification(wiring, manager) : nil
+        let report = try manager.status(verifying: verify ? { try wiring.poolKeySource(manager.profile) } : nil)
         if json {
-            Output.data(StatusJSON(status, manager.profile, checks).encoded())
+            Output.data(StatusJSON(report, manager.profile).encoded())
         } else {
-            for line in text(status, manager.profile) { Output.data(line) }
-            for (kind, list) in checks ?? [] {
+            for line in text(report.session, manager.profile) { Output.data(line) }
+            for (kind, list) in report.checks ?? [] {
                 for check in list {
-                    Output.data("verify \(kind):".padding(16) + "\(check.passed ? "ok  " : "FAIL") \(check.name): \(check.detail.oneLine())")
+                    Output.data("verify \(kind.rawValue):".padding(16) + "\(check.passed ? "ok  " : "FAIL") \(check.name): \(check.detail.oneLine())")
                 }
             }
         }
-        if !status.signedIn { throw ExitCode(ExitStatus.notAuthenticated) }
-        if let checks, let failed = checks.flatMap({ kind, list in list.filter { !$0.passed }.map { "\(kind) \($0.name): \($0.detail)" } }).first {
-            throw AuthError.verificationFailed(failed)
-        }
-        // Signed in on the strength of the refresh token alone: nothing was verified.
-        if let checks, checks.isEmpty { throw AuthError.verificationFailed("no access or ID token is stored to check") }
-    }
-
-    func verification(_ wiring: Wiring, _ manager: TokenManager) throws -> [(String, [VerificationCheck])] {
-        let profile = manager.profile
-        let endpoint = try wiring.endpoint(profile)
-        Wiring.noteGlobalEndpoint(endpoint)
-        let verifier = TokenVerifier(
-            timeouts: profile.timeouts, deadline: wiring.deadline(profile),
-            caBundle: Endpoint.caBundle(profile: profile, environment: wiring.environment),
-            allowsCleartext: endpoint.allowsCleartext)
-        let pool = TokenVerifier.poolKeys(endpoint: endpoint.url, profile: profile)
-        let keys: [JSONWebKey]
-        do {
-            keys = try verifier.fetchKeys(pool.jwksURL)
-        } catch {
-            throw AuthError.cognito(error, operation: .fetchKeys)
-        }
-        let now = SystemClock().now()
-        var results: [(String, [VerificationCheck])] = []
-        for kind in [SecretKind.access, .id] {
-            guard let token = try wiring.tokenStore.read(kind, profile: manager.profileName, binding: profile.binding) else {
-                continue
-            }
-            results.append(
-                (kind == .access ? "access" : "id",
-                 verifier.verify(token, kind: kind, keys: keys, issuers: pool.issuers, clientID: profile.clientID, now: now)))
-        }
-        return results
+        if !report.session.signedIn { throw ExitCode(ExitStatus.notAuthenticated) }
+        if let failure = report.verificationFailure { throw failure }
     }
 
     func text(_ s: SessionStatus, _ profile: Profile) -> [String] {
@@ -169,7 +136,8 @@ struct StatusJSON: Encodable {
         case accessTokenExpired = "access_token_expired"
     }
 
-    init(_ s: SessionStatus, _ profile: Profile, _ checks: [(String, [VerificationCheck])]?) {
+    init(_ report: StatusReport, _ profile: Profile) {
+        let s = report.session
         self.profile = s.profile
         signedIn = s.signedIn
         username = s.username
@@ -188,9 +156,9 @@ struct StatusJSON: Encodable {
         identityPoolID = profile.identityPoolID
         identityID = s.identityID
         awsCredentialsExpireAt = s.awsCredentialsExpireAt.map(rfc3339)
-        verification = checks.map { list in
+        verification = report.checks.map { list in
             Dictionary(uniqueKeysWithValues: list.map { kind, results in
-                (kind, results.map { Check(check: $0.name, passed: $0.passed, detail: $0.detail) })
+                (kind.rawValue, results.map { Check(check: $0.name, passed: $0.passed, detail: $0.detail) })
             })
         }
     }

@@ -1,0 +1,32 @@
+// Every profile and its session (`cog-cred profiles`).
+
+extension ConfiguredProfiles {
+    /// One profile as listed.
+    public struct Summary: Sendable {
+        public var name: String
+        public var profile: Profile
+        /// nil: the keyring could not be asked.
+        public var status: SessionStatus?
+    }
+
+    /// Every profile by name, with its session's status while the keyring
+    /// answers. Once it fails (locked, no Secret Service), the rest are
+    /// listed unknown rather than asked again, and its failure comes with
+    /// the list: the profiles are worth showing either way.
+    public func summaries() throws(ConfigError) -> (profiles: [Summary], keyringFailure: SecretServiceError?) {
+        var summaries: [Summary] = []
+        var failure: SecretServiceError? = nil
+        for (name, profile) in try load().profiles.sorted(by: { $0.key < $1.key }) {
+            var summary = Summary(name: name, profile: profile)
+            if failure == nil {
+                do {
+                    summary.status = try localSession(name, profile: profile).status()
+                } catch {
+                    failure = error
+                }
+            }
+            summaries.append(summary)
+        }
+        return (summaries, failure)
+    }
+}
