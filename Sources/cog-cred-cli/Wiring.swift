@@ -74,7 +74,7 @@ struct Wiring {
         guard let error = failure as? SecretServiceError,
             let provider = SecretServiceProvider.current(environment: { ProcessInfo.processInfo.environment[$0] }),
             let advice = provider.message(for: error, collectionLocked: error == .locked ? writer.defaultCollectionLocked() : nil)
-        else { return failure.message }
+        else { return ErrorWording.line(failure) }
         return advice
     }
 
