@@ -158,7 +158,7 @@ extension Wiring {
     /// The command's overall time budget, started when first asked for.
     func deadline(_ profile: Profile) -> Deadline { Deadline(secondsFromNow: profile.timeouts.command) }
 
-    func endpoint(_ profile: Profile) throws(ConfigError) -> Endpoint.Resolved {
+    func endpoint(_ profile: Profile) throws -> Endpoint.Resolved {
         try Endpoint.resolve(profile: profile, environment: environment)
     }
 

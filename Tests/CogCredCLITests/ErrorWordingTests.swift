@@ -76,6 +76,12 @@ import CogCredWrite
         #expect(ErrorWording.line(LoopbackError.failed("no socket")) == "cannot listen for the browser's answer: no socket")
     }
 
+    @Test func plainHTTPNamesTheOptionThatAllowsIt() {
+        #expect(
+            ErrorWording.line(CleartextEndpoint(setting: "AWS_ENDPOINT_URL", url: "http://minio:9000/"))
+                == "invalid AWS_ENDPOINT_URL: http://minio:9000/ is plain http:// to another machine: refresh tokens and passwords would cross the network unencrypted; use https://, or allow it for this profile with: cog-cred configure --allow-insecure-http")
+    }
+
     @Test func anAttributeIsNamedByItsOption() {
         #expect(ErrorWording.line(AttributeError.notNameValue) == "--attribute takes name=value, such as name=Alice")
         #expect(ErrorWording.line(AttributeError.emptyName) == "--attribute takes name=value with a non-empty name")
