@@ -25,7 +25,7 @@ public enum Endpoint {
     /// often set for LocalStack or MinIO on another host, and applies to
     /// Cognito too.
     ///
-    /// Throws `ConfigError` for a value that is no URL, `CleartextEndpoint`
+    /// Throws `ConfigError` for a value that is no URL, `EndpointError`
     /// for plain HTTP that is not allowed.
     public static func resolve(profile: Profile, environment: [String: String]) throws -> Resolved {
         var chosen: (url: String, variable: String?)? = nil
@@ -40,16 +40,16 @@ public enum Endpoint {
         guard let (url, variable) = chosen else {
             return Resolved(url: "https://cognito-idp.\(profile.effectiveRegion).amazonaws.com/", variable: nil, allowsCleartext: false)
         }
-        if refusesCleartext(url, profile) { throw CleartextEndpoint(setting: variable ?? "endpoint-url", url: url) }
+        if refusesCleartext(url, profile) { throw EndpointError.cleartext(setting: variable ?? "endpoint-url", url: url) }
         return Resolved(url: url, variable: variable, allowsCleartext: isPlainHTTP(url))
     }
 
     /// Whether the profile's own `endpoint-url` or `domain` is plain HTTP to
     /// another machine without the profile allowing it (what `configure`
     /// refuses), and which.
-    public static func profileProblem(_ profile: Profile) -> CleartextEndpoint? {
+    public static func profileProblem(_ profile: Profile) -> EndpointError? {
         for (setting, url) in [("endpoint-url", profile.endpointURL), ("domain", profile.domain)] {
-            if let url, refusesCleartext(url, profile) { return CleartextEndpoint(setting: setting, url: url) }
+            if let url, refusesCleartext(url, profile) { return .cleartext(setting: setting, url: url) }
         }
         return nil
     }
@@ -63,7 +63,7 @@ public enum Endpoint {
         for candidate in [variable, "AWS_ENDPOINT_URL"] {
             guard let url = environment[candidate], !url.isEmpty else { continue }
             if let problem = ProfileValidation.endpointProblem(url) { throw ConfigError.invalidValue(candidate, problem) }
-            if refusesCleartext(url, profile) { throw CleartextEndpoint(setting: candidate, url: url) }
+            if refusesCleartext(url, profile) { throw EndpointError.cleartext(setting: candidate, url: url) }
             return Resolved(url: url, variable: candidate, allowsCleartext: isPlainHTTP(url))
         }
         return Resolved(url: "https://\(name).\(region).amazonaws.com/", variable: nil, allowsCleartext: false)
@@ -73,7 +73,7 @@ public enum Endpoint {
     /// the same clear-text rule as the endpoint.
     public static func domain(_ profile: Profile) throws -> Resolved {
         guard let url = profile.domain else { throw ConfigError.missingDomain }
-        if refusesCleartext(url, profile) { throw CleartextEndpoint(setting: "domain", url: url) }
+        if refusesCleartext(url, profile) { throw EndpointError.cleartext(setting: "domain", url: url) }
         return Resolved(url: url, variable: nil, allowsCleartext: isPlainHTTP(url))
     }
 
@@ -125,24 +125,21 @@ public enum Endpoint {
     }
 }
 
-/// A URL that may not be used as it is: plain http:// to another machine,
-/// which the profile does not allow. The way out (allowing it for the
-/// profile) is a `NextStep`.
-public struct CleartextEndpoint: ExplainedFailure, Equatable {
-    /// Where the URL came from: an environment variable, `endpoint-url` or `domain`.
-    public let setting: String
-    public let url: String
-
-    public init(setting: String, url: String) {
-        self.setting = setting
-        self.url = url
-    }
+/// A URL that may not be used as it is. The way out is a `NextStep`.
+public enum EndpointError: ExplainedFailure, Equatable {
+    /// Plain http:// to another machine, which the profile does not allow;
+    /// `setting` is where the URL came from: an environment variable,
+    /// `endpoint-url` or `domain`.
+    case cleartext(setting: String, url: String)
 
     public var category: FailureCategory { .configuration }
 
     public var explanation: Explanation {
-        Explanation(
-            "invalid \(setting): \(url.oneLine(limit: 100)) is plain http:// to another machine: refresh tokens and passwords would cross the network unencrypted",
-            nextStep: .allowInsecureHTTP)
+        switch self {
+        case .cleartext(let setting, let url):
+            return Explanation(
+                "invalid \(setting): \(url.oneLine(limit: 100)) is plain http:// to another machine: refresh tokens and passwords would cross the network unencrypted",
+                nextStep: .allowInsecureHTTP)
+        }
     }
 }
