@@ -90,7 +90,7 @@ struct CogCredCommand: ParsableCommand {
             finish(1)
         } catch let failure as any CogCredFailure {
             if dockerHelper {
-                Output.data("cog-cred: \(failure.message.printable)")
+                Output.data("cog-cred: \(ErrorWording.line(failure).printable)")
                 finish(1)
             }
             Output.error(Wiring.describe(failure))

@@ -82,7 +82,7 @@ struct Wiring {
         guard let error = failure as? SecretServiceError,
             let provider = SecretServiceProvider.current(environment: { ProcessInfo.processInfo.environment[$0] }),
             let advice = provider.message(for: error, collectionLocked: error == .locked ? writer.defaultCollectionLocked() : nil)
-        else { return failure.message }
+        else { return ErrorWording.line(failure) }
         return advice
     }
 
@@ -166,7 +166,7 @@ extension Wiring {
     /// The command's overall time budget, started when first asked for.
     func deadline(_ profile: Profile) -> Deadline { Deadline(secondsFromNow: profile.timeouts.command) }
 
-    func endpoint(_ profile: Profile) throws(ConfigError) -> Endpoint.Resolved {
+    func endpoint(_ profile: Profile) throws -> Endpoint.Resolved {
         try Endpoint.resolve(profile: profile, environment: environment)
     }
 

@@ -105,8 +105,8 @@ import CogCredTestSupport
     @Test func attributesAreNameEqualsValue() throws {
         #expect(try AccountValidation.attribute("name=Alice Smith") == UserAttribute(name: "name", value: "Alice Smith"))
         #expect(try AccountValidation.attribute("custom:x=a=b") == UserAttribute(name: "custom:x", value: "a=b"))
-        #expect(throws: InputError.self) { try AccountValidation.attribute("novalue") }
-        #expect(throws: InputError.self) { try AccountValidation.attribute("=v") }
+        #expect(throws: AttributeError.notNameValue) { try AccountValidation.attribute("novalue") }
+        #expect(throws: AttributeError.emptyName) { try AccountValidation.attribute("=v") }
     }
 
     @Test func nothingIsSentWhenValidationFails() {
@@ -135,8 +135,8 @@ import CogCredTestSupport
         ("UsernameExistsException", AuthOperation.signUp, FailureCategory.dataError, "already exists"),
         ("InvalidPasswordException", .signUp, .dataError, "password policy"),
         ("CodeMismatchException", .confirmSignUp, .dataError, "code is incorrect"),
-        ("ExpiredCodeException", .confirmSignUp, .dataError, "resend-code"),
-        ("ExpiredCodeException", .confirmForgotPassword, .dataError, "forgot-password again"),
+        ("ExpiredCodeException", .confirmSignUp, .dataError, "code has expired"),
+        ("ExpiredCodeException", .confirmForgotPassword, .dataError, "code has expired"),
         ("LimitExceededException", .resendCode, .temporary, "try again later"),
         ("TooManyRequestsException", .signUp, .temporary, "try again later"),
         ("InvalidParameterException", .signUp, .dataError, "rejected"),
@@ -153,6 +153,14 @@ import CogCredTestSupport
     @Test func aWrongClientSecretIsAConfigurationError() {
         let error = failure("NotAuthorizedException", "Unable to verify secret hash for client abc", .signIn)
         #expect(error.category == .configuration)
-        #expect(error.message.contains("--client-secret-stdin"))
+        #expect(error.explanation.nextStep == .storeClientSecretAgain)
+        #expect(!error.message.contains("--"))
+    }
+
+    /// The way to a new code depends on what sent the old one.
+    @Test func anExpiredCodeNamesHowToGetANewOne() {
+        let step = { (operation: AuthOperation) in failure("ExpiredCodeException", "expired", operation).explanation.nextStep }
+        #expect(step(.confirmForgotPassword) == .requestNewCode(forPasswordReset: true))
+        #expect(step(.confirmSignUp) == .requestNewCode(forPasswordReset: false))
     }
 }

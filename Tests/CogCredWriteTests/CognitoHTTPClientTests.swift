@@ -181,7 +181,7 @@ import Synchronization
         let error = AuthError.cognito(service("NotAuthorizedException", "Refresh Token has been revoked"), operation: .refresh(profile: "work"))
         #expect(error.category == .notAuthenticated)
         #expect(error.message.contains("expired or was revoked"))
-        #expect(error.message.contains("cog-cred sign-in --profile work"))
+        #expect(error.explanation.nextStep == .signInAgain(profile: "work"))
         #expect(error.message.contains("Refresh Token has been revoked"))
     }
 

@@ -35,7 +35,7 @@ import CogCredTestSupport
             "http://127.0.0.1.example.com/", "http://[::2]/", "http://127.0.0.1@evil.example.com/", "http://127.1/",
         ] {
             profile.endpointURL = remote
-            #expect(throws: ConfigError.self, "\(remote)") { try Endpoint.resolve(profile: profile, environment: [:]) }
+            #expect(throws: EndpointError.self, "\(remote)") { try Endpoint.resolve(profile: profile, environment: [:]) }
             #expect(Endpoint.profileProblem(profile) != nil, "\(remote)")
         }
         // HTTPS needs nothing, and is never marked clear text.
@@ -43,7 +43,7 @@ import CogCredTestSupport
         #expect(try Endpoint.resolve(profile: profile, environment: [:]).allowsCleartext == false)
         // The environment is held to the same rule, and names itself in the error.
         profile.endpointURL = nil
-        #expect(throws: ConfigError.invalidValue("AWS_ENDPOINT_URL", Endpoint.cleartextProblem("http://minio:9000/"))) {
+        #expect(throws: EndpointError.cleartext(setting: "AWS_ENDPOINT_URL", url: "http://minio:9000/")) {
             try Endpoint.resolve(profile: profile, environment: ["AWS_ENDPOINT_URL": "http://minio:9000/"])
         }
         // Allowed explicitly: used, and still marked clear text for the transport.
@@ -77,8 +77,8 @@ import CogCredTestSupport
         #expect(profile.effectiveGrant == .userSignIn && profile.handedOutKinds == [.access, .id])
         // The domain is held to the endpoint's clear-text rule.
         profile.domain = "http://auth.example.com"
-        #expect(Endpoint.profileProblem(profile)?.hasPrefix("invalid domain:") == true)
-        #expect(throws: ConfigError.self) { try Endpoint.domain(profile) }
+        #expect(Endpoint.profileProblem(profile) == .cleartext(setting: "domain", url: "http://auth.example.com"))
+        #expect(throws: EndpointError.self) { try Endpoint.domain(profile) }
         profile.domain = "http://127.0.0.1:9000"
         #expect(try Endpoint.domain(profile).allowsCleartext)
     }

@@ -64,6 +64,8 @@ import CogCredTestSupport
         let scope = CognitoError.service(code: "NotAuthorizedException", message: "Access Token does not have required scopes", httpStatus: 400)
         let revoked = CognitoError.service(code: "NotAuthorizedException", message: "Access Token has been revoked", httpStatus: 400)
         #expect(AuthError.cognito(scope, operation: operation).message.contains("lacks the aws.cognito.signin.user.admin scope"))
-        #expect(AuthError.cognito(revoked, operation: operation).message.contains("the session is no longer valid; sign in again"))
+        #expect(AuthError.cognito(scope, operation: operation).explanation.nextStep == .getAdminScope)
+        let dead = AuthError.cognito(revoked, operation: operation).explanation
+        #expect(dead.problem == "the session is no longer valid" && dead.nextStep == .signInAgain(profile: "default"))
     }
 }

@@ -76,7 +76,7 @@ import CogCredTestSupport
         }
         #expect(AuthError.cognito(.service(code: "server_error", message: "", httpStatus: 503), operation: .clientCredentials).category == .temporary)
         let revoked = AuthError.cognito(.service(code: "invalid_grant", message: "revoked", httpStatus: 400), operation: .refresh(profile: "p"))
-        #expect(revoked.message.contains("sign in again") && revoked.message.contains("invalid_grant: revoked"))
+        #expect(revoked.explanation.nextStep == .signInAgain(profile: "p") && revoked.message.contains("invalid_grant: revoked"))
     }
 
 }

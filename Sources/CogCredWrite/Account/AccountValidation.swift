@@ -34,15 +34,11 @@ public enum AccountValidation {
         if new == old { throw InputError("the new password is the same as the current one") }
     }
 
-    /// `name=value` from `--attribute`.
-    public static func attribute(_ text: String) throws(InputError) -> UserAttribute {
-        guard let equals = text.firstIndex(of: "=") else {
-            throw InputError("--attribute takes name=value, such as name=Alice", category: .usage)
-        }
+    /// `name=value`, as a user attribute is typed.
+    public static func attribute(_ text: String) throws(AttributeError) -> UserAttribute {
+        guard let equals = text.firstIndex(of: "=") else { throw .notNameValue }
         let name = String(text[..<equals])
-        guard !name.isEmpty, !name.contains(where: { $0.isWhitespace }) else {
-            throw InputError("--attribute takes name=value with a non-empty name", category: .usage)
-        }
+        guard !name.isEmpty, !name.contains(where: { $0.isWhitespace }) else { throw .emptyName }
         return UserAttribute(name: name, value: String(text[text.index(after: equals)...]))
     }
 
@@ -58,5 +54,23 @@ public enum AccountValidation {
             attributes.append(UserAttribute(name: "email", value: username))
         }
         return attributes
+    }
+}
+
+/// A user attribute typed as something other than `name=value`. The
+/// executable names the option it was typed with.
+public enum AttributeError: CogCredFailure, Equatable {
+    /// No `=` in it.
+    case notNameValue
+    /// Nothing (or whitespace) before the `=`.
+    case emptyName
+
+    public var category: FailureCategory { .usage }
+
+    public var message: String {
+        switch self {
+        case .notNameValue: return "an attribute takes name=value, such as name=Alice"
+        case .emptyName: return "an attribute takes name=value with a non-empty name"
+        }
     }
 }

@@ -24,11 +24,14 @@ public enum Endpoint {
     /// cross the network in clear text. AWS_ENDPOINT_URL in particular is
     /// often set for LocalStack or MinIO on another host, and applies to
     /// Cognito too.
-    public static func resolve(profile: Profile, environment: [String: String]) throws(ConfigError) -> Resolved {
+    ///
+    /// Throws `ConfigError` for a value that is no URL, `EndpointError`
+    /// for plain HTTP that is not allowed.
+    public static func resolve(profile: Profile, environment: [String: String]) throws -> Resolved {
         var chosen: (url: String, variable: String?)? = nil
         for variable in ["AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER", "AWS_ENDPOINT_URL"] {
             if let url = environment[variable], !url.isEmpty {
-                if let problem = ProfileValidation.endpointProblem(url) { throw .invalidValue(variable, problem) }
+                if let problem = ProfileValidation.endpointProblem(url) { throw ConfigError.invalidValue(variable, problem) }
                 chosen = (url, variable)
                 break
             }
@@ -37,21 +40,16 @@ public enum Endpoint {
         guard let (url, variable) = chosen else {
             return Resolved(url: "https://cognito-idp.\(profile.effectiveRegion).amazonaws.com/", variable: nil, allowsCleartext: false)
         }
-        if refusesCleartext(url, profile) { throw .invalidValue(variable ?? "endpoint-url", cleartextProblem(url)) }
+        if refusesCleartext(url, profile) { throw EndpointError.cleartext(setting: variable ?? "endpoint-url", url: url) }
         return Resolved(url: url, variable: variable, allowsCleartext: isPlainHTTP(url))
-    }
-
-    /// Why `url` may not be used as it is, for `configure` and `resolve`.
-    static func cleartextProblem(_ url: String) -> String {
-        "\(url.oneLine(limit: 100)) is plain http:// to another machine: refresh tokens and passwords would cross the network unencrypted; use https://, or allow it for this profile with: cog-cred configure --allow-insecure-http"
     }
 
     /// Whether the profile's own `endpoint-url` or `domain` is plain HTTP to
     /// another machine without the profile allowing it (what `configure`
     /// refuses), and which.
-    public static func profileProblem(_ profile: Profile) -> String? {
+    public static func profileProblem(_ profile: Profile) -> EndpointError? {
         for (setting, url) in [("endpoint-url", profile.endpointURL), ("domain", profile.domain)] {
-            if let url, refusesCleartext(url, profile) { return "invalid \(setting): \(cleartextProblem(url))" }
+            if let url, refusesCleartext(url, profile) { return .cleartext(setting: setting, url: url) }
         }
         return nil
     }
@@ -61,11 +59,11 @@ public enum Endpoint {
     /// regional endpoint, under the same clear-text rule.
     public static func service(
         _ name: String, variable: String, region: String, profile: Profile, environment: [String: String]
-    ) throws(ConfigError) -> Resolved {
+    ) throws -> Resolved {
         for candidate in [variable, "AWS_ENDPOINT_URL"] {
             guard let url = environment[candidate], !url.isEmpty else { continue }
-            if let problem = ProfileValidation.endpointProblem(url) { throw .invalidValue(candidate, problem) }
-            if refusesCleartext(url, profile) { throw .invalidValue(candidate, cleartextProblem(url)) }
+            if let problem = ProfileValidation.endpointProblem(url) { throw ConfigError.invalidValue(candidate, problem) }
+            if refusesCleartext(url, profile) { throw EndpointError.cleartext(setting: candidate, url: url) }
             return Resolved(url: url, variable: candidate, allowsCleartext: isPlainHTTP(url))
         }
         return Resolved(url: "https://\(name).\(region).amazonaws.com/", variable: nil, allowsCleartext: false)
@@ -73,9 +71,9 @@ public enum Endpoint {
 
     /// The profile's OAuth 2.0 domain (token, revoke, authorize), held to
     /// the same clear-text rule as the endpoint.
-    public static func domain(_ profile: Profile) throws(ConfigError) -> Resolved {
-        guard let url = profile.domain else { throw .missingDomain }
-        if refusesCleartext(url, profile) { throw .invalidValue("domain", cleartextProblem(url)) }
+    public static func domain(_ profile: Profile) throws -> Resolved {
+        guard let url = profile.domain else { throw ConfigError.missingDomain }
+        if refusesCleartext(url, profile) { throw EndpointError.cleartext(setting: "domain", url: url) }
         return Resolved(url: url, variable: nil, allowsCleartext: isPlainHTTP(url))
     }
 
@@ -124,5 +122,24 @@ public enum Endpoint {
     public static func caBundle(profile: Profile, environment: [String: String]) -> String? {
         if let path = environment["AWS_CA_BUNDLE"], !path.isEmpty { return path }
         return profile.caBundle
+    }
+}
+
+/// A URL that may not be used as it is. The way out is a `NextStep`.
+public enum EndpointError: ExplainedFailure, Equatable {
+    /// Plain http:// to another machine, which the profile does not allow;
+    /// `setting` is where the URL came from: an environment variable,
+    /// `endpoint-url` or `domain`.
+    case cleartext(setting: String, url: String)
+
+    public var category: FailureCategory { .configuration }
+
+    public var explanation: Explanation {
+        switch self {
+        case .cleartext(let setting, let url):
+            return Explanation(
+                "invalid \(setting): \(url.oneLine(limit: 100)) is plain http:// to another machine: refresh tokens and passwords would cross the network unencrypted",
+                nextStep: .allowInsecureHTTP)
+        }
     }
 }

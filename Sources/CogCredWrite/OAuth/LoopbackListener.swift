@@ -253,7 +253,7 @@ public final class LoopbackListener {
 }
 
 /// Why the redirect URI cannot be listened at.
-public enum LoopbackError: CogCredFailure, Equatable {
+public enum LoopbackError: ExplainedFailure, Equatable {
     case notLoopback(String)
     case portTaken(UInt16)
     case failed(String)
@@ -265,14 +265,16 @@ public enum LoopbackError: CogCredFailure, Equatable {
         }
     }
 
-    public var message: String {
+    public var explanation: Explanation {
         switch self {
         case .notLoopback(let uri):
-            return "the redirect URI \(uri.oneLine(limit: 100)) is not http://localhost:PORT/PATH: browser sign-in listens on this machine (configure --redirect-uri)"
+            return Explanation(
+                "the redirect URI \(uri.oneLine(limit: 100)) is not http://localhost:PORT/PATH: browser sign-in listens on this machine",
+                nextStep: .setLoopbackRedirectURI)
         case .portTaken(let port):
-            return "port \(port) of the redirect URI is taken by another program: close it, or use another port with cog-cred configure --redirect-uri http://localhost:PORT/callback (and add that URL to the app client's callback URLs)"
+            return Explanation("port \(port) of the redirect URI is taken by another program", nextStep: .chooseAnotherPort)
         case .failed(let reason):
-            return "cannot listen for the browser's answer: \(reason)"
+            return Explanation("cannot listen for the browser's answer: \(reason)")
         }
     }
 }

@@ -1,6 +1,7 @@
 /// Failures of signing in, refreshing, handing out tokens and the account
-/// calls, worded for the command that was running.
-public enum AuthError: CogCredFailure, Equatable {
+/// calls, worded for the command that was running; the step out of one is
+/// a `NextStep`, which the executable words.
+public enum AuthError: ExplainedFailure, Equatable {
     /// No refresh token is stored for the profile.
     case notSignedIn(profile: String)
     /// Cognito refused or failed a call; `operation` says which, for the wording.
@@ -45,38 +46,42 @@ public enum AuthError: CogCredFailure, Equatable {
         }
     }
 
-    public var message: String {
+    public var explanation: Explanation {
         switch self {
         case .notSignedIn(let profile):
-            return "not signed in (profile '\(profile)'); run: cog-cred sign-in\(profileFlag(profile))"
+            return Explanation("not signed in (profile '\(profile)')", nextStep: .signIn(profile: profile))
         case .unsupportedChallenge(let name):
-            return "Cognito asks for the \(name) challenge, which this version of cog-cred cannot answer; sign in with a client or user that does not require it"
+            return Explanation(
+                "Cognito asks for the \(name) challenge, which this version of cog-cred cannot answer; sign in with a client or user that does not require it")
         case .challengeNeedsInput(let challenge, let flag):
-            return "Cognito asks for \(challenge), and there is no terminal to ask on; pass \(flag)"
+            return Explanation("Cognito asks for \(challenge), and there is no terminal to ask on; pass \(flag)")
         case .requiredAttributes(let names):
-            return "Cognito requires these attributes before the new password can be set: \(names.joined(separator: ", ")); set them in the AWS console or with an administrator"
+            return Explanation(
+                "Cognito requires these attributes before the new password can be set: \(names.joined(separator: ", ")); set them in the AWS console or with an administrator")
         case .remoteSignOutFailed(let error):
-            return "the tokens were deleted from the Secret Service, but revoking them at Cognito failed (\(error.summary)); they stay valid until they expire"
+            return Explanation(
+                "the tokens were deleted from the Secret Service, but revoking them at Cognito failed (\(error.summary)); they stay valid until they expire")
         case .verificationFailed(let what):
-            return "verification failed: \(what)"
+            return Explanation("verification failed: \(what)")
         case .malformedToken(let kind):
-            return "Cognito returned an \(kind.displayName) that is not a readable JWT; nothing was stored"
+            return Explanation("Cognito returned an \(kind.displayName) that is not a readable JWT; nothing was stored")
         case .freshTokenExpired(let kind):
-            return "the \(kind.displayName) Cognito just issued has already expired: check that this machine's clock is right"
+            return Explanation("the \(kind.displayName) Cognito just issued has already expired: check that this machine's clock is right")
         case .noIDToken(let profile):
-            return "profile '\(profile)' is a machine (client credentials): it has an access token and no ID token"
+            return Explanation("profile '\(profile)' is a machine (client credentials): it has an access token and no ID token")
         case .nonceMismatch:
-            return "the ID token does not carry this sign-in's nonce (it was issued for another request); nothing was stored: sign in again"
+            return Explanation("the ID token does not carry this sign-in's nonce (it was issued for another request); nothing was stored: sign in again")
         case .idTokenRejected(let check, let found):
-            return "the ID token from the managed login fails the \(check) check (\(found.oneLine(limit: 200))); nothing was stored: check the profile's pool, client and domain, and this machine's clock"
+            return Explanation(
+                "the ID token from the managed login fails the \(check) check (\(found.oneLine(limit: 200))); nothing was stored: check the profile's pool, client and domain, and this machine's clock")
         case .stateMismatch:
-            return "the browser's answer belongs to another sign-in (its state does not match); nothing was stored: sign in again"
+            return Explanation("the browser's answer belongs to another sign-in (its state does not match); nothing was stored: sign in again")
         case .browserTimedOut(let seconds):
-            return "no answer from the browser within \(seconds) s; nothing was stored: sign in again (--timeout SECONDS allows longer)"
+            return Explanation("no answer from the browser within \(seconds) s; nothing was stored: sign in again", nextStep: .waitLongerForBrowser)
         case .noDevice(let profile):
-            return "this machine is not one of the user's devices (profile '\(profile)'): name the device to forget; cog-cred devices\(profileFlag(profile)) lists them"
+            return Explanation("this machine is not one of the user's devices (profile '\(profile)')", nextStep: .nameDeviceToForget(profile: profile))
         case .cognito(let error, let operation):
-            return AuthError.describe(error, operation)
+            return AuthError.explain(error, operation)
         }
     }
 
@@ -115,91 +120,91 @@ public enum AuthError: CogCredFailure, Equatable {
         }
     }
 
-    static func describe(_ error: CognitoError, _ operation: AuthOperation) -> String {
+    static func explain(_ error: CognitoError, _ operation: AuthOperation) -> Explanation {
         if error.isTemporary {
-            return "\(error.summary); try again later"
+            return Explanation("\(error.summary); try again later")
         }
         if case .badResponse(let status, let detail) = error, error.isNotCognito {
-            return "this endpoint does not look like Cognito (HTTP \(status), \(detail.oneLine(limit: 120))): check --endpoint-url with cog-cred configure, and AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER and AWS_ENDPOINT_URL"
+            return Explanation("this endpoint does not look like Cognito (HTTP \(status), \(detail.oneLine(limit: 120)))", nextStep: .checkEndpoint)
         }
         let said = "Cognito: \(error.summary)"
         if isSecretHashFailure(error) {
-            return "the app client's secret does not match: set it again with cog-cred configure --client-secret-stdin (\(said))"
+            return Explanation("the app client's secret does not match", nextStep: .storeClientSecretAgain, cause: said)
         }
         let lacksScope = error.summary.lowercased().contains("scope")
-        let message: String
+        let (problem, step): (String, NextStep?)
         switch (error.code ?? "", operation) {
         case ("NotAuthorizedException", .awsCredentials):
-            message = "the identity pool does not accept this user pool's ID token: check that the identity pool's authentication providers name this user pool and app client"
+            (problem, step) = ("the identity pool does not accept this user pool's ID token: check that the identity pool's authentication providers name this user pool and app client", nil)
         case ("ResourceNotFoundException", .awsCredentials):
-            message = "the identity pool (or the identity in it) does not exist: check --identity-pool-id with cog-cred configure"
+            (problem, step) = ("the identity pool (or the identity in it) does not exist", .checkIdentityPool)
         case ("InvalidIdentityPoolConfigurationException", _):
-            message = "the identity pool's IAM roles are not set up for it: the role's trust policy must allow cognito-identity.amazonaws.com for this pool"
+            (problem, step) = ("the identity pool's IAM roles are not set up for it: the role's trust policy must allow cognito-identity.amazonaws.com for this pool", nil)
         case ("AccessDenied", _):
-            message = "STS refused to assume the role: check --role-arn and that its trust policy allows this identity pool"
+            (problem, step) = ("STS refused to assume the role", .checkRole)
         case ("NotAuthorizedException", .refresh(let profile)):
-            message = "the session has expired or was revoked; sign in again: cog-cred sign-in\(profileFlag(profile))"
+            (problem, step) = ("the session has expired or was revoked", .signInAgain(profile: profile))
         case ("NotAuthorizedException", .confirmSignUp):
-            message = "the account cannot be confirmed; it may be confirmed already: try cog-cred sign-in"
+            (problem, step) = ("the account cannot be confirmed; it may be confirmed already", .trySignIn)
         case ("NotAuthorizedException", .mfaSettings) where lacksScope, ("NotAuthorizedException", .devices) where lacksScope:
             // A browser sign-in's tokens carry only the scopes it asked for.
-            message = "the access token lacks the aws.cognito.signin.user.admin scope \(operation.verb) needs: sign in with the password (not the browser), or add that scope with cog-cred configure --scopes and sign in again"
+            (problem, step) = ("the access token lacks the aws.cognito.signin.user.admin scope \(operation.verb) needs", .getAdminScope)
         case ("NotAuthorizedException", .mfaSettings(let profile)), ("NotAuthorizedException", .devices(let profile)):
-            message = "the session is no longer valid; sign in again: cog-cred sign-in\(profileFlag(profile))"
+            (problem, step) = ("the session is no longer valid", .signInAgain(profile: profile))
         case ("ResourceNotFoundException", .devices(let profile)):
-            message = "you have no such device: cog-cred devices\(profileFlag(profile)) lists them"
+            (problem, step) = ("you have no such device", .listDevices(profile: profile))
         case ("EnableSoftwareTokenMFAException", .mfaSettings), ("CodeMismatchException", .mfaSettings):
-            message = "the authenticator's code is incorrect: check the app's clock and run cog-cred mfa enable totp again"
+            (problem, step) = ("the authenticator's code is incorrect", .enableTOTPAgain)
         case ("NotAuthorizedException", .changePassword(let profile)):
-            message = error.summary.contains("Access Token")
-                ? "the session is no longer valid; sign in again: cog-cred sign-in\(profileFlag(profile))"
-                : "the current password is incorrect"
+            (problem, step) = error.summary.contains("Access Token")
+                ? ("the session is no longer valid", .signInAgain(profile: profile))
+                : ("the current password is incorrect", nil)
         // Before the password's case below, which would take it: the
         // challenge's Session (3 minutes, one answer) is over.
         case ("NotAuthorizedException", .signIn) where error.summary.lowercased().contains("session"):
-            message = "the sign-in session is over (Cognito takes one answer within 3 minutes): sign in again"
+            (problem, step) = ("the sign-in session is over (Cognito takes one answer within 3 minutes): sign in again", nil)
         case ("NotAuthorizedException", _):
-            message = "incorrect username or password"
+            (problem, step) = ("incorrect username or password", nil)
         case ("UserNotFoundException", _):
-            message = "the user does not exist in this user pool; check the username"
+            (problem, step) = ("the user does not exist in this user pool; check the username", nil)
         case ("UserNotConfirmedException", _):
-            message = "the account is not confirmed yet; check your email for the code and run cog-cred confirm-sign-up"
+            (problem, step) = ("the account is not confirmed yet", .confirmSignUp)
         case ("PasswordResetRequiredException", _):
-            message = "Cognito requires a password reset for this user: run cog-cred forgot-password"
+            (problem, step) = ("Cognito requires a password reset for this user", .resetPassword)
         case ("ResourceNotFoundException", _):
-            message = "the user pool or app client in this profile does not exist; check it with cog-cred configure"
+            (problem, step) = ("the user pool or app client in this profile does not exist", .checkProfile)
         case ("UsernameExistsException", _):
-            message = "an account with this username already exists: sign in, or reset the password with cog-cred forgot-password"
+            (problem, step) = ("an account with this username already exists", .signInOrResetPassword)
         case ("InvalidPasswordException", _):
-            message = "the password does not meet the user pool's password policy"
+            (problem, step) = ("the password does not meet the user pool's password policy", nil)
         case ("CodeMismatchException", .signIn), ("EnableSoftwareTokenMFAException", .signIn):
-            message = "the code is incorrect: check it and sign in again"
+            (problem, step) = ("the code is incorrect: check it and sign in again", nil)
         case ("CodeMismatchException", _):
-            message = "the code is incorrect: check it and try again"
+            (problem, step) = ("the code is incorrect: check it and try again", nil)
         case ("ExpiredCodeException", .confirmForgotPassword):
-            message = "the code has expired: run cog-cred forgot-password again for a new one"
+            (problem, step) = ("the code has expired", .requestNewCode(forPasswordReset: true))
         case ("ExpiredCodeException", _):
-            message = "the code has expired: run cog-cred resend-code for a new one"
+            (problem, step) = ("the code has expired", .requestNewCode(forPasswordReset: false))
         case ("InvalidParameterException", _):
-            message = "Cognito rejected the request"
+            (problem, step) = ("Cognito rejected the request", nil)
         case ("invalid_grant", .refresh(let profile)):
-            message = "the session has expired or was revoked; sign in again: cog-cred sign-in\(profileFlag(profile))"
+            (problem, step) = ("the session has expired or was revoked", .signInAgain(profile: profile))
         case ("invalid_grant", _):
-            message = "\(operation.verb) was refused"
+            (problem, step) = ("\(operation.verb) was refused", nil)
         case ("access_denied", _):
-            message = "the sign-in was cancelled or refused in the browser"
+            (problem, step) = ("the sign-in was cancelled or refused in the browser", nil)
         case ("invalid_client", _):
-            message = "the app client or its secret was refused: check --client-id, and set the secret again with cog-cred configure --client-secret-stdin"
+            (problem, step) = ("the app client or its secret was refused", .checkClientAndSecret)
         case ("unauthorized_client", _):
-            message = "the app client may not use this OAuth flow: allow it in the app client's settings (Allowed OAuth flows)"
+            (problem, step) = ("the app client may not use this OAuth flow: allow it in the app client's settings (Allowed OAuth flows)", nil)
         case ("invalid_scope", _):
-            message = "a scope was refused: check --scopes against the app client's allowed scopes"
+            (problem, step) = ("a scope was refused", .checkScopes)
         case ("unsupported_grant_type", _), ("invalid_request", _), ("unsupported_token_type", _), ("unsupported_response_type", _):
-            message = "the pool's OAuth endpoint refused the request: check --domain and the app client's OAuth settings"
+            (problem, step) = ("the pool's OAuth endpoint refused the request", .checkDomain)
         default:
-            message = "\(operation.verb) failed"
+            (problem, step) = ("\(operation.verb) failed", nil)
         }
-        return "\(message) (\(said))"
+        return Explanation(problem, nextStep: step, cause: said)
     }
 }
 

@@ -212,7 +212,7 @@ struct Configure: ParsableCommand {
             // A value typed on this command line: a usage error, not a broken file.
             throw ValidationError(error.message)
         }
-        if let problem = Endpoint.profileProblem(profile) { throw ValidationError(problem) }
+        if let problem = Endpoint.profileProblem(profile) { throw ValidationError(ErrorWording.line(problem)) }
         // What the old settings leave behind (ProfileChange says why each goes).
         let change = ProfileChange(from: existing, to: profile, newClientSecret: clientSecretStdin)
         if change.dropsClientSecret { profile.clientSecretInKeyring = nil }

@@ -23,7 +23,7 @@ struct SignUp: ParsableCommand {
     func run() throws {
         let manager = try Wiring().tokenManager(profileOptions)
         let username = try user.resolve(manager.profile)
-        let parsed = try attributes.map { (text: String) throws(InputError) in try AccountValidation.attribute(text) }
+        let parsed = try attributes.map { (text: String) throws(AttributeError) in try AccountValidation.attribute(text) }
         // Check what can be checked before asking for a password.
         _ = try AccountValidation.signUpAttributes(username: username, given: parsed)
         let password = try PasswordInput.newPassword(fromStandardInput: passwordStdin, prompt: "Password for \(username): ")

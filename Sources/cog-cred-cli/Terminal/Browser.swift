@@ -8,10 +8,10 @@ import Glibc
 /// `xdg-open`. The browser is not waited for, and its output goes to
 /// /dev/null: stdout carries only data, and a browser's chatter is not for
 /// the person at the terminal.
-public enum Browser {
+enum Browser {
     /// True when a browser command was started.
     @discardableResult
-    public static func open(_ url: String, environment: [String: String]) -> Bool {
+    static func open(_ url: String, environment: [String: String]) -> Bool {
         let commands = (environment["BROWSER"] ?? "").split(separator: ":").map(String.init).filter { !$0.isEmpty }
         if commands.isEmpty { return spawn(["xdg-open", url]) }
         for command in commands {

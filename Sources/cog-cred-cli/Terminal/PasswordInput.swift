@@ -1,4 +1,4 @@
-import CogCredRead
+import CogCredWrite
 
 #if canImport(Glibc)
 import Glibc
@@ -6,11 +6,11 @@ import Glibc
 
 /// Reads passwords without ever putting them on argv, in the environment or
 /// on screen.
-public enum PasswordInput {
+enum PasswordInput {
     /// One line from standard input, without its line ending (`\n` or `\r\n`).
     /// An empty line or no input at all is an error: an empty password is
     /// never what was meant.
-    public static func fromStandardInput(what: String = "password") throws(InputError) -> String {
+    static func fromStandardInput(what: String = "password") throws(InputError) -> String {
         guard var line = readLine(strippingNewline: true) else {
             throw InputError("no \(what) on standard input (--password-stdin reads one line)")
         }
@@ -21,7 +21,7 @@ public enum PasswordInput {
 
     /// Asks on the controlling terminal with echo off. Without a terminal that
     /// is a usage error: the caller should have used --password-stdin.
-    public static func prompt(_ text: String, flagHint: String = "--password-stdin") throws(InputError) -> String {
+    static func prompt(_ text: String, flagHint: String = "--password-stdin") throws(InputError) -> String {
         let fd = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)
         guard fd >= 0 else {
             throw InputError("no terminal to ask for the password on; pipe it in with \(flagHint)", category: .usage)
@@ -58,7 +58,7 @@ public enum PasswordInput {
     }
 
     /// True when there is a controlling terminal to ask on.
-    public static var hasTerminal: Bool {
+    static var hasTerminal: Bool {
         let fd = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)
         guard fd >= 0 else { return false }
         close(fd)
@@ -69,7 +69,7 @@ public enum PasswordInput {
     /// person must see and no log may keep: stderr may be a file); false,
     /// and `body` not run, without one.
     @discardableResult
-    public static func onTerminal(_ body: (Int32) -> Void) -> Bool {
+    static func onTerminal(_ body: (Int32) -> Void) -> Bool {
         let fd = open("/dev/tty", O_WRONLY | O_NOCTTY | O_CLOEXEC)
         guard fd >= 0 else { return false }
         defer { close(fd) }
@@ -78,7 +78,7 @@ public enum PasswordInput {
     }
 
     /// A line typed on the terminal with echo on, for codes and choices.
-    public static func ask(_ text: String) throws(InputError) -> String {
+    static func ask(_ text: String) throws(InputError) -> String {
         let text = text.printable  // may quote Cognito (an SMS destination)
         let fd = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)
         guard fd >= 0 else { throw InputError("no terminal to ask on", category: .usage) }
@@ -92,7 +92,7 @@ public enum PasswordInput {
 
     /// A password being chosen: one line from stdin, or asked twice on the
     /// terminal and compared, so a typo does not lock the user out.
-    public static func newPassword(fromStandardInput: Bool, prompt text: String = "New password: ") throws(InputError) -> String {
+    static func newPassword(fromStandardInput: Bool, prompt text: String = "New password: ") throws(InputError) -> String {
         if fromStandardInput { return try PasswordInput.fromStandardInput(what: "new password") }
         let first = try prompt(text)
         let second = try prompt("Repeat it: ")

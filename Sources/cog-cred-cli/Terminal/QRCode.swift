@@ -1,4 +1,4 @@
-import CogCredRead
+import CogCredWrite
 
 #if canImport(Glibc)
 import Glibc
@@ -8,10 +8,10 @@ import Glibc
 ///
 /// The URI holds the authenticator's shared secret, so it goes to qrencode
 /// on stdin, never on its command line where other users could read it.
-public enum QRCode {
+enum QRCode {
     /// Returns false when qrencode is missing or failed; the caller still has the URI to show.
     @discardableResult
-    public static func render(_ text: String, toFileDescriptor output: Int32) -> Bool {
+    static func render(_ text: String, toFileDescriptor output: Int32) -> Bool {
         var pipeEnds: [Int32] = [0, 0]
         guard pipe(&pipeEnds) == 0 else { return false }
         var actions = posix_spawn_file_actions_t()

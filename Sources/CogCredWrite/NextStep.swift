@@ -1,0 +1,84 @@
+/// What the person can do about a failure, named by what it achieves: the
+/// commands and flags that do it are the executable's vocabulary, so the
+/// executable words each step (cog-cred-cli's ErrorWording.swift) and the
+/// library never spells its command line.
+public enum NextStep: Sendable, Equatable {
+    /// Sign in to the profile for the first time.
+    case signIn(profile: String)
+    /// Sign in to the profile again: its session is over.
+    case signInAgain(profile: String)
+    /// Sign in: the account may be confirmed already.
+    case trySignIn
+    /// Confirm the new account with the code sent by email.
+    case confirmSignUp
+    /// Reset the password: Cognito requires it.
+    case resetPassword
+    /// Sign in to the existing account, or reset its password.
+    case signInOrResetPassword
+    /// Ask for a new code: with the password reset that sent it, or with resend-code.
+    case requestNewCode(forPasswordReset: Bool)
+    /// Add the authenticator again (its first code was wrong).
+    case enableTOTPAgain
+    /// See the user's devices and their keys.
+    case listDevices(profile: String)
+    /// Name the device to forget, as listed by the devices command.
+    case nameDeviceToForget(profile: String)
+    /// Allow the browser more time.
+    case waitLongerForBrowser
+    /// Check the profile's user pool and app client.
+    case checkProfile
+    /// Check the Cognito endpoint: the profile's and the environment's.
+    case checkEndpoint
+    /// Store the app client's secret again.
+    case storeClientSecretAgain
+    /// Check the app client's ID, and store its secret again.
+    case checkClientAndSecret
+    /// Check the profile's identity pool.
+    case checkIdentityPool
+    /// Check the IAM role and its trust policy.
+    case checkRole
+    /// Check the profile's scopes against the app client's.
+    case checkScopes
+    /// Check the profile's OAuth domain and the app client's OAuth settings.
+    case checkDomain
+    /// Sign in with the password, or ask for the admin scope in browser sign-ins.
+    case getAdminScope
+    /// Allow plain HTTP to another machine for the profile.
+    case allowInsecureHTTP
+    /// Set a redirect URI on this machine.
+    case setLoopbackRedirectURI
+    /// Free the redirect URI's port, or choose another one.
+    case chooseAnotherPort
+}
+
+/// A failure told in parts: what happened, the step out of it, and who
+/// said so. The executable joins them, wording the step; the library's own
+/// `message` leaves the step out.
+public struct Explanation: Sendable, Equatable {
+    /// What happened, with no command or flag in it.
+    public var problem: String
+    public var nextStep: NextStep?
+    /// Whose words the failure rests on, last in parentheses ("Cognito: CODE: message").
+    public var cause: String?
+
+    public init(_ problem: String, nextStep: NextStep? = nil, cause: String? = nil) {
+        self.problem = problem
+        self.nextStep = nextStep
+        self.cause = cause
+    }
+
+    /// The problem and its cause, without the step only the executable can word.
+    public var withoutNextStep: String {
+        cause.map { "\(problem) (\($0))" } ?? problem
+    }
+}
+
+/// A failure that names its next step by intent (`NextStep`); its
+/// `message` is the explanation without that step.
+public protocol ExplainedFailure: CogCredFailure {
+    var explanation: Explanation { get }
+}
+
+extension ExplainedFailure {
+    public var message: String { explanation.withoutNextStep }
+}

@@ -1,0 +1,64 @@
+import CogCredWrite
+
+/// The words a failure gets on the command line. The libraries say what
+/// happened and name the way out by intent (`NextStep`); the commands and
+/// flags that take it are spelled here, and only here.
+enum ErrorWording {
+    /// The one line a failure gets: an explained one's problem, its step in
+    /// this command line's words, then its cause; a Secret Service's in the
+    /// words of its provider (Wiring.describe); any other's own message.
+    static func line(_ failure: any CogCredFailure) -> String {
+        switch failure {
+        case let failure as any ExplainedFailure: return line(explaining: failure.explanation)
+        case let failure as AttributeError: return line(attribute: failure)
+        default: return failure.message
+        }
+    }
+
+    static func line(explaining explanation: Explanation) -> String {
+        let step = explanation.nextStep.map(words) ?? ""
+        let cause = explanation.cause.map { " (\($0))" } ?? ""
+        return explanation.problem + step + cause
+    }
+
+    /// A step, with what joins it to the problem.
+    static func words(_ step: NextStep) -> String {
+        switch step {
+        case .signIn(let profile): return "; run: cog-cred sign-in\(profileFlag(profile))"
+        case .signInAgain(let profile): return "; sign in again: cog-cred sign-in\(profileFlag(profile))"
+        case .trySignIn: return ": try cog-cred sign-in"
+        case .confirmSignUp: return "; check your email for the code and run cog-cred confirm-sign-up"
+        case .resetPassword: return ": run cog-cred forgot-password"
+        case .signInOrResetPassword: return ": sign in, or reset the password with cog-cred forgot-password"
+        case .requestNewCode(let forPasswordReset):
+            return forPasswordReset ? ": run cog-cred forgot-password again for a new one" : ": run cog-cred resend-code for a new one"
+        case .enableTOTPAgain: return ": check the app's clock and run cog-cred mfa enable totp again"
+        case .listDevices(let profile): return ": cog-cred devices\(profileFlag(profile)) lists them"
+        case .nameDeviceToForget(let profile): return ": name the device to forget; cog-cred devices\(profileFlag(profile)) lists them"
+        case .waitLongerForBrowser: return " (--timeout SECONDS allows longer)"
+        case .checkProfile: return "; check it with cog-cred configure"
+        case .checkEndpoint:
+            return ": check --endpoint-url with cog-cred configure, and AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER and AWS_ENDPOINT_URL"
+        case .storeClientSecretAgain: return ": set it again with cog-cred configure --client-secret-stdin"
+        case .checkClientAndSecret: return ": check --client-id, and set the secret again with cog-cred configure --client-secret-stdin"
+        case .checkIdentityPool: return ": check --identity-pool-id with cog-cred configure"
+        case .checkRole: return ": check --role-arn and that its trust policy allows this identity pool"
+        case .checkScopes: return ": check --scopes against the app client's allowed scopes"
+        case .checkDomain: return ": check --domain and the app client's OAuth settings"
+        case .getAdminScope:
+            return ": sign in with the password (not the browser), or add that scope with cog-cred configure --scopes and sign in again"
+        case .allowInsecureHTTP: return "; use https://, or allow it for this profile with: cog-cred configure --allow-insecure-http"
+        case .setLoopbackRedirectURI: return " (configure --redirect-uri)"
+        case .chooseAnotherPort:
+            return ": close it, or use another port with cog-cred configure --redirect-uri http://localhost:PORT/callback (and add that URL to the app client's callback URLs)"
+        }
+    }
+
+    /// The option's name is the command line's, so the whole line is worded here.
+    static func line(attribute error: AttributeError) -> String {
+        switch error {
+        case .notNameValue: return "--attribute takes name=value, such as name=Alice"
+        case .emptyName: return "--attribute takes name=value with a non-empty name"
+        }
+    }
+}
