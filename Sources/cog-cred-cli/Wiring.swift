@@ -172,12 +172,12 @@ extension Wiring {
 
     /// The issuers a token of the profile's pool may name: the pool at the
     /// endpoint in use.
-    func issuers(_ profile: Profile) throws(ConfigError) -> [String] {
+    func issuers(_ profile: Profile) throws -> [String] {
         TokenVerifier.poolKeys(endpoint: try endpoint(profile).url, profile: profile).issuers
     }
 
     /// Where `status --verify` fetches the pool's keys, within the command's deadline.
-    func poolKeySource(_ profile: Profile) throws(ConfigError) -> PoolKeySource {
+    func poolKeySource(_ profile: Profile) throws -> PoolKeySource {
         let endpoint = try endpoint(profile)
         Wiring.noteGlobalEndpoint(endpoint)
         let verifier = TokenVerifier(
