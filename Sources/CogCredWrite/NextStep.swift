@@ -49,6 +49,8 @@ public enum NextStep: Sendable, Equatable {
     case setLoopbackRedirectURI
     /// Free the redirect URI's port, or choose another one.
     case chooseAnotherPort
+    /// Trust the private CA that signed the endpoint's certificate.
+    case trustPrivateCA
 }
 
 /// A failure told in parts: what happened, the step out of it, and who

@@ -67,11 +67,10 @@ struct ChallengePrompts: ChallengeAnswers {
     }
 
     func customAnswer(_ parameters: [String: String]) throws -> String {
-        // What the pool's trigger chose to show, one `key: value` a line;
-        // the names it is addressed by are no part of the question.
-        let shown = parameters.filter { $0.key != "USERNAME" && $0.key != "USER_ID_FOR_SRP" }
-        Output.note("Cognito asks a custom challenge\(shown.isEmpty ? "." : ":")")
-        for (key, value) in shown.sorted(by: { $0.key < $1.key }) { Output.note("  \(key.printable): \(value.printable)") }
+        // What the pool's trigger chose to show, one `key: value` a line
+        // (the names the user is addressed by are left out: CognitoWire).
+        Output.note("Cognito asks a custom challenge\(parameters.isEmpty ? "." : ":")")
+        for (key, value) in parameters.sorted(by: { $0.key < $1.key }) { Output.note("  \(key.printable): \(value.printable)") }
         if answersFromStdin { return try PasswordInput.fromStandardInput(what: "answer") }
         guard PasswordInput.hasTerminal else {
             throw AuthError.challengeNeedsInput(challenge: "an answer to the pool's custom challenge", flag: "--answer -")
@@ -80,10 +79,10 @@ struct ChallengePrompts: ChallengeAnswers {
         return try PasswordInput.prompt("Answer: ")
     }
 
-    func chooseSignInMethod(from methods: [SignInMethod], unsupported: [String]) throws -> SignInMethod {
+    func chooseSignInMethod(from methods: [SignInMethod], passkeyOffered: Bool) throws -> SignInMethod {
         let names = methods.map(\.rawValue)
         // A passkey needs a browser: the managed login offers it.
-        let passkey = unsupported.contains("WEB_AUTHN") ? "; a passkey: cog-cred sign-in --browser" : ""
+        let passkey = passkeyOffered ? "; a passkey: cog-cred sign-in --browser" : ""
         if let method, !(methodIsDefault && !methods.contains(method)) {
             guard methods.contains(method) else {
                 throw InputError(
@@ -92,7 +91,7 @@ struct ChallengePrompts: ChallengeAnswers {
             return method
         }
         guard !methods.isEmpty else {
-            throw AuthError.unsupportedChallenge("SELECT_CHALLENGE offering only \(unsupported.joined(separator: ", "))\(passkey)")
+            throw AuthError.unsupportedChallenge("a choice of sign-in with nothing but \(passkeyOffered ? "a passkey" : "factors it does not know")\(passkey)")
         }
         guard PasswordInput.hasTerminal else {
             throw AuthError.challengeNeedsInput(

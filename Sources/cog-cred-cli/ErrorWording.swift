@@ -49,6 +49,7 @@ enum ErrorWording {
             return ": sign in with the password (not the browser), or add that scope with cog-cred configure --scopes and sign in again"
         case .allowInsecureHTTP: return "; use https://, or allow it for this profile with: cog-cred configure --allow-insecure-http"
         case .setLoopbackRedirectURI: return " (configure --redirect-uri)"
+        case .trustPrivateCA: return "; if it is signed by a private CA, set AWS_CA_BUNDLE or cog-cred configure --ca-bundle FILE"
         case .chooseAnotherPort:
             return ": close it, or use another port with cog-cred configure --redirect-uri http://localhost:PORT/callback (and add that URL to the app client's callback URLs)"
         }

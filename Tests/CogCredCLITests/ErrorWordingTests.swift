@@ -36,6 +36,7 @@ import CogCredWrite
         (cognito("invalid_client", .clientCredentials), "the app client or its secret was refused: check --client-id, and set the secret again with cog-cred configure --client-secret-stdin (Cognito: invalid_client: m)"),
         (cognito("invalid_scope", .clientCredentials), "a scope was refused: check --scopes against the app client's allowed scopes (Cognito: invalid_scope: m)"),
         (cognito("unsupported_grant_type", .clientCredentials), "the pool's OAuth endpoint refused the request: check --domain and the app client's OAuth settings (Cognito: unsupported_grant_type: m)"),
+        (.cognito(.transport(TransportError(.tls, "SSL certificate problem: self-signed certificate")), operation: .refresh(profile: "default")), "the TLS certificate of the Cognito endpoint could not be verified; if it is signed by a private CA, set AWS_CA_BUNDLE or cog-cred configure --ca-bundle FILE (SSL certificate problem: self-signed certificate)"),
         // No step: the library's message as it is.
         (cognito("NotAuthorizedException", .signIn), "incorrect username or password (Cognito: NotAuthorizedException: m)"),
         (.stateMismatch, "the browser's answer belongs to another sign-in (its state does not match); nothing was stored: sign in again"),

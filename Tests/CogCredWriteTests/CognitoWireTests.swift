@@ -35,7 +35,9 @@ import CogCredTestSupport
     @Test func theChoicesOfSignInAreTheAvailableChallenges() throws {
         let pending = try CognitoWire.pending(
             name: "SELECT_CHALLENGE", session: nil, parameters: [:], available: ["PASSWORD_SRP", "SMS_OTP", "WEB_AUTHN", "PASSWORD"])
-        #expect(pending.challenge == .chooseSignInMethod([.srp, .smsOTP, .password], others: ["WEB_AUTHN"]))
+        #expect(pending.challenge == .chooseSignInMethod([.srp, .smsOTP, .password], passkey: true))
+        let without = try CognitoWire.pending(name: "SELECT_CHALLENGE", session: nil, parameters: [:], available: ["EMAIL_OTP"])
+        #expect(without.challenge == .chooseSignInMethod([.emailOTP], passkey: false))
     }
 
     @Test func anIncompleteSRPChallengeIsABadResponse() {

@@ -315,7 +315,7 @@ struct ScriptedAnswers: ChallengeAnswers {
         /// Each code asked for: its kind and where it was sent.
         var codes: [(MFAKind, String?)] = []
         /// Each SELECT_CHALLENGE: what was offered, and what not.
-        var methods: [([SignInMethod], [String])] = []
+        var methods: [([SignInMethod], Bool)] = []
         /// Each first-factor code asked for.
         var signInCodes: [(MFAKind, String?)] = []
         /// Each custom challenge's parameters.
@@ -340,8 +340,8 @@ struct ScriptedAnswers: ChallengeAnswers {
         return code
     }
 
-    func chooseSignInMethod(from methods: [SignInMethod], unsupported: [String]) throws -> SignInMethod {
-        seen.methods.append((methods, unsupported))
+    func chooseSignInMethod(from methods: [SignInMethod], passkeyOffered: Bool) throws -> SignInMethod {
+        seen.methods.append((methods, passkeyOffered))
         guard let method else { throw AuthError.challengeNeedsInput(challenge: "SELECT_CHALLENGE", flag: "--method") }
         return method
     }

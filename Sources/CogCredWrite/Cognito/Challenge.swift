@@ -68,8 +68,8 @@ public enum Challenge: Sendable, Equatable {
     /// Choose the second factor among these.
     case chooseMFA([MFAKind])
     /// Choose how to sign in, among the first factors this tool can answer;
-    /// `others` names what the pool also offers, as Cognito names it.
-    case chooseSignInMethod([SignInMethod], others: [String])
+    /// `passkey`: the pool offers a passkey too (for now, the managed login's).
+    case chooseSignInMethod([SignInMethod], passkey: Bool)
     /// Set a new password (an administrator's temporary one was used); the
     /// pool requires these attributes too, which a terminal cannot give.
     case newPassword(requiredAttributes: [String])

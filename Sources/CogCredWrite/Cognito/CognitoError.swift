@@ -53,6 +53,8 @@ public enum CognitoError: Error, Sendable, Equatable {
     /// Cognito turned the request away before acting on it: safe to send again later.
     static let throttlingCodes: Set<String> = ["TooManyRequestsException", "LimitExceededException", "ThrottlingException"]
 
+    static let untrustedCertificate = "the TLS certificate of the Cognito endpoint could not be verified"
+
     /// What went wrong, in words for a person, without any wording that
     /// depends on which command was running (the callers add that).
     public var summary: String {
@@ -62,8 +64,7 @@ public enum CognitoError: Error, Sendable, Equatable {
         case .transport(let error):
             switch error.kind {
             case .timedOut: return "Cognito did not answer in time (\(error.detail.oneLine()))"
-            case .tls:
-                return "the TLS certificate of the Cognito endpoint could not be verified (\(error.detail.oneLine())); if it is signed by a private CA, set AWS_CA_BUNDLE or cog-cred configure --ca-bundle FILE"
+            case .tls: return "\(CognitoError.untrustedCertificate) (\(error.detail.oneLine()))"
             case .connectionFailed, .other: return "cannot reach Cognito (\(error.detail.oneLine()))"
             }
         case .badResponse(let status, let detail):

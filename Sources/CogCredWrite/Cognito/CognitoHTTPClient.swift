@@ -47,8 +47,7 @@ public struct CognitoHTTPClient: CognitoClient {
     }
 
     public func startSignIn(_ start: SignInStart, username: String, deviceKey: String?) throws(CognitoError) -> AuthOutcome {
-        var (flow, parameters) = CognitoWire.initiation(start, username: username, deviceKey: deviceKey)
-        parameters["SECRET_HASH"] = secretHash(username)
+        let (flow, parameters) = CognitoWire.initiation(start, username: username, deviceKey: deviceKey, secretHash: secretHash(username))
         let response: CognitoWire.InitiateAuthResponse = try call(
             "InitiateAuth", CognitoWire.InitiateAuthRequest(authFlow: flow, clientId: clientID, authParameters: parameters),
             once: CognitoWire.sendsACode(start))
@@ -58,8 +57,7 @@ public struct CognitoHTTPClient: CognitoClient {
     public func respond(to challenge: PendingChallenge, with answer: ChallengeAnswer, username: String, deviceKey: String?)
         throws(CognitoError) -> AuthOutcome
     {
-        var responses = CognitoWire.responses(answer, to: challenge, username: username, deviceKey: deviceKey)
-        responses["SECRET_HASH"] = secretHash(username)
+        let responses = CognitoWire.responses(answer, to: challenge, username: username, deviceKey: deviceKey, secretHash: secretHash(username))
         let response: CognitoWire.InitiateAuthResponse = try call(
             "RespondToAuthChallenge",
             CognitoWire.RespondToAuthChallengeRequest(

@@ -16,11 +16,14 @@ import Foundation
 enum CognitoWire {
     // MARK: - Sign-in: starting
 
-    /// InitiateAuth's AuthFlow and AuthParameters for a start (SECRET_HASH
-    /// is the client's to add).
-    static func initiation(_ start: SignInStart, username: String, deviceKey: String?) -> (flow: String, parameters: [String: String]) {
+    /// InitiateAuth's AuthFlow and AuthParameters for a start; `secretHash`
+    /// (over `username`) when the app client has a secret.
+    static func initiation(_ start: SignInStart, username: String, deviceKey: String?, secretHash: String? = nil)
+        -> (flow: String, parameters: [String: String])
+    {
         var parameters = ["USERNAME": username]
         parameters["DEVICE_KEY"] = deviceKey
+        parameters["SECRET_HASH"] = secretHash
         switch start {
         case .srp(let srpA):
             parameters["SRP_A"] = srpA
@@ -91,7 +94,7 @@ enum CognitoWire {
         case "SMS_OTP": return .oneTimeCode(.sms, destination: destination)
         case "SELECT_MFA_TYPE": return .chooseMFA(list(parameters["MFAS_CAN_CHOOSE"]).compactMap(mfaKind(named:)))
         case "SELECT_CHALLENGE":
-            return .chooseSignInMethod(available.compactMap(signInMethod(named:)), others: available.filter { signInMethod(named: $0) == nil })
+            return .chooseSignInMethod(available.compactMap(signInMethod(named:)), passkey: available.contains("WEB_AUTHN"))
         case "NEW_PASSWORD_REQUIRED": return .newPassword(requiredAttributes: list(parameters["requiredAttributes"]))
         case "MFA_SETUP":
             let offered = list(parameters["MFAS_CAN_SETUP"])
@@ -109,14 +112,14 @@ enum CognitoWire {
         return SRPServerStep(salt: salt, serverB: b, secretBlock: block, userID: parameters["USER_ID_FOR_SRP"])
     }
 
-    /// RespondToAuthChallenge's ChallengeResponses (SECRET_HASH is the
-    /// client's to add, over USERNAME). As Amazon's SDKs do, every answer
-    /// names the device signing in.
-    static func responses(_ answer: ChallengeAnswer, to pending: PendingChallenge, username: String, deviceKey: String?)
-        -> [String: String]
-    {
+    /// RespondToAuthChallenge's ChallengeResponses; `secretHash` over
+    /// `username`. As Amazon's SDKs do, every answer names the device signing in.
+    static func responses(
+        _ answer: ChallengeAnswer, to pending: PendingChallenge, username: String, deviceKey: String?, secretHash: String? = nil
+    ) -> [String: String] {
         var responses = ["USERNAME": username]
         responses["DEVICE_KEY"] = deviceKey
+        responses["SECRET_HASH"] = secretHash
         switch answer {
         case .passwordProof(let proof):
             responses["PASSWORD_CLAIM_SECRET_BLOCK"] = proof.secretBlock

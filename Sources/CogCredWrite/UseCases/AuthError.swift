@@ -121,6 +121,9 @@ public enum AuthError: ExplainedFailure, Equatable {
     }
 
     static func explain(_ error: CognitoError, _ operation: AuthOperation) -> Explanation {
+        if case .transport(let failure) = error, failure.kind == .tls {
+            return Explanation(CognitoError.untrustedCertificate, nextStep: .trustPrivateCA, cause: failure.detail.oneLine())
+        }
         if error.isTemporary {
             return Explanation("\(error.summary); try again later")
         }

@@ -14,9 +14,9 @@ public protocol ChallengeAnswers {
     /// URI (and a QR code) and return the first code the app shows.
     func setUpAuthenticator(uri: String) throws -> String
     /// Choice-based sign-in: how to sign in, of the methods the pool offers
-    /// this user; `unsupported` names what it also offers and this tool
-    /// cannot do, as Cognito names it (a passkey, for now).
-    func chooseSignInMethod(from methods: [SignInMethod], unsupported: [String]) throws -> SignInMethod
+    /// this user; `passkeyOffered`: a passkey too, which this command line
+    /// leaves to the managed login in a browser.
+    func chooseSignInMethod(from methods: [SignInMethod], passkeyOffered: Bool) throws -> SignInMethod
     /// A one-time code as the first factor: the code sent by email or SMS to
     /// `destination` (masked, as Cognito says it).
     func signInCode(_ kind: MFAKind, destination: String?) throws -> String

@@ -132,11 +132,11 @@ extension TokenManager {
                 guard let device, let deviceSRP else { throw unsupported }
                 answer = .passwordProof(
                     try deviceSRP.proof(step, poolName: device.groupKey, userID: device.key, password: device.password, now: clock.now()))
-            case .chooseSignInMethod(let methods, let others):
+            case .chooseSignInMethod(let methods, let passkey):
                 // Only when asked for: offered to an SRP profile, answering
                 // "password" would send the password to whoever asked.
                 guard flow == .choice else { throw unsupported }
-                let chosen = try answers.chooseSignInMethod(from: methods, unsupported: others)
+                let chosen = try answers.chooseSignInMethod(from: methods, passkeyOffered: passkey)
                 codeSignsIn = chosen == .emailOTP || chosen == .smsOTP
                 answer = .signInMethod(try factor(chosen))
             case .oneTimeCode(let kind, let destination) where codeSignsIn || kind == .sms:

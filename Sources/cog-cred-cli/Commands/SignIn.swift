@@ -32,7 +32,7 @@ struct SignIn: ParsableCommand {
             or read from the next line of standard input with --code -), password or srp with \
             the password; configure --method keeps a default. Without a method, Cognito lists \
             what the pool offers this user: chosen on the terminal, or without one sign-in \
-            exits 77 naming --method and the choices. A passkey (WEB_AUTHN) is listed as \
+            exits 77 naming --method and the choices. A passkey is listed as \
             such: the managed login (--browser) signs in with one. --method alone means \
             --auth-flow choice.
 
