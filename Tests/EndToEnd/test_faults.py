@@ -97,6 +97,63 @@ def test_every_command_under_every_fault(cog, bus, session, proxy, command, faul
     assert all_stored(bus) == before
 
 
+def inside_the_margin(cog, session):
+    """Stored tokens with 300 s of their 3600 left: due for a refresh by the margin alone."""
+    session.configure(issued_at_offset=-3300)
+    cog.ok("refresh")
+    session.configure(issued_at_offset=0)
+
+
+# The reads, and how each shows the access token it handed out.
+READS = {
+    "token": (["token"], None, lambda out, access: out == access + "\n"),
+    "get-header": (["get-header"], None, lambda out, access: out == f"Authorization: Bearer {access}\n"),
+    "exec": (["exec", "--", "sh", "-c", 'printf %s "$COG_CRED_ACCESS_TOKEN"'], None, lambda out, access: out == access),
+    "kubectl-credential": (["kubectl-credential"], None, lambda out, access: json.loads(out)["status"]["token"] == access),
+    "git-credential": (["git-credential", "--profile", "default", "get"], "protocol=https\nhost=h\n\n",
+                       lambda out, access: f"password={access}\n" in out),
+}
+
+
+@pytest.mark.parametrize("fault", ["refuse", "delay", "status_503", "throttle", "truncated_json"])
+@pytest.mark.parametrize("command", READS)
+def test_a_token_that_still_works_is_handed_out_through_a_network_blip(cog, bus, session, proxy, command, fault):
+    args, stdin, shows = READS[command]
+    inside_the_margin(cog, session)
+    before = all_stored(bus)
+    plan(proxy, {**FAULTS[fault][0], "times": -1})
+    result = cog.run(*args, input=stdin, timeout=60)
+    plan(proxy)
+    assert result.returncode == 0, (command, fault, result.stderr)
+    assert shows(result.stdout, before["access"]), result.stdout
+    # One line: the refresh failed, why, and when the token expires.
+    assert result.stderr.count("\n") == 1, result.stderr
+    assert "warning: could not refresh (" in result.stderr and FAULTS[fault][2] in result.stderr, result.stderr
+    expires = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(claims(before["access"])["exp"]))
+    assert f"it expires at {expires}" in result.stderr, result.stderr
+    assert before["access"] not in result.stderr
+    assert all_stored(bus) == before
+
+
+def test_through_a_blip_never_more_than_asked_for_never_after_a_refusal_never_for_refresh(cog, bus, session, proxy):
+    inside_the_margin(cog, session)
+    before = all_stored(bus)
+    plan(proxy, {"mode": "refuse", "times": -1})
+    # The caller asked for more life than the token has: nothing.
+    asked = cog.run("token", "--min-ttl", "600")
+    # `refresh` was asked for by name: it fails as it did.
+    named = cog.run("refresh")
+    plan(proxy)
+    assert asked.returncode == 75 and asked.stdout == "", asked.stderr
+    assert named.returncode == 75 and named.stdout == "" and "could not refresh" not in named.stderr, named.stderr
+    # Cognito refused the refresh (the session was revoked): 77, nothing on stdout.
+    session.revoke(USER)
+    refused = cog.run("token")
+    assert refused.returncode == 77 and refused.stdout == "", refused.stderr
+    assert "warning" not in refused.stderr, refused.stderr
+    assert all_stored(bus) == before
+
+
 def test_offline_sign_out_deletes_locally_and_exits_75(cog, bus, session, proxy):
     plan(proxy, {"mode": "refuse", "times": -1})
     result = cog.run("sign-out")

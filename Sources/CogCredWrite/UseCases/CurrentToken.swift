@@ -22,10 +22,15 @@ extension TokenManager {
     }
 
     /// A token with more than the policy's margin of life left, refreshing
-    /// (at most once) when the stored one has less.
+    /// (at most once) when the stored one has less; or, when that refresh
+    /// fails for a passing reason, the stored one while it still works
+    /// (`stillWorking`).
     public func currentToken(_ choice: TokenChoice, policy: RefreshPolicy = RefreshPolicy()) throws -> IssuedToken {
         if choice == .id && profile.effectiveGrant == .clientCredentials { throw AuthError.noIDToken(profile: profileName) }
-        return try storedOrRefreshed({ try usable(choice.kind, policy) }) { result in
+        return try storedOrRefreshed(
+            { try usable(choice.kind, policy) },
+            stillWorking: stillWorking(policy) { try usable(choice.kind, $0).map { ($0, $0.claims.exp) } }
+        ) { result in
             guard let fresh = choice == .access ? result.access : result.id else { throw AuthError.malformedToken(choice.kind) }
             // A token whose whole life is shorter than the margin is still handed
             // out after one refresh, as long as it has not expired.
@@ -34,19 +39,45 @@ extension TokenManager {
         }
     }
 
-    /// What `check` finds in the store; failing that, one
-    /// refresh under the profile's lock. The common case (a fresh token)
-    /// takes no lock; after taking it, `check` runs again, since another
-    /// process may have refreshed while this one waited.
-    func storedOrRefreshed<T>(_ check: () throws -> T?, _ fromRefresh: (RefreshedTokens) throws -> T) throws -> T {
+    /// What `check` finds in the store; failing that, one refresh under the
+    /// profile's lock. The common case (a fresh token) takes no lock; after
+    /// taking it, `check` runs again, since another process may have
+    /// refreshed while this one waited. A refresh that fails for a passing
+    /// reason (no connection, a timeout, a 5xx, throttling) falls back on
+    /// `stillWorking`, with one warning that says until when.
+    func storedOrRefreshed<T>(
+        _ check: () throws -> T?, stillWorking: (() throws -> (T, expires: Int64?)?)? = nil,
+        _ fromRefresh: (RefreshedTokens) throws -> T
+    ) throws -> T {
         // Handed the lock by the front, which found under it that a refresh
         // is due: both looks would only repeat its read.
         let refreshDue = lock.takeRefreshDue(profile: profileName)
         if !refreshDue, let found = try check() { return found }
         return try lock.withLock(profile: profileName) {
             if !refreshDue, let found = try check() { return found }
-            return try fromRefresh(try refreshHoldingLock())
+            do {
+                return try fromRefresh(try refreshHoldingLock())
+            } catch AuthError.cognito(let cause, let operation) where cause.isTemporary {
+                guard let (token, expires) = try stillWorking?() else { throw AuthError.cognito(cause, operation: operation) }
+                let until = expires.map { "; it expires at \(rfc3339($0)) (in \(Self.minutes($0 - clock.now())))" } ?? ""
+                warn("cog-cred: warning: could not refresh (\(cause.summary)); handing out the stored token\(until)")
+                return token
+            }
         }
+    }
+
+    /// The fallback for `policy`: what is stored and has not expired, unless
+    /// the caller asked for a set life (`--min-ttl`), which a token due for
+    /// refresh does not have.
+    func stillWorking<T>(_ policy: RefreshPolicy, _ read: @escaping (RefreshPolicy) throws -> (T, expires: Int64?)?)
+        -> (() throws -> (T, expires: Int64?)?)?
+    {
+        guard policy.minTTL == nil else { return nil }
+        return { try read(RefreshPolicy(minTTL: 0)) }
+    }
+
+    static func minutes(_ seconds: Int64) -> String {
+        seconds < 120 ? "\(max(seconds, 0)) s" : "\(seconds / 60) min"
     }
 
     /// The stored token of `kind` if it has more than the policy's margin left.
@@ -55,13 +86,17 @@ extension TokenManager {
     }
 
     /// The access token and the ID token, both with more than the margin
-    /// left, after at most one refresh: what `exec` hands a command.
+    /// left, after at most one refresh: what `exec` hands a command; or,
+    /// as for one token, both while they still work.
     public func currentTokens(policy: RefreshPolicy = RefreshPolicy()) throws -> RefreshedTokens {
-        let fromStore = { () throws -> RefreshedTokens? in
+        let fromStore = { (policy: RefreshPolicy) throws -> RefreshedTokens? in
             guard let both = try stored(profile.handedOutKinds, policy: policy), let access = both[.access] else { return nil }
             return RefreshedTokens(access: access, id: both[.id])
         }
-        return try storedOrRefreshed(fromStore) { fresh in
+        let stillWorking = stillWorking(policy) { policy in
+            try fromStore(policy).map { ($0, [$0.access.claims.exp, $0.id?.claims.exp].compactMap { $0 }.min()) }
+        }
+        return try storedOrRefreshed({ try fromStore(policy) }, stillWorking: stillWorking) { fresh in
             guard let exp = fresh.access.claims.exp, exp > clock.now() else { throw AuthError.freshTokenExpired(.access) }
             return fresh
         }
