@@ -112,6 +112,8 @@ READS = {
     "kubectl-credential": (["kubectl-credential"], None, lambda out, access: json.loads(out)["status"]["token"] == access),
     "git-credential": (["git-credential", "--profile", "default", "get"], "protocol=https\nhost=h\n\n",
                        lambda out, access: f"password={access}\n" in out),
+    "docker-credential": (["docker-credential", "get"], "registry.example.com\n",
+                          lambda out, access: json.loads(out)["Secret"] == access),
 }
 
 
@@ -119,6 +121,7 @@ READS = {
 @pytest.mark.parametrize("command", READS)
 def test_a_token_that_still_works_is_handed_out_through_a_network_blip(cog, bus, session, proxy, command, fault):
     args, stdin, shows = READS[command]
+    cog.ok("configure", "--docker-registry", "registry.example.com")
     inside_the_margin(cog, session)
     before = all_stored(bus)
     plan(proxy, {**FAULTS[fault][0], "times": -1})
