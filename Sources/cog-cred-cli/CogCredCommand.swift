@@ -60,7 +60,7 @@ struct CogCredCommand: ParsableCommand {
             Configure.self, Profiles.self, SignIn.self, Token.self, GetHeader.self, Refresh.self, Status.self, SignOut.self,
             SignUp.self, ConfirmSignUp.self, ResendCode.self, ForgotPassword.self, ConfirmForgotPassword.self,
             ChangePassword.self, MFA.self, Devices.self, GitCredentialCommand.self, DockerCredentialCommand.self, KubectlCredential.self,
-            Exec.self, AWSCredentialsCommand.self,
+            Exec.self, AWSCredentialsCommand.self, Whoami.self,
         ]
     )
 
@@ -81,6 +81,12 @@ struct CogCredCommand: ParsableCommand {
         // docker, skopeo, podman and docker-py read a helper's failure from
         // stdout, and expect exit status 1, whatever the failure.
         let dockerHelper = arguments.first == "docker-credential"
+        // `help NAME` of a command there is not: a usage error, as the
+        // command itself would be (the parser would show the root's help, 0).
+        if arguments.first == "help", let name = arguments.dropFirst().first, !name.hasPrefix("-"), !UsageError.commandNames.contains(name) {
+            Output.error(UsageError.line("", arguments: Array(arguments.dropFirst())))
+            finish(ExitStatus.usage)
+        }
         do {
             var command = try parseAsRoot(arguments)
             try command.run()

@@ -4,8 +4,13 @@ import ArgumentParser
 /// the subcommand's own when one was named (`see: cog-cred token --help`).
 enum UsageError {
     /// `parserMessage`: swift-argument-parser's first line, without "Error: ".
+    /// Every command's name, its aliases too (`login`, `logout`).
+    static var commandNames: [String] {
+        CogCredCommand.configuration.subcommands.flatMap { [$0._commandName] + $0.configuration.aliases }
+    }
+
     static func line(_ parserMessage: String, arguments: [String]) -> String {
-        let names = CogCredCommand.configuration.subcommands.map { $0._commandName }
+        let names = commandNames
         guard let first = arguments.first, !first.hasPrefix("-") else {
             return "\(parserMessage) (see: cog-cred --help)"
         }

@@ -36,6 +36,33 @@ def test_a_mistyped_subcommand_suggests_the_closest(cog, typed, suggested):
                                          "(see: cog-cred --help)")
 
 
+def test_help_for_a_command_there_is_not_is_a_usage_error(cog):
+    for args in (["help", "no-such-command"], ["help", "tokn"]):
+        result = cog.run(*args)
+        assert result.returncode == 64 and result.stdout == "", result.stderr
+        assert result.stderr.count("\n") == 1 and f"unknown command '{args[1]}'" in result.stderr, result.stderr
+    assert "did you mean 'token'?" in cog.run("help", "tokn").stderr
+    # A command there is, and an alias, still get their help.
+    assert "OVERVIEW: Sign in" in cog.ok("help", "login").stdout
+
+
+def test_login_logout_and_whoami_as_users_of_other_tools_type_them(cog, bus, pool):
+    cog.ok("configure", "--user-pool-id", pool.pool_id, "--client-id", pool.client_id,
+           "--endpoint-url", pool.url, "--username", pool.username)
+    not_yet = cog.run("whoami")
+    assert not_yet.returncode == 77 and not_yet.stdout == "", not_yet.stderr
+    cog.ok("login", "--password-stdin", input=pool.password + "\n")
+    token = stored(bus, "access")
+    assert token is not None
+    # The name alone on stdout, for scripts: Cognito's name for the user.
+    whoami = cog.ok("whoami")
+    assert whoami.stdout == f"{pool.username}\n" and whoami.stderr == "", whoami
+    assert cog.ok("-p", "default", "whoami").stdout == whoami.stdout
+    cog.ok("logout", "--local")  # moto has no RevokeToken
+    assert stored(bus, "access") is None
+    assert cog.run("whoami").returncode == 77
+
+
 def test_usage_errors_are_one_line_naming_the_subcommands_help(cog, bus, signed_in):
     for args, fragment in (
         (["token", "--bogus"], "Unknown option '--bogus'"),

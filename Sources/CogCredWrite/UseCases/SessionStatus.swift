@@ -29,6 +29,14 @@ extension TokenManager {
             awsCredentialsExpireAt: aws?.expiration,
             now: clock.now())
     }
+
+    /// Who is signed in: Cognito's name for the user (a machine profile's,
+    /// its app client's), from the stored tokens alone (`whoami`).
+    public func signedInName() throws -> String {
+        let session = try status()
+        guard session.signedIn, let name = session.username else { throw AuthError.notSignedIn(profile: profileName) }
+        return name
+    }
 }
 
 

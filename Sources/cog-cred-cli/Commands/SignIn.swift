@@ -68,7 +68,8 @@ struct SignIn: ParsableCommand {
             password: sign-in gets its first access token from the domain's token endpoint \
             with the app client's id and secret, as every later call does when the token \
             is about to expire.
-            """)
+            """,
+        aliases: ["login"])
 
     @OptionGroup var profileOptions: ProfileOptions
 

@@ -15,7 +15,8 @@ struct SignOut: ParsableCommand {
             revoked at the managed login's /oauth2/revoke; with --global, and a logout URI \
             configured (configure --logout-uri), sign-out also prints (and, with a browser, \
             opens) the managed login's /logout address, which ends its browser session.
-            """)
+            """,
+        aliases: ["logout"])
 
     @OptionGroup var profileOptions: ProfileOptions
 

@@ -1,0 +1,13 @@
+import Testing
+@testable import cog_cred_cli
+
+/// The names a usage error knows: every command's, and the aliases users of
+/// other tools type.
+@Suite struct UsageErrorTests {
+    @Test func aliasesAreCommandsToo() {
+        let names = UsageError.commandNames
+        for name in ["sign-in", "login", "sign-out", "logout", "whoami", "token"] { #expect(names.contains(name), "\(name)") }
+        #expect(UsageError.line("", arguments: ["logni"]) == "unknown command 'logni'; did you mean 'login'? (see: cog-cred --help)")
+        #expect(UsageError.line("x", arguments: ["logout", "--bad"]) == "x (see: cog-cred logout --help)")
+    }
+}
