@@ -56,6 +56,9 @@ import CogCredTestSupport
             shown.append(authorizeURL)
             return paste(authorizeURL)
         }
+        func pasteInstead(authorizeURL: String, waiting timeout: Int) throws -> String? {
+            try pastedCallback(authorizeURL: authorizeURL)
+        }
         func note(_ line: String) {}
     }
 
@@ -65,13 +68,23 @@ import CogCredTestSupport
         return query.split(separator: "&").first { $0.hasPrefix("state=") }.map { String($0.dropFirst(6)) } ?? ""
     }
 
-    func signIn(_ person: Person) throws -> TokenManager.RefreshedTokens {
+    func signIn(_ person: Person, _ mode: BrowserSignInMode = .elsewhere) throws -> TokenManager.RefreshedTokens {
         var profile = testProfile
         profile.domain = "https://auth.example"
         profile.scopes = ["email"]
+        profile.redirectURI = "http://localhost:58411/callback"
         let result = AuthenticationResult(accessToken: TestJWT.access(iat: now, lifetime: 3600), idToken: nil, refreshToken: "r")
         return try makeManager(store: store, oauth: FakeOAuth([.success(result)]), profile: profile, clock: FakeClock(now))
-            .signInWithBrowser(.elsewhere, issuers: { ["https://idp.example/pool"] }, person: person)
+            .signInWithBrowser(mode, issuers: { ["https://idp.example/pool"] }, person: person)
+    }
+
+    /// No browser here (over SSH): the paste flow at once, not a wait for a
+    /// browser that cannot come.
+    @Test func withoutABrowserHereThePasteFlowAtOnce() throws {
+        let person = Person { "http://localhost:58411/callback?code=abc&state=\(Self.state($0))" }
+        let tokens = try signIn(person, .here(timeout: 600))
+        #expect(person.shown.count == 1 && person.shown[0].hasPrefix("https://auth.example/oauth2/authorize?"))
+        #expect(tokens.access.claims.exp == now + 3600)
     }
 
     @Test func thePastedAddressOfThisRequestSignsIn() throws {

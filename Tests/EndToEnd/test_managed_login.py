@@ -299,6 +299,29 @@ def test_no_browser_pastes_the_address_back(cog, bus, domain):
     assert headless.returncode == 64 and "no terminal" in headless.stderr
 
 
+def test_with_no_browser_here_it_says_so_at_once_and_offers_the_paste(cog, bus, domain):
+    """Over SSH: no display, no $BROWSER. Not the whole timeout in silence."""
+    pexpect = pytest.importorskip("pexpect")
+    env = {k: v for k, v in cog.env.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY", "BROWSER")}
+    child = pexpect.spawn(cog.binary, ["sign-in"], env=env, encoding="utf-8", timeout=30)
+    child.expect("no browser could be started here")
+    child.expect(r"(http://\S+/oauth2/authorize\?\S+)")
+    address = child.match.group(1)
+    child.expect("paste the address")
+    child.sendline(sign_in_without_a_browser(address))
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0, child.before
+    assert items(bus) == {"access", "id", "refresh"}
+    # Without a terminal: said at once, before the wait, which then ends as before.
+    headless = subprocess.Popen([cog.binary, "sign-in", "--timeout", "2"], env=env, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True, start_new_session=True)
+    first = headless.stderr.readline()
+    assert "no browser could be started here" in first and "--no-browser" in first, first
+    out, rest = headless.communicate(timeout=30)
+    assert headless.returncode == 77 and out == "" and "no answer from the browser within 2 s" in rest, rest
+
+
 def test_an_overlong_paste_is_refused_and_none_of_it_reaches_the_shell(cog, bus, domain):
     """What cog-cred leaves unread at its prompt, the shell reads next: as a command."""
     pexpect = pytest.importorskip("pexpect")

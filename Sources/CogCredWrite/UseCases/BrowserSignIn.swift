@@ -23,6 +23,10 @@ public protocol BrowserSignInPerson {
     /// what the person pasted back (the address the browser ended on, or
     /// just its code).
     func pastedCallback(authorizeURL: String) throws -> String
+    /// No browser could be started here (over SSH, no display): the paste
+    /// flow at once when the person can paste (a terminal), else nil and the
+    /// listener waits, having said so.
+    func pasteInstead(authorizeURL: String, waiting timeout: Int) throws -> String?
     /// A line for the person while waiting (a request refused).
     func note(_ line: String)
 }
@@ -40,23 +44,32 @@ extension TokenManager {
         let issuers = try issuers()
         switch mode {
         case .elsewhere:
-            let pasted = try person.pastedCallback(authorizeURL: request.url)
-            let callback: AuthorizationRequest.Callback
-            do {
-                callback = try request.pasted(pasted)
-            } catch .stateMismatch {
-                throw AuthError.stateMismatch
-            }
-            return try signIn(callback, of: request, issuers: issuers)
+            return try signIn(pasted: try person.pastedCallback(authorizeURL: request.url), of: request, issuers: issuers)
         case .here(let timeout):
             // Listening before the browser starts: it may come back at once.
             let loopback = try LoopbackSignIn(request)
-            person.show(authorizeURL: request.url, opened: person.openBrowser(loopback.startAddress))
+            let opened = person.openBrowser(loopback.startAddress)
+            // Never the whole timeout in silence for a browser that cannot come.
+            if !opened, let pasted = try person.pasteInstead(authorizeURL: request.url, waiting: timeout) {
+                return try signIn(pasted: pasted, of: request, issuers: issuers)
+            }
+            person.show(authorizeURL: request.url, opened: opened)
             guard let callback = try loopback.answer(within: Double(timeout), note: { person.note($0) }) else {
                 throw AuthError.browserTimedOut(seconds: timeout)
             }
             return try signIn(callback, of: request, issuers: issuers)
         }
+    }
+
+    /// What the person pasted back: the address the browser ended on, or its code.
+    func signIn(pasted: String, of request: AuthorizationRequest, issuers: [String]) throws -> RefreshedTokens {
+        let callback: AuthorizationRequest.Callback
+        do {
+            callback = try request.pasted(pasted)
+        } catch .stateMismatch {
+            throw AuthError.stateMismatch
+        }
+        return try signIn(callback, of: request, issuers: issuers)
     }
 
     /// The authorization-code request for this profile's managed login:

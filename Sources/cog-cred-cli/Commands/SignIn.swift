@@ -245,5 +245,15 @@ struct TerminalBrowser: BrowserSignInPerson {
         return try PasswordInput.ask("Then paste the address the browser ended on (or just the code): ")
     }
 
+    func pasteInstead(authorizeURL url: String, waiting timeout: Int) throws -> String? {
+        let why = "no browser could be started here (no display, no $BROWSER)"
+        guard PasswordInput.hasTerminal else {
+            Output.note("cog-cred: \(why): open the address below on this machine within \(timeout) s, or sign in with --no-browser on a terminal.")
+            return nil
+        }
+        Output.note("cog-cred: \(why): sign in on any machine instead, as --no-browser does.")
+        return try pastedCallback(authorizeURL: url)
+    }
+
     func note(_ line: String) { Output.note(line) }
 }

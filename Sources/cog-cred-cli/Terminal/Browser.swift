@@ -13,7 +13,12 @@ enum Browser {
     @discardableResult
     static func open(_ url: String, environment: [String: String]) -> Bool {
         let commands = (environment["BROWSER"] ?? "").split(separator: ":").map(String.init).filter { !$0.isEmpty }
-        if commands.isEmpty { return spawn(["xdg-open", url]) }
+        if commands.isEmpty {
+            // No graphical session (over SSH): xdg-open would start a text
+            // browser with its screen thrown away, or nothing.
+            guard ["DISPLAY", "WAYLAND_DISPLAY"].contains(where: { !(environment[$0] ?? "").isEmpty }) else { return false }
+            return spawn(["xdg-open", url])
+        }
         for command in commands {
             // The address travels as $1, never pasted into the shell's text.
             let script = command.contains("%s") ? command.replacing("%s", with: "\"$1\"") : command + " \"$1\""
