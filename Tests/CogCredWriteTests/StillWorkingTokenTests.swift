@@ -60,9 +60,15 @@ import CogCredTestSupport
         #expect(warnings.lines.withLock { $0 }.isEmpty)
     }
 
-    @Test func anEndpointThatIsNotCognitoHandsOutNothing() throws {
-        let (_, _, manager, _) = try session(refresh: .badResponse(httpStatus: 404, detail: "Not Found"))
+    @Test(arguments: [
+        CognitoError.badResponse(httpStatus: 404, detail: "Not Found"),
+        .transport(TransportError(.tls, "SSL certificate problem: self-signed certificate")),
+    ])
+    func anEndpointThatIsNotCognitoOrNotTrustedHandsOutNothing(failure: CognitoError) throws {
+        let (_, cognito, manager, warnings) = try session(refresh: failure)
+        cognito.onRefresh(.failure(failure))
         #expect(throws: AuthError.self) { try manager.currentToken(.access) }
+        #expect(warnings.lines.withLock { $0 }.isEmpty)
     }
 
     @Test func moreLifeThanTheTokenHasIsNotGivenFromTheStore() throws {

@@ -36,6 +36,13 @@ public enum CognitoError: Error, Sendable, Equatable {
         }
     }
 
+    /// The endpoint's certificate could not be verified: a private CA, or
+    /// someone in between; not a passing fault.
+    public var isUntrustedCertificate: Bool {
+        if case .transport(let failure) = self { return failure.kind == .tls }
+        return false
+    }
+
     /// The service does not offer the action: an emulator's HTML 5xx page for
     /// an unknown action, or an explicit unknown-operation error. Never retried.
     public var isUnsupportedOperation: Bool {

@@ -57,7 +57,7 @@ extension TokenManager {
             if !refreshDue, let found = try check() { return found }
             do {
                 return try fromRefresh(try refreshHoldingLock())
-            } catch AuthError.cognito(let cause, let operation) where cause.isTemporary {
+            } catch AuthError.cognito(let cause, let operation) where cause.isTemporary && !cause.isUntrustedCertificate {
                 guard let (token, expires) = try stillWorking?() else { throw AuthError.cognito(cause, operation: operation) }
                 let until = expires.map { "; it expires at \(rfc3339($0)) (in \(Self.minutes($0 - clock.now())))" } ?? ""
                 warn("cog-cred: warning: could not refresh (\(cause.summary)); handing out the stored token\(until)")
