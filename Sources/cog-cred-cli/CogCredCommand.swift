@@ -77,7 +77,7 @@ struct CogCredCommand: ParsableCommand {
         // libcurl loads on a thread while the command parses, reads its
         // config and prompts: ready, or nearly, by its first request.
         CurlTransport.preload()
-        let arguments = arguments()
+        let arguments = DebugTrace.start(arguments(), variable: getenv(DebugSwitch.variable).map { String(cString: $0) })
         // docker, skopeo, podman and docker-py read a helper's failure from
         // stdout, and expect exit status 1, whatever the failure.
         let dockerHelper = arguments.first == "docker-credential"

@@ -61,16 +61,20 @@ struct Wiring {
     /// session where the bus is not reached through Unix sockets only. A
     /// locked keyring is unlocked through the service's own prompt unless
     /// the command must not wait for a person.
-    private var tokenStore: SecretServiceStore {
+    private var tokenStore: any TokenStore {
         // The prompt is a window on the desktop: without a display here, no
         // one at this terminal could see it (SSH, a container, cron), and
         // a keyring daemon would only dismiss it after a while.
         let seen = ["DISPLAY", "WAYLAND_DISPLAY"].contains { !(environment[$0] ?? "").isEmpty }
         var prompt = seen ? Wiring.unlockPrompt.withLock { $0 } : .never
         if case .waitingAtMost = prompt { prompt = .waitingAtMost(seconds: unlockWait) }
-        return SecretServiceStore(
+        let store = SecretServiceStore(
             environment: environment, encryption: { SecretServiceCipher() }, unlockPrompt: prompt, writer: Wiring.writer)
+        return DebugTrace.enabled ? TracedTokenStore(inner: store) : store
     }
+
+    /// HTTPS, watched: a long wait is said (NetworkReport), and traced with --debug.
+    static let transport = ObservedTransport(CurlTransport(), observer: NetworkReport.shared)
 
     /// One libsecret connection for the process: writes, deletes and
     /// unlocks follow the provider's prompts through it.
@@ -130,13 +134,13 @@ struct Wiring {
             Wiring.noteGlobalEndpoint(endpoint)
             return CognitoHTTPClient(
                 endpoint: endpoint.url, clientID: profile.clientID, clientSecret: secret, timeouts: profile.timeouts,
-                deadline: deadline, caBundle: caBundle, allowsCleartext: endpoint.allowsCleartext)
+                deadline: deadline, caBundle: caBundle, allowsCleartext: endpoint.allowsCleartext, transport: Wiring.transport)
         }
         let oauth: @Sendable () throws -> any OAuthClient = {
             let domain = try Endpoint.domain(profile)
             return OAuthHTTPClient(
                 domain: domain.url, clientID: profile.clientID, clientSecret: try clientSecret(), timeouts: profile.timeouts,
-                deadline: deadline, caBundle: caBundle, allowsCleartext: domain.allowsCleartext)
+                deadline: deadline, caBundle: caBundle, allowsCleartext: domain.allowsCleartext, transport: Wiring.transport)
         }
         let identity: @Sendable () throws -> any CognitoIdentityClient = {
             guard let poolID = profile.identityPoolID else { throw ConfigError.missingIdentityPool(profile: name) }
@@ -148,7 +152,8 @@ struct Wiring {
             Wiring.noteGlobalEndpoint(identityEndpoint)
             return CognitoIdentityHTTPClient(
                 identityEndpoint: identityEndpoint.url, stsEndpoint: sts.url, timeouts: profile.timeouts, deadline: deadline,
-                caBundle: caBundle, identityCleartext: identityEndpoint.allowsCleartext, stsCleartext: sts.allowsCleartext)
+                caBundle: caBundle, identityCleartext: identityEndpoint.allowsCleartext, stsCleartext: sts.allowsCleartext,
+                transport: Wiring.transport)
         }
         return TokenManager(
             profileName: name, profile: profile, store: store, cognito: cognito, oauth: oauth, identity: identity,
@@ -181,7 +186,7 @@ extension Wiring {
         let endpoint = try endpoint(profile)
         Wiring.noteGlobalEndpoint(endpoint)
         let verifier = TokenVerifier(
-            timeouts: profile.timeouts, deadline: deadline(profile), caBundle: Endpoint.caBundle(profile: profile, environment: environment),
+            transport: Wiring.transport, timeouts: profile.timeouts, deadline: deadline(profile), caBundle: Endpoint.caBundle(profile: profile, environment: environment),
             allowsCleartext: endpoint.allowsCleartext)
         return PoolKeySource(verifier: verifier, pool: TokenVerifier.poolKeys(endpoint: endpoint.url, profile: profile))
     }

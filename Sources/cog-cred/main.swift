@@ -25,6 +25,8 @@ let handover = Handover(arguments: arguments)
 // Connecting and opening a session is most of a read's time, and almost all
 // of it is the keyring daemon's: ask for it first, and parse the command
 // line and the config while the daemon works.
+// The debug trace is cog-cred-cli's (its DebugTrace): a traced request goes there.
+if DebugSwitch.isOn(environment(DebugSwitch.variable)) { handover.run() }
 let store = SecretServiceStore(environment: environment)
 if ReadRequest.mayBeRead(arguments) { store.connect() }
 guard let request = ReadRequest.parse(arguments) else { handover.run() }

@@ -103,10 +103,17 @@ import Synchronization
         }
     }
 
-    @Test func transportFailuresAreTemporary() {
+    @Test func transportFailuresAreTemporaryAndNameTheURLAndTheWholeWait() {
         let transport = FakeTransport(.failure(TransportError(.connectionFailed, "Failed to connect")))
-        #expect(throws: CognitoError.transport(TransportError(.connectionFailed, "Failed to connect"))) {
-            try client(transport).refresh(refreshToken: "r", username: nil)
+        do {
+            _ = try client(transport).refresh(refreshToken: "r", username: nil)
+            Issue.record("no failure")
+        } catch {
+            guard case .transport(let lost) = error, let gaveUp = lost.gaveUp else { Issue.record("\(error)"); return }
+            #expect(lost.kind == .connectionFailed && lost.detail == "Failed to connect")
+            #expect(gaveUp.url == "http://127.0.0.1:1/" && gaveUp.attempts == 4 && gaveUp.seconds >= 0)
+            #expect(error.isTemporary)
+            #expect(error.summary.hasPrefix("cannot reach Cognito at http://127.0.0.1:1/ (Failed to connect; 4 attempts over "))
         }
         #expect(CognitoError.transport(TransportError(.timedOut, "")).isTemporary)
     }

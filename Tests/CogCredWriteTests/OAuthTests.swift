@@ -97,6 +97,9 @@ final class FakeOAuth: OAuthClient {
     }
     func refresh(refreshToken: String) throws(CognitoError) -> AuthenticationResult { try results.withLock { $0.removeFirst() }.get() }
     func revoke(refreshToken: String) throws(CognitoError) {}
+    /// userInfo's answer: nil, the session stands.
+    let userInfoError = Mutex<CognitoError?>(nil)
+    func userInfo(accessToken: String) throws(CognitoError) { if let error = userInfoError.withLock({ $0 }) { throw error } }
 }
 
 @Suite struct MachineProfileTests {

@@ -10,6 +10,7 @@ and one line, and leave the stored items byte for byte as they were.
 import json
 import os
 import random
+import re
 import signal
 import subprocess
 import time
@@ -72,6 +73,19 @@ FAULTS = {
 }
 
 
+WAIT_LINE = re.compile(r"cog-cred: still waiting for http://127\.0\.0\.1:\d+/ \([A-Za-z]+, attempt \d\)")
+
+
+def said(stderr):
+    """The lines of stderr but the wait's: a call that waited two seconds
+    or more (its retries included) says so once (NetworkReport), before the
+    outcome's own line."""
+    lines = stderr.splitlines()
+    waits = [line for line in lines if line.startswith("cog-cred: still waiting for ")]
+    assert all(WAIT_LINE.fullmatch(line) for line in waits), waits
+    return "".join(line + "\n" for line in lines if line not in waits)
+
+
 def expire_tokens(cog, session, bus):
     """Replace the stored access and ID tokens with expired ones (refresh token kept)."""
     session.configure(issued_at_offset=-7200)
@@ -91,7 +105,7 @@ def test_every_command_under_every_fault(cog, bus, session, proxy, command, faul
     result = cog.run(*args, input=stdin, timeout=60)
     plan(proxy)
     assert result.returncode == code, (command, fault, result.stderr)
-    assert result.stderr.count("\n") == 1, result.stderr
+    assert said(result.stderr).count("\n") == 1, result.stderr
     assert phrase in result.stderr, result.stderr
     assert result.stdout == ""
     assert all_stored(bus) == before
@@ -129,8 +143,8 @@ def test_a_token_that_still_works_is_handed_out_through_a_network_blip(cog, bus,
     plan(proxy)
     assert result.returncode == 0, (command, fault, result.stderr)
     assert shows(result.stdout, before["access"]), result.stdout
-    # One line: the refresh failed, why, and when the token expires.
-    assert result.stderr.count("\n") == 1, result.stderr
+    # One line (and the wait's): the refresh failed, why, and when the token expires.
+    assert said(result.stderr).count("\n") == 1, result.stderr
     assert "warning: could not refresh (" in result.stderr and FAULTS[fault][2] in result.stderr, result.stderr
     expires = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(claims(before["access"])["exp"]))
     assert f"it expires at {expires}" in result.stderr, result.stderr
@@ -165,7 +179,7 @@ def test_offline_sign_out_deletes_locally_and_exits_75(cog, bus, session, proxy)
     assert all_stored(bus) == {"access": None, "id": None, "refresh": None}
 
 
-def test_retries_are_quiet_and_bounded_by_the_deadline(cog, bus, session, proxy):
+def test_quick_retries_are_quiet_a_long_wait_is_said_and_bounded_by_the_deadline(cog, bus, session, proxy):
     expire_tokens(cog, session, bus)
     plan(proxy, {"mode": "status_503", "times": 2})
     result = cog.ok("token")
@@ -183,9 +197,15 @@ def test_retries_are_quiet_and_bounded_by_the_deadline(cog, bus, session, proxy)
     result = cog.run("token")
     elapsed = time.monotonic() - started
     assert result.returncode == 75, result.stderr
-    assert result.stdout == "" and len(result.stderr.splitlines()) == 1, result.stderr
+    assert result.stdout == "" and said(result.stderr).count("\n") == 1, result.stderr
     attempts = [entry for entry in fault_log(proxy) if entry["mode_applied"] == "delay"]
     assert len(attempts) >= 2, attempts  # retried
+    # Over two seconds of waiting, said once; the error names the URL and
+    # the whole wait, not one attempt's second.
+    assert len([line for line in result.stderr.splitlines() if WAIT_LINE.fullmatch(line)]) == 1, result.stderr
+    waited = re.search(r"Cognito at http://127\.0\.0\.1:\d+/ did not answer in time \(.*; (\d) attempts over (\d+\.\d) s\)",
+                       result.stderr)
+    assert waited and int(waited.group(1)) == len(attempts) and float(waited.group(2)) > 1.5, result.stderr
     # The limit, plus the start-up and exit of two processes (front and
     # cog-cred-cli) on a busy machine: a retry past the deadline would add
     # at least another second.
@@ -520,3 +540,26 @@ def test_a_config_under_a_directory_others_can_write_or_behind_a_link_is_refused
     result = cog.run("token")
     assert result.returncode == 78
     assert "is a symbolic link" in result.stderr and result.stdout == ""
+
+
+def test_a_wait_is_said_while_it_lasts(cog, bus, double, proxy):
+    """A call held at the proxy: after about two seconds one line names the
+    endpoint, the action and the attempt, while the call goes on (read as
+    it comes: no sleeping); the call then succeeds with nothing more said."""
+    plan(proxy)
+    double.add_user(USER, PASSWORD)
+    configure_on_double(cog, proxy.url, "--username", USER)
+    cog.remember_secret(PASSWORD)
+    cog.ok("sign-in", "--password-stdin", input=PASSWORD + "\n")
+    cog.remember_secret(*all_stored(bus).values())
+    plan(proxy, {"mode": "hold", "seconds": 60, "actions": ["GetTokensFromRefreshToken"]})
+    proc = subprocess.Popen([cog.binary, "refresh"], env=cog.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    try:
+        line = proc.stderr.readline().rstrip("\n")
+    finally:
+        release(proxy)
+        out, rest = proc.communicate(timeout=60)
+        plan(proxy)
+    assert WAIT_LINE.fullmatch(line) and line.endswith("(GetTokensFromRefreshToken, attempt 1)"), line
+    assert proc.returncode == 0 and rest.startswith("Refreshed (profile 'default')") and rest.count("\n") == 1, rest

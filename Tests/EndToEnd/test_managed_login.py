@@ -280,23 +280,42 @@ def test_ctrl_c_while_waiting_stores_nothing(cog, bus, domain, tmp_path):
             probe.bind((address, port))
 
 
-def test_no_browser_pastes_the_address_back(cog, bus, domain):
+def sign_in_by_pasting(cog):
+    """`sign-in --no-browser` on a terminal, signed in "on another machine"
+    (the managed login's pages with urllib), the address pasted back."""
     pexpect = pytest.importorskip("pexpect")
     child = pexpect.spawn(cog.binary, ["sign-in", "--no-browser"], env=cog.env, encoding="utf-8", timeout=30)
     child.expect(r"(http://\S+/oauth2/authorize\?\S+)")
     address = child.match.group(1)
     child.expect("paste the address")
-    # Signed in "on another machine": the managed login's pages with urllib.
-    landed = sign_in_without_a_browser(address)
-    child.sendline(landed)
+    child.sendline(sign_in_without_a_browser(address))
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 0, child.before
+
+
+def test_no_browser_pastes_the_address_back(cog, bus, domain):
+    sign_in_by_pasting(cog)
     assert items(bus) == {"access", "id", "refresh"}
     # Without a terminal there is nobody to paste: a usage error.
     headless = subprocess.run([cog.binary, "sign-in", "--no-browser"], env=cog.env, capture_output=True, text=True,
                               start_new_session=True, timeout=30)
     assert headless.returncode == 64 and "no terminal" in headless.stderr
+
+
+def test_status_asks_the_managed_login_about_a_browser_sign_in(cog, bus, domain):
+    """A browser sign-in's access token carries openid but not the API's
+    scope: status asks the domain's userInfo (GetUser would refuse it for
+    the scope alone), and sees the session end when the user is signed out
+    everywhere."""
+    sign_in_by_pasting(cog)
+    text = cog.ok("status").stdout
+    assert "session:       stands (the managed login's userInfo answered)" in text
+    assert domain.calls("oauth2/userInfo") == 1 and domain.calls("GetUser") == 0
+    domain.revoke(USER)
+    refused = cog.run("status")
+    assert refused.returncode == 77 and "sign in again" in refused.stderr, refused.stderr
+    assert domain.calls("oauth2/userInfo") == 2 and items(bus) == {"access", "id", "refresh"}
 
 
 def test_with_no_browser_here_it_says_so_at_once_and_offers_the_paste(cog, bus, domain):

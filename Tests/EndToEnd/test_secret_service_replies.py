@@ -51,7 +51,7 @@ def test_a_default_alias_that_flickers_is_asked_again(cog, fake_service, request
     # 20,000 calls. Only a keyring that always answers "/" has no default.
     cog.ok("configure", "--user-pool-id", "us-east-1_Fake", "--client-id", "fakeclient",
            "--endpoint-url", "http://127.0.0.1:9/")
-    result = cog.run("status", env=fake_service.env, timeout=30)
+    result = cog.run("status", "--offline", env=fake_service.env, timeout=30)
     no_default = "has no default keyring" in result.stderr
     if request.node.callspec.params["fake_service"] == "NoDefault":
         assert result.returncode == 69 and no_default, result.stderr

@@ -445,7 +445,9 @@ def test_status_verify_with_nothing_to_verify_exits_77(cog, bus, profile):
     signed_in(cog, profile)
     for kind in ("access", "id"):
         assert bus.secret_tool("clear", "service", "cog-cred", "profile", "default", "kind", kind).returncode == 0
-    assert cog.ok("status").stdout.count("signed in:     yes") == 1  # the refresh token is still there
+    # The refresh token is still there (--offline: a status that asks
+    # Cognito would refresh, and store new tokens to verify).
+    assert cog.ok("status", "--offline").stdout.count("signed in:     yes") == 1
     result = cog.run("status", "--verify")
     assert result.returncode == 77
     assert "verification failed: no access or ID token is stored to check" in result.stderr

@@ -171,6 +171,14 @@ extension CognitoClient {
     public func getTokensFromRefreshToken(refreshToken: String) throws(CognitoError) -> AuthenticationResult {
         try getTokensFromRefreshToken(refreshToken: refreshToken, deviceKey: nil)
     }
+
+    /// Succeeds only while the access token's session stands: GetUser
+    /// (the call the MFA settings are read with) answers for a live token
+    /// and refuses a revoked or expired one, or one without the
+    /// aws.cognito.signin.user.admin scope.
+    public func confirmSession(accessToken: String) throws(CognitoError) {
+        _ = try mfaSettings(accessToken: accessToken)
+    }
 }
 
 /// A user attribute such as `email` or `name`.

@@ -69,10 +69,15 @@ public enum CognitoError: Error, Sendable, Equatable {
         case .service(let code, let message, _):
             return message.isEmpty ? code : "\(code): \(message.oneLine())"
         case .transport(let error):
+            // The URL and the whole wait, once retries gave up (curl's
+            // detail times one attempt only).
+            let at = error.gaveUp.map { " at \($0.url.oneLine(limit: 200))" } ?? ""
+            let waited = error.gaveUp.map { "; \($0.attempts) \($0.attempts == 1 ? "attempt" : "attempts") over \(($0.seconds * 10).rounded() / 10) s" } ?? ""
+            let detail = error.detail.oneLine() + waited
             switch error.kind {
-            case .timedOut: return "Cognito did not answer in time (\(error.detail.oneLine()))"
-            case .tls: return "\(CognitoError.untrustedCertificate) (\(error.detail.oneLine()))"
-            case .connectionFailed, .other: return "cannot reach Cognito (\(error.detail.oneLine()))"
+            case .timedOut: return "Cognito\(at) did not answer in time (\(detail))"
+            case .tls: return "\(CognitoError.untrustedCertificate)\(at) (\(detail))"
+            case .connectionFailed, .other: return "cannot reach Cognito\(at) (\(detail))"
             }
         case .badResponse(let status, let detail):
             return "Cognito sent an answer that cannot be read (HTTP \(status), \(detail.oneLine(limit: 120)))"

@@ -104,7 +104,11 @@ public struct CurlTransport: HTTPTransport {
         guard code == CURLE_OK else {
             if let refused = sink.refusedOption { throw TransportError(.other, refused, nothingSent: true) }
             let detail = errorBuffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-            let text = detail.isEmpty ? String(cString: ccurl_easy_strerror(code)) : detail
+            // Without curl's "after 5001 milliseconds": one attempt's time,
+            // which the error of a retried request would understate
+            // (TransportError.gaveUp says the whole wait).
+            let text = (detail.isEmpty ? String(cString: ccurl_easy_strerror(code)) : detail)
+                .replacing(#/ after \d+ (?:ms|milliseconds)/#, with: "")
             if sink.overflowed { throw TransportError(.other, "the response was larger than \(sink.limit) bytes") }
             // Refused or unresolvable: the request never left this machine.
             let nothingSent = [CURLE_COULDNT_CONNECT, CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY, CURLE_UNSUPPORTED_PROTOCOL]

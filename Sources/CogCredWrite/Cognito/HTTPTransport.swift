@@ -28,11 +28,19 @@ public struct HTTPRequest: Sendable {
     /// Plain `http://` may be used (Endpoint.Resolved.allowsCleartext);
     /// otherwise the transport speaks HTTPS only.
     public var allowsCleartext: Bool
+    /// What is asked, in the service's words (a Cognito action such as
+    /// "InitiateAuth"), for the person waiting and the debug trace; nil
+    /// where the URL says it (the token endpoint, the JWKS).
+    public var action: String?
+    /// 1 for the first try, 2 for the first retry...
+    public var attempt: Int
 
     public init(
         method: String = "POST", url: String, headers: [(String, String)], body: Data, connectTimeout: Double, totalTimeout: Double,
-        caBundle: String? = nil, allowsCleartext: Bool = false
+        caBundle: String? = nil, allowsCleartext: Bool = false, action: String? = nil, attempt: Int = 1
     ) {
+        self.action = action
+        self.attempt = attempt
         self.caBundle = caBundle
         self.allowsCleartext = allowsCleartext
         self.method = method
@@ -69,6 +77,16 @@ public struct TransportError: Error, Sendable, Equatable {
     /// True when the request cannot have reached the server (refused, no
     /// such host): then even a request that is not idempotent may be sent again.
     public var nothingSent: Bool
+    /// Where and for how long the request was tried, all attempts together,
+    /// once RetryingPost gave up: what the person waited for, which one
+    /// attempt's own time would understate.
+    public var gaveUp: GaveUp?
+
+    public struct GaveUp: Sendable, Equatable {
+        public var url: String
+        public var attempts: Int
+        public var seconds: Double
+    }
 
     public init(_ kind: Kind, _ detail: String, nothingSent: Bool = false) {
         self.kind = kind
@@ -77,10 +95,17 @@ public struct TransportError: Error, Sendable, Equatable {
     }
 }
 
+/// Seconds since `start` on the monotonic clock.
+public func seconds(since start: ContinuousClock.Instant) -> Double {
+    let elapsed = ContinuousClock.now - start
+    return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+}
+
 /// One POST with the retry rules every client here shares: a refused
 /// connection is always sent again (nothing reached the server), a 5xx or a
 /// lost answer only when the request may be repeated (`repeatable`), all
-/// within the command's deadline; nothing is printed per retry.
+/// within the command's deadline. What the person waiting sees of it is the
+/// transport's observer's (ObservedTransport).
 struct RetryingPost {
     let transport: any HTTPTransport
     let timeouts: Timeouts
@@ -90,8 +115,10 @@ struct RetryingPost {
     let retryPolicy: RetryPolicy
 
     /// The first answer below 500, or the last failure.
-    func send(_ url: String, headers: [(String, String)], body: Data, repeatable: Bool) throws(CognitoError) -> HTTPResponse {
-        try send(url, headers: headers, body: body, retryIf: { RetryingPost.retries($0, repeatable: repeatable) }) {
+    func send(_ url: String, method: String = "POST", headers: [(String, String)], body: Data, repeatable: Bool) throws(CognitoError)
+        -> HTTPResponse
+    {
+        try send(url, method: method, headers: headers, body: body, retryIf: { RetryingPost.retries($0, repeatable: repeatable) }) {
             response throws(CognitoError) in
             guard response.status < 500 else { throw .badResponse(httpStatus: response.status, detail: "a server error") }
             return response
@@ -101,16 +128,19 @@ struct RetryingPost {
     /// What `read` makes of the first answer it accepts; what it throws (or
     /// the transport's failure) is tried again while `retryIf` says so.
     func send<Answer>(
-        _ url: String, headers: [(String, String)], body: Data, retryIf: (CognitoError) -> Bool,
+        _ url: String, method: String = "POST", action: String? = nil, headers: [(String, String)], body: Data,
+        retryIf: (CognitoError) -> Bool,
         read: (HTTPResponse) throws(CognitoError) -> Answer
     ) throws(CognitoError) -> Answer {
         var attempt = 0
+        let start = ContinuousClock.now
         while true {
             let remaining = deadline.remaining
             guard remaining > 0.05 else { throw .deadlineExceeded }
             let request = HTTPRequest(
-                url: url, headers: headers, body: body, connectTimeout: min(timeouts.connect, remaining),
-                totalTimeout: min(timeouts.request, remaining), caBundle: caBundle, allowsCleartext: allowsCleartext)
+                method: method, url: url, headers: headers, body: body, connectTimeout: min(timeouts.connect, remaining),
+                totalTimeout: min(timeouts.request, remaining), caBundle: caBundle, allowsCleartext: allowsCleartext,
+                action: action, attempt: attempt + 1)
             let failure: CognitoError
             do throws(CognitoError) {
                 let response: HTTPResponse
@@ -121,7 +151,11 @@ struct RetryingPost {
             }
             attempt += 1
             let pause = retryPolicy.pause(afterAttempt: attempt)
-            guard attempt < retryPolicy.maxAttempts, retryIf(failure), deadline.remaining > pause + 0.1 else { throw failure }
+            guard attempt < retryPolicy.maxAttempts, retryIf(failure), deadline.remaining > pause + 0.1 else {
+                guard case .transport(var lost) = failure else { throw failure }
+                lost.gaveUp = TransportError.GaveUp(url: url, attempts: attempt, seconds: seconds(since: start))
+                throw .transport(lost)
+            }
             retryPolicy.sleep(pause)
         }
     }

@@ -17,6 +17,10 @@ public protocol OAuthClient: Sendable {
     func refresh(refreshToken: String) throws(CognitoError) -> AuthenticationResult
     /// `/oauth2/revoke`: ends the refresh token and the tokens issued from it.
     func revoke(refreshToken: String) throws(CognitoError)
+    /// `/oauth2/userInfo` with the access token (which must carry `openid`):
+    /// answers only while the session stands. A refused token is the
+    /// `invalid_token` error (HTTP 401).
+    func userInfo(accessToken: String) throws(CognitoError)
 }
 
 /// OAuth 2.0 over HTTPS at `<domain>/oauth2/...`: form-encoded requests,
@@ -73,6 +77,22 @@ public struct OAuthHTTPClient: OAuthClient {
     public func revoke(refreshToken: String) throws(CognitoError) {
         let response = try post("/oauth2/revoke", [("token", refreshToken)], repeatable: true)
         guard response.status == 200 else { throw OAuthHTTPClient.error(response) }
+    }
+
+    public func userInfo(accessToken: String) throws(CognitoError) {
+        let response = try RetryingPost(
+            transport: transport, timeouts: timeouts, deadline: deadline, caBundle: caBundle, allowsCleartext: allowsCleartext,
+            retryPolicy: retryPolicy
+        ).send(
+            domain + "/oauth2/userInfo", method: "GET", headers: [("Authorization", "Bearer " + accessToken), ("Accept", "application/json")],
+            body: Data(), repeatable: true)
+        switch response.status {
+        case 200: return
+        // RFC 6750 3.1: the refusal is in WWW-Authenticate, with no body
+        // to speak of; the status says it.
+        case 401: throw .service(code: "invalid_token", message: "the access token was refused", httpStatus: 401)
+        default: throw OAuthHTTPClient.error(response)
+        }
     }
 
     // MARK: - Plumbing

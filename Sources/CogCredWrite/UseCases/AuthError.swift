@@ -112,7 +112,7 @@ public enum AuthError: ExplainedFailure, Equatable {
             return .dataError
         case ("CodeDeliveryFailureException", _): return .temporary
         // The OAuth 2.0 endpoints' codes (RFC 6749 5.2).
-        case ("invalid_grant", _), ("access_denied", _): return .notAuthenticated
+        case ("invalid_grant", _), ("access_denied", _), ("invalid_token", _): return .notAuthenticated
         case ("invalid_client", _), ("unauthorized_client", _), ("invalid_scope", _), ("unsupported_grant_type", _),
             ("invalid_request", _), ("unsupported_token_type", _), ("unsupported_response_type", _):
             return .configuration
@@ -145,7 +145,8 @@ public enum AuthError: ExplainedFailure, Equatable {
             (problem, step) = ("the identity pool's IAM roles are not set up for it: the role's trust policy must allow cognito-identity.amazonaws.com for this pool", nil)
         case ("AccessDenied", _):
             (problem, step) = ("STS refused to assume the role", .checkRole)
-        case ("NotAuthorizedException", .refresh(let profile)):
+        case ("NotAuthorizedException", .refresh(let profile)), ("NotAuthorizedException", .checkSession(let profile)),
+            ("invalid_token", .checkSession(let profile)):
             (problem, step) = ("the session has expired or was revoked", .signInAgain(profile: profile))
         case ("NotAuthorizedException", .confirmSignUp):
             (problem, step) = ("the account cannot be confirmed; it may be confirmed already", .trySignIn)
@@ -226,6 +227,8 @@ public enum AuthOperation: Sendable, Equatable {
     case awsCredentials
     case mfaSettings(profile: String)
     case devices(profile: String)
+    /// `status` asking Cognito whether the stored session still stands.
+    case checkSession(profile: String)
 
     var verb: String {
         switch self {
@@ -242,6 +245,7 @@ public enum AuthOperation: Sendable, Equatable {
         case .awsCredentials: return "getting AWS credentials from the identity pool"
         case .mfaSettings: return "reading or changing the MFA settings"
         case .devices: return "listing or forgetting devices"
+        case .checkSession: return "checking the session with Cognito"
         }
     }
 }

@@ -11,10 +11,20 @@ struct Status: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Show whether the profile is signed in, as whom, and when its tokens expire.",
         discussion: """
-            Never prints a token. Exits 0 when signed in, 77 when not. --verify fetches the \
-            pool's signing keys (JWKS) from the endpoint in use and checks each stored token's \
-            RS256 signature, issuer (the endpoint's own pool URL), token_use, client and \
-            expiry; it exits 77 when any check fails or no token could be checked.
+            Never prints a token. What is stored cannot tell whether the session still \
+            stands (a sign-out everywhere from another machine leaves it as it was), so \
+            status asks Cognito with one call: GetUser when the access token carries the \
+            aws.cognito.signin.user.admin scope, the managed login's userInfo when it \
+            carries openid, else a refresh (which stores the new tokens). A machine \
+            profile has no session to ask about. Exits 0 when the session stands, 77 when \
+            not signed in or Cognito refused the session (sign in again; the stored items \
+            stay as they are), 75 when Cognito could not be asked. --offline shows what \
+            is stored without asking (0 when signed in, 77 when not).
+
+            --verify fetches the pool's signing keys (JWKS) from the endpoint in use and \
+            checks each stored token's RS256 signature, issuer (the endpoint's own pool \
+            URL), token_use, client and expiry; it exits 77 when any check fails or no \
+            token could be checked.
             """)
 
     @OptionGroup var profileOptions: ProfileOptions
@@ -25,25 +35,56 @@ struct Status: ParsableCommand {
     @Flag(help: "Verify the stored tokens against the pool's published keys.")
     var verify = false
 
+    @Flag(help: "Show what is stored without asking Cognito whether the session still stands.")
+    var offline = false
+
+    func validate() throws {
+        if offline && verify { throw ValidationError("--offline and --verify cannot be used together (--verify fetches the pool's keys)") }
+    }
+
     func run() throws {
         let wiring = Wiring()
         let manager = try wiring.tokenManager(profileOptions)
-        let report = try manager.status(verifying: verify ? { try wiring.poolKeySource(manager.profile) } : nil)
+        var report = try manager.status(verifying: verify ? { try wiring.poolKeySource(manager.profile) } : nil)
+        let check = report.session.signedIn && !offline ? try manager.checkSession() : nil
+        if case .refused = check { report.session.signedIn = false }
         if json {
-            Output.data(StatusJSON(report, manager.profile).encoded())
+            Output.data(StatusJSON(report, manager.profile, check: check).encoded())
         } else {
-            for line in text(report.session, manager.profile) { Output.data(line) }
+            for line in text(report.session, manager.profile, check: check) { Output.data(line) }
             for (kind, list) in report.checks ?? [] {
                 for check in list {
                     Output.data("verify \(kind.rawValue):".padding(16) + "\(check.passed ? "ok  " : "FAIL") \(check.name): \(check.detail.oneLine())")
                 }
             }
         }
-        if !report.session.signedIn { throw ExitCode(ExitStatus.notAuthenticated) }
+        // What --verify found first: asked for, and more precise than a
+        // refusal of the same forged or foreign token.
         if let failure = report.verificationFailure { throw failure }
+        switch check {
+        case .refused(let failure): throw failure
+        case .couldNotCheck(let failure):
+            Output.error("could not check the session with Cognito: \(ErrorWording.line(failure)) (cog-cred status --offline shows what is stored)")
+            throw ExitCode(ExitStatus.temporaryFailure)
+        default: break
+        }
+        if !report.session.signedIn { throw ExitCode(ExitStatus.notAuthenticated) }
     }
 
-    func text(_ s: SessionStatus, _ profile: Profile) -> [String] {
+    /// The `session:` line: what Cognito said, or why it was not asked.
+    static func sessionLine(_ check: SessionCheck?, offline: Bool) -> String? {
+        switch check {
+        case .stands(.getUser): return "stands (Cognito answered GetUser)"
+        case .stands(.userInfo): return "stands (the managed login's userInfo answered)"
+        case .stands(.refresh): return "stands (Cognito refreshed the tokens)"
+        case .refused: return "refused by Cognito: sign in again"
+        case .couldNotCheck: return "not checked: Cognito could not be asked"
+        case .noSession: return nil
+        case nil: return offline ? "not checked (--offline)" : nil
+        }
+    }
+
+    func text(_ s: SessionStatus, _ profile: Profile, check: SessionCheck?) -> [String] {
         func expiry(_ exp: Int64?) -> String {
             guard let exp else { return "none stored" }
             return exp > s.now ? "expires \(rfc3339(exp)) (\(humanDuration(exp - s.now)))" : "expired \(rfc3339(exp))"
@@ -52,6 +93,7 @@ struct Status: ParsableCommand {
             "profile:       \(s.profile)",
             "signed in:     \(s.signedIn ? "yes" : "no")",
         ]
+        if let session = Status.sessionLine(check, offline: offline) { lines.append("session:       \(session)") }
         // Claims are text from the network: one printable line each, so a
         // claim can neither drive the terminal nor forge a line of its own.
         if let username = s.username { lines.append("username:      \(username.oneLine(limit: 200))") }
@@ -113,6 +155,11 @@ struct StatusJSON: Encodable {
     var identityID: String?
     var awsCredentialsExpireAt: String?
     var verification: [String: [Check]]?
+    /// "stands", "refused", "not-checked" (Cognito could not be asked),
+    /// "offline"; absent when not signed in and for a machine profile.
+    var session: String?
+    /// How it was checked: "GetUser", "userInfo" or "refresh".
+    var sessionCheckedBy: String?
 
     struct Check: Encodable {
         var check: String
@@ -121,7 +168,8 @@ struct StatusJSON: Encodable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case profile, username, email, sub, verification, grant, scopes
+        case profile, username, email, sub, verification, grant, scopes, session
+        case sessionCheckedBy = "session_checked_by"
         case identityPoolID = "identity_pool_id"
         case identityID = "identity_id"
         case awsCredentialsExpireAt = "aws_credentials_expire_at"
@@ -136,8 +184,17 @@ struct StatusJSON: Encodable {
         case accessTokenExpired = "access_token_expired"
     }
 
-    init(_ report: StatusReport, _ profile: Profile) {
+    init(_ report: StatusReport, _ profile: Profile, check: SessionCheck?) {
         let s = report.session
+        switch check {
+        case .stands(let way):
+            session = "stands"
+            sessionCheckedBy = switch way { case .getUser: "GetUser"; case .userInfo: "userInfo"; case .refresh: "refresh" }
+        case .refused: session = "refused"
+        case .couldNotCheck: session = "not-checked"
+        case .noSession: session = nil
+        case nil: session = s.signedIn ? "offline" : nil
+        }
         self.profile = s.profile
         signedIn = s.signedIn
         username = s.username

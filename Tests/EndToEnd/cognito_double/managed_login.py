@@ -16,7 +16,7 @@ from urllib.parse import unquote_plus
 
 from .constants import (CHALLENGE_PATTERN, FEDERATED_EMAIL, FEDERATED_USER_ID, FORM, INCORRECT,
                         VERIFIER_PATTERN)
-from .errors import OAuthError, invalid_client, invalid_grant
+from .errors import CognitoError, OAuthError, invalid_client, invalid_grant
 from .wire import b64url, html_page, parse_form, space_separated, with_query
 
 
@@ -230,6 +230,39 @@ class ManagedLogin:
             # RFC 6749 5.1: answers with tokens must not be cached.
             return status, "application/json", {"Cache-Control": "no-store", "Pragma": "no-cache"}, \
                 json.dumps(body).encode()
+
+    def oauth_user_info(self, headers: dict):
+        """GET /oauth2/userInfo (OIDC UserInfo, RFC 6750 errors): the user's
+        attributes for a live access token that grants `openid`. A refused
+        token is 401 with WWW-Authenticate error="invalid_token" (expired,
+        revoked, signed out everywhere); one without openid, 400
+        invalid_request (Cognito: the API's tokens, with no openid, are not
+        accepted there)."""
+        with self.lock:
+            record = self._oauth_record("oauth2/userInfo", "oauth2/userInfo", headers)
+            failed = self._fail_next(record)
+            if failed is not None:
+                return failed
+            kind, _, token = headers.get("authorization", "").partition(" ")
+
+            def refuse(status, error, description):
+                record["status"] = status
+                challenge = f'Bearer error="{error}", error_description="{description}"'
+                return status, "application/json", {"WWW-Authenticate": challenge}, \
+                    json.dumps({"error": error, "error_description": description}).encode()
+
+            if kind.lower() != "bearer" or not token:
+                return refuse(401, "invalid_request", "Bearer token required")
+            try:
+                name = self._verify_access_token(token, scope="openid")
+            except CognitoError as err:
+                if "scope" in err.message:
+                    return refuse(400, "invalid_request", "The access token does not grant openid")
+                return refuse(401, "invalid_token", "Access token is expired, disabled, or deleted, or the user has globally signed out.")
+            user = self.users[name]
+            record["status"] = 200
+            answer = {"sub": user["sub"], "username": name, **user["attributes"]}
+            return 200, "application/json", {}, json.dumps(answer).encode()
 
     def oauth_revoke(self, headers: dict, raw_body: bytes):
         """POST /oauth2/revoke (RFC 7009): ends a refresh token's whole sign-in."""

@@ -1,7 +1,7 @@
 """A user's own MFA settings: SetUserMFAPreference and the authenticator.
 
 A part of CognitoDouble: see double.py, and README.md for the behaviour."""
-from .constants import MFA_SETTINGS_MEMBERS
+from .constants import API_SCOPE, MFA_SETTINGS_MEMBERS
 from .errors import CognitoError, invalid_parameter, not_authorized
 
 
@@ -11,7 +11,7 @@ class MfaSettings:
 
     # ------------------------------------------------------ a user's own MFA settings
     def get_user(self, req: dict) -> dict:
-        name = self._verify_access_token(self._require(req, "AccessToken")[0])
+        name = self._verify_access_token(self._require(req, "AccessToken")[0], scope=API_SCOPE)
         user = self.users[name]
         attributes = [{"Name": "sub", "Value": user["sub"]}] + [{"Name": k, "Value": v} for k, v in user["attributes"].items()]
         if "email" in user["attributes"]:

@@ -64,6 +64,8 @@ class Handler(BaseHTTPRequestHandler):
             self._admin(lambda: double.aws_credentials_info(query.get("access_key_id")))
         elif url.path == jwks_path:
             self._json(200, double.jwks())
+        elif url.path == "/oauth2/userInfo":
+            self._send(*double.oauth_user_info({k.lower(): v for k, v in self.headers.items()}))
         elif url.path in ("/oauth2/authorize", "/logout"):
             headers = {k.lower(): v for k, v in self.headers.items()}
             page = double.oauth_authorize if url.path == "/oauth2/authorize" else double.oauth_logout

@@ -92,8 +92,10 @@ class Tokens:
         signature = self._key.sign(signing_input.encode(), padding.PKCS1v15(), hashes.SHA256())
         return f"{signing_input}.{b64url(signature)}"
 
-    def _verify_access_token(self, token: str) -> str:
-        """The canonical username of a live access token this pool issued."""
+    def _verify_access_token(self, token: str, scope: str = None) -> str:
+        """The canonical username of a live access token this pool issued;
+        with `scope`, one that grants it (GetUser wants API_SCOPE: Cognito's
+        "Access Token does not have required scopes")."""
         invalid = not_authorized("Invalid Access Token")
         parts = token.split(".")
         if len(parts) != 3:
@@ -120,4 +122,6 @@ class Tokens:
         # A replaced user (new sub) is a deleted user: its tokens are dead too.
         if claims.get("jti") in self.revoked_access or user is None or user["sub"] != claims.get("sub"):
             raise not_authorized("Access Token has been revoked")
+        if scope is not None and scope not in str(claims.get("scope", "")).split():
+            raise not_authorized("Access Token does not have required scopes")
         return username

@@ -1,0 +1,93 @@
+// `status`: does Cognito still honour the stored session? What is stored
+// cannot say: a sign-out everywhere from another machine, a revoked
+// refresh token or a deleted user leave the keyring as it was. One call
+// with the session's own tokens asks.
+
+/// What Cognito said of the stored session.
+public enum SessionCheck: Sendable {
+    /// It stands; `way` is the call that said so.
+    case stands(way: SessionCheckWay)
+    /// Cognito refused it: signed out everywhere, revoked, expired, or the
+    /// user is gone. The stored items stay as they are (a server's answer
+    /// never deletes a session); signing in again replaces them.
+    case refused(AuthError)
+    /// Cognito could not be asked: no connection, a timeout, a 5xx,
+    /// throttling. The session may well stand.
+    case couldNotCheck(AuthError)
+    /// A machine profile: its token is the app client's own, with no
+    /// session behind it to ask about.
+    case noSession
+}
+
+/// The one call `checkSession` made: the cheapest one the stored tokens allow.
+public enum SessionCheckWay: Sendable, Equatable {
+    /// GetUser with the access token: it needs the token's
+    /// aws.cognito.signin.user.admin scope (the API's sign-ins have it).
+    case getUser
+    /// The managed login's userInfo endpoint: it needs `openid` (a
+    /// browser sign-in that asked for it).
+    case userInfo
+    /// A refresh, which stores the new tokens: for an access token with
+    /// neither scope, or one too near its end to be asked about.
+    case refresh
+}
+
+extension TokenManager {
+    /// Asks Cognito whether the signed-in session still stands. Call it
+    /// only when `status()` says signed in.
+    public func checkSession() throws -> SessionCheck {
+        guard profile.effectiveGrant != .clientCredentials else { return .noSession }
+        let operation = AuthOperation.checkSession(profile: profileName)
+        if let access = try liveAccessToken() {
+            let scopes = Set((access.claims.scope ?? "").split(separator: " ").map(String.init))
+            // Building a client may fail (no domain, an endpoint not
+            // allowed): the profile's fault, said as such.
+            var verdict: SessionCheck?
+            if scopes.contains(TokenManager.adminScope) {
+                let cognito = try makeCognito()
+                verdict = ask(.getUser, operation) { () throws(CognitoError) in try cognito.confirmSession(accessToken: access.value) }
+            } else if scopes.contains("openid"), profile.domain != nil {
+                let oauth = try makeOAuth()
+                verdict = ask(.userInfo, operation) { () throws(CognitoError) in try oauth.userInfo(accessToken: access.value) }
+            }
+            if let verdict { return verdict }
+        }
+        do {
+            try refresh()
+            return .stands(way: .refresh)
+        } catch let error as AuthError where error.category == .notAuthenticated {
+            return .refused(error)
+        } catch let error as AuthError where error.category == .temporary {
+            return .couldNotCheck(error)
+        }
+    }
+
+    /// The reserved scope Cognito's user API asks of an access token.
+    static let adminScope = "aws.cognito.signin.user.admin"
+
+    /// The stored access token, if it has a minute left: one nearer its
+    /// end could be refused for its age alone before the answer came.
+    func liveAccessToken() throws -> IssuedToken? {
+        guard let value = try store.read(.access, profile: profileName, binding: profile.binding),
+            let token = IssuedToken(value), let exp = token.claims.exp, exp > clock.now() + 60
+        else { return nil }
+        return token
+    }
+
+    /// The verdict of one call, or nil when its answer says nothing of the
+    /// session (a token without the scope the call needs, an answer the
+    /// endpoint gives for other reasons): then a refresh decides.
+    func ask(_ way: SessionCheckWay, _ operation: AuthOperation, _ call: () throws(CognitoError) -> Void) -> SessionCheck? {
+        do {
+            try call()
+            return .stands(way: way)
+        } catch {
+            let failure = AuthError.cognito(error, operation: operation)
+            if error.isTemporary { return .couldNotCheck(failure) }
+            // "Access Token does not have required scopes": not a revocation.
+            if error.summary.lowercased().contains("scope") { return nil }
+            let refusals: Set<String> = ["NotAuthorizedException", "UserNotFoundException", "invalid_token"]
+            return refusals.contains(error.code ?? "") ? .refused(failure) : nil
+        }
+    }
+}

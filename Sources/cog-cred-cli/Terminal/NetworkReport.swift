@@ -1,0 +1,67 @@
+import CogCredWrite
+import Dispatch
+import Synchronization
+
+/// What a person sees of the requests a command makes: nothing while they
+/// are quick; one line once a call, its retries included, has waited about
+/// two seconds (the endpoint, the action, the attempt then in flight); a
+/// failure's error then names the URL and the whole wait
+/// (CognitoError.summary). With the debug trace on, a line for each
+/// exchange as well. Never a header, a body or a query: nothing secret.
+final class NetworkReport: TransportObserver {
+    static let shared = NetworkReport()
+    /// Seconds a call may take before it is mentioned.
+    static let patience = 2.0
+
+    private struct State {
+        /// When the call's first attempt started.
+        var callStart = ContinuousClock.now
+        /// The call has been mentioned: once is enough.
+        var mentioned = false
+        /// Bumped by every start and end, so a pending mention of an
+        /// exchange that ended since stays silent.
+        var generation = 0
+    }
+
+    private let state = Mutex(State())
+
+    func willSend(_ request: HTTPRequest) {
+        let now = ContinuousClock.now
+        let (generation, mentioned, delay) = state.withLock { s in
+            if request.attempt == 1 { (s.callStart, s.mentioned) = (now, false) }
+            s.generation += 1
+            return (s.generation, s.mentioned, max(0, NetworkReport.patience - seconds(since: s.callStart)))
+        }
+        DebugTrace.line("\(request.method) \(NetworkReport.place(request)) (attempt \(request.attempt))")
+        if mentioned { return }
+        DispatchQueue.global().asyncAfter(deadline: .now() + delay) { [self] in
+            let due = state.withLock { s in
+                guard s.generation == generation, !s.mentioned else { return false }
+                s.mentioned = true
+                return true
+            }
+            if due { Output.note("cog-cred: still waiting for \(NetworkReport.describe(request))") }
+        }
+    }
+
+    func didFinish(_ request: HTTPRequest, _ outcome: Result<HTTPResponse, TransportError>, seconds: Double) {
+        state.withLock { $0.generation += 1 }
+        let result = switch outcome {
+        case .success(let response): "HTTP \(response.status)"
+        case .failure(let error): "no answer (\(error.detail.oneLine(limit: 160)))"
+        }
+        DebugTrace.line("\(request.method) \(NetworkReport.place(request)) (attempt \(request.attempt)): \(result) in \(DebugTrace.milliseconds(seconds))")
+    }
+
+    /// "https://cognito-idp.../ InitiateAuth": the URL without any query,
+    /// and the action when the URL does not say it.
+    static func place(_ request: HTTPRequest) -> String {
+        let url = String(request.url.prefix { $0 != "?" && $0 != "#" }).oneLine(limit: 200)
+        return request.action.map { "\(url) \($0)" } ?? url
+    }
+
+    static func describe(_ request: HTTPRequest) -> String {
+        let action = request.action.map { "\($0), " } ?? ""
+        return "\(String(request.url.prefix { $0 != "?" && $0 != "#" }).oneLine(limit: 200)) (\(action)attempt \(request.attempt))"
+    }
+}
