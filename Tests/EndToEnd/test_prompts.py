@@ -3,19 +3,17 @@ same prompt, up to three tries) and costs no new sign-in, email or password;
 piped input that a prompt does not read is named; a locked keyring is said
 before the password is asked for. On a pseudo-terminal, against the Cognito
 test double."""
-import subprocess
-
 import pytest
 
 from support import configure_on_double, lock_collection, on_terminal, stored
 
-PASSWORD = "Prompt-Password-1"
-USER = "erin@example.com"
+USER, PASSWORD = "erin@example.com", "Prompt-Password-1"
 CODE_PROMPT = "Enter the code from your authenticator app: "
 
 
 @pytest.fixture
 def profile(cog, double):
+    """The default profile on the double, for USER; the user is each test's to add."""
     configure_on_double(cog, double.url, "--username", USER)
     cog.remember_secret(PASSWORD)
     return double
@@ -80,16 +78,9 @@ def test_an_emailed_code_is_asked_again_too(cog, bus, profile):
 def test_piped_input_on_a_terminal_names_password_stdin(cog, bus, profile):
     """`printf pw | cog-cred sign-in`: the pipe is not read; say what reads it."""
     profile.add_user(USER, PASSWORD)
-    pexpect = pytest.importorskip("pexpect")
-    child = pexpect.spawn("/bin/sh", ["-c", 'printf not-read | exec "$0" sign-in', cog.binary], env=cog.env,
-                          encoding="utf-8", timeout=30)
-    child.expect_exact("standard input is piped but not read: asking on the terminal (--password-stdin reads standard input)")
-    child.expect_exact("Password for erin@example.com: ")
-    child.sendline(PASSWORD)
-    child.expect(pexpect.EOF)
-    child.close()
-    assert child.exitstatus == 0, child.before
-    assert stored(bus, "refresh")
+    note = r"standard input is piped but not read: asking on the terminal \(--password-stdin reads standard input\)"
+    shown = on_terminal(cog, ["sign-in"], (note, None), ("Password for erin@example.com: ", PASSWORD), piped="not-read")
+    assert "Signed in as" in shown and stored(bus, "refresh")
     # With the flag, nothing to say.
     cog.ok("sign-out", "--local")
     quiet = cog.ok("sign-in", "--password-stdin", input=PASSWORD + "\n")
