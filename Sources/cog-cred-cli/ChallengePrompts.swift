@@ -63,7 +63,7 @@ struct ChallengePrompts: ChallengeAnswers {
         guard PasswordInput.hasTerminal else {
             throw AuthError.challengeNeedsInput(challenge: what, flag: flag)
         }
-        return try AccountValidation.normalizedCode(try PasswordInput.ask("Enter \(what): "))
+        return try PasswordInput.askCode("Enter \(what): ")
     }
 
     func customAnswer(_ parameters: [String: String]) throws -> String {
@@ -76,7 +76,7 @@ struct ChallengePrompts: ChallengeAnswers {
             throw AuthError.challengeNeedsInput(challenge: "an answer to the pool's custom challenge", flag: "--answer -")
         }
         // Echo off: a pool's answers are often secrets (a PIN, a badge's code).
-        return try PasswordInput.prompt("Answer: ")
+        return try PasswordInput.prompt("Answer: ", flagHint: "--answer -")
     }
 
     func chooseSignInMethod(from methods: [SignInMethod], passkeyOffered: Bool) throws -> SignInMethod {
@@ -151,6 +151,6 @@ struct ChallengePrompts: ChallengeAnswers {
         guard PasswordInput.hasTerminal else {
             throw AuthError.challengeNeedsInput(challenge: "the first code of the new authenticator", flag: flag)
         }
-        return try AccountValidation.normalizedCode(try PasswordInput.ask("Enter the code the app shows: "))
+        return try PasswordInput.askCode("Enter the code the app shows: ")
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CogCredWrite
 
 /// The one line a usage error gets: what is wrong, and the help to read,
 /// the subcommand's own when one was named (`see: cog-cred token --help`).
@@ -16,7 +17,7 @@ enum UsageError {
         }
         guard names.contains(first) else {
             var line = "unknown command '\(first)'"
-            if let closest = closest(to: first, in: names) { line += "; did you mean '\(closest)'?" }
+            if let closest = NearMiss.closest(to: first, in: names) { line += "; did you mean '\(closest)'?" }
             return line + " (see: cog-cred --help)"
         }
         let help = "(see: cog-cred \(first) --help)"
@@ -26,26 +27,30 @@ enum UsageError {
         if arguments.contains(where: { $0 == "--password" || $0.hasPrefix("--password=") }) {
             return "there is no --password option: a password on the command line is visible to other users (ps, /proc); pipe it to --password-stdin, or leave it out to be asked \(help)"
         }
+        // The parser's own guess (". Did you mean ...?") gives way to the
+        // rule command and profile names are guessed by, worded the same.
+        let unknown = "Unknown option '"
+        if parserMessage.hasPrefix(unknown), let typed = parserMessage.dropFirst(unknown.count).split(separator: "'").first {
+            let guess = NearMiss.closest(to: String(typed), in: optionNames(arguments)).map { "; did you mean '\($0)'?" } ?? ""
+            return "\(unknown)\(typed)'\(guess) \(help)"
+        }
         return "\(parserMessage) \(help)"
     }
 
-    /// The name nearest to `word` (at most two edits away, or one it starts), if any.
-    static func closest(to word: String, in names: [String]) -> String? {
-        let scored = names.map { (name: $0, distance: editDistance(Array(word), Array($0))) }
-        if let best = scored.min(by: { $0.distance < $1.distance }), best.distance <= 2 { return best.name }
-        return names.first { $0.hasPrefix(word) && word.count >= 3 }
-    }
-
-    /// Levenshtein distance.
-    static func editDistance(_ a: [Character], _ b: [Character]) -> Int {
-        var previous = Array(0...b.count)
-        for (i, x) in a.enumerated() {
-            var current = [i + 1]
-            for (j, y) in b.enumerated() {
-                current.append(min(previous[j + 1] + 1, current[j] + 1, previous[j] + (x == y ? 0 : 1)))
-            }
-            previous = current
+    /// The long options (`--password-stdin`) of the command `arguments`
+    /// name, a nested one's (`mfa enable`) where named: read from the
+    /// parser's own description of the command, so no list is kept twice.
+    static func optionNames(_ arguments: [String]) -> [String] {
+        guard let name = arguments.first,
+            let type = CogCredCommand.configuration.subcommands.first(where: { $0._commandName == name || $0.configuration.aliases.contains(name) }),
+            var command = JSONValue.parse(Array(type._dumpHelp().utf8))?["command"]
+        else { return [] }
+        for word in arguments.dropFirst() {
+            guard let nested = command["subcommands"]?.arrayValue?.first(where: { $0["commandName"]?.stringValue == word }) else { break }
+            command = nested
         }
-        return previous[b.count]
+        return (command["arguments"]?.arrayValue ?? []).flatMap { argument in
+            (argument["names"]?.arrayValue ?? []).compactMap { $0["kind"]?.stringValue == "long" ? $0["name"]?.stringValue.map { "--" + $0 } : nil }
+        }
     }
 }

@@ -107,7 +107,13 @@ struct Wiring {
     /// The profile's token manager, talking to the real Secret Service and
     /// the profile's Cognito endpoint under one deadline for the command.
     func tokenManager(_ options: ProfileOptions) throws(ConfigError) -> TokenManager {
-        try tokenManager(named: try options.name(environment))
+        let name = try options.name(environment)
+        do {
+            return try tokenManager(named: name)
+        } catch .profileNotFound(let profile, let path, let nearest, _) where options.profile == nil && environment["COG_CRED_PROFILE"] == name {
+            // Not typed here: say where the name came from, or the typo is hard to find.
+            throw .profileNotFound(profile: profile, path: path, nearest: nearest, fromEnvironment: true)
+        }
     }
 
     func tokenManager(named name: String) throws(ConfigError) -> TokenManager {

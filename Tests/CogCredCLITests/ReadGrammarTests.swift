@@ -9,7 +9,7 @@ import Testing
 /// form of every option each command has, well formed or not.
 @Suite struct ReadGrammarTests {
     /// Every way to give (or not give) a profile, after the subcommand.
-    static let profiles: [[String]] = [[], ["--profile", "work"], ["-p", "work"], ["--profile=work"], ["--profile", "bad name"]]
+    static let profiles: [[String]] = [[], ["--profile", "work"], ["-p", "work"], ["-pwork"], ["--profile=work"], ["--profile", "bad name"]]
     static let minTTLs: [[String]] = [
         [], ["--min-ttl", "0"], ["--min-ttl=300"], ["--min-ttl", "43200"], ["--min-ttl", "43201"], ["--min-ttl", "86400"],
         ["--min-ttl", "86401"], ["--min-ttl", "-5"], ["--min-ttl", "soon"], ["--min-ttl"],

@@ -10,4 +10,13 @@ import Testing
         #expect(UsageError.line("", arguments: ["logni"]) == "unknown command 'logni'; did you mean 'login'? (see: cog-cred --help)")
         #expect(UsageError.line("x", arguments: ["logout", "--bad"]) == "x (see: cog-cred logout --help)")
     }
+
+    /// An unknown option is guessed by the rule command names are, from the named (nested) command's own options.
+    @Test func aMistypedOptionSuggestsTheNearest() {
+        #expect(UsageError.line("Unknown option '--passwrod-stdin'. Did you mean '--password-stdin'?", arguments: ["sign-in", "--passwrod-stdin"])
+            == "Unknown option '--passwrod-stdin'; did you mean '--password-stdin'? (see: cog-cred sign-in --help)")
+        #expect(UsageError.line("Unknown option '--prnt-uri'", arguments: ["mfa", "enable", "--prnt-uri", "totp"])
+            == "Unknown option '--prnt-uri'; did you mean '--print-uri'? (see: cog-cred mfa --help)")
+        #expect(UsageError.line("Unknown option '--zzzzzz'", arguments: ["token", "--zzzzzz"]) == "Unknown option '--zzzzzz' (see: cog-cred token --help)")
+    }
 }

@@ -47,6 +47,25 @@ import CogCredTestSupport
         #expect(move(["token", "--profile", "w"]) == ["token", "--profile", "w"])
     }
 
+    @Test func aJoinedShortProfileIsSplitBeforeTheTerminatorOnly() {
+        let normalized = CommandLineWords.normalized
+        #expect(normalized(["-pwork", "token"]) == ["token", "-p", "work"])
+        #expect(normalized(["git-credential", "-pwork", "get"]) == ["git-credential", "-p", "work", "get"])
+        #expect(normalized(["exec", "-pw", "--", "grep", "-pattern"]) == ["exec", "-p", "w", "--", "grep", "-pattern"])
+        #expect(normalized(["-p", "w", "status"]) == ["status", "-p", "w"])
+        #expect(normalized(["token", "-p"]) == ["token", "-p"])
+        #expect(parse("-pwork token") == .token(.init(shape: .token(.bare), choice: .access, profile: "work", minTTL: nil)))
+        #expect(parse("git-credential -pwork get") == .gitGet(profile: "work"))
+    }
+
+    @Test func aNearMissIsNamedAndAStrangerIsNot() {
+        #expect(NearMiss.closest(to: "wrok", in: ["default", "work"]) == "work")
+        #expect(NearMiss.closest(to: "--passwrod-stdin", in: ["--password-stdin", "--profile"]) == "--password-stdin")
+        #expect(NearMiss.closest(to: "prod", in: ["default", "work"]) == nil)
+        #expect(NearMiss.closest(to: "ab", in: ["xy"]) == nil)  // two edits of two letters: a stranger
+        #expect(NearMiss.closest(to: "work", in: ["work"]) == nil)
+    }
+
     @Test(arguments: [
         "", "--help", "token --help", "token -h", "tokn", "token --bogus", "token --format yaml", "token --min-ttl -5",
         "token --min-ttl 86401", "token --min-ttl x", "token --profile", "token --profile bad/name", "token --profile a --profile b",

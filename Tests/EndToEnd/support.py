@@ -87,15 +87,20 @@ def no_terminal(cog, *args, input=None):
                           start_new_session=True, timeout=60)
 
 
-def on_terminal(cog, args, *exchanges):
+def on_terminal(cog, args, *exchanges, piped=None):
     """Runs cog-cred on a pseudo-terminal, answering each (prompt, reply) in
     turn, and returns what it wrote after the last one; it must exit 0. A
     reply may be a function, called once the prompt is shown (a code sent only
-    then), or None: the prompt is only waited for."""
+    then), or None: the prompt is only waited for. `piped`: text on its
+    standard input, a pipe (`printf TEXT | cog-cred ...`), the terminal still there."""
     import pytest
 
     pexpect = pytest.importorskip("pexpect")
-    child = pexpect.spawn(cog.binary, args, env=cog.env, encoding="utf-8", timeout=30)
+    if piped is None:
+        child = pexpect.spawn(cog.binary, args, env=cog.env, encoding="utf-8", timeout=30)
+    else:
+        child = pexpect.spawn("/bin/sh", ["-c", 'text=$1; shift; printf %s "$text" | exec "$0" "$@"', cog.binary, piped,
+                                          *args], env=cog.env, encoding="utf-8", timeout=30)
     for prompt, reply in exchanges:
         child.expect(prompt)
         if reply is not None:

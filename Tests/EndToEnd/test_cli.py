@@ -228,3 +228,51 @@ def test_the_sandbox_shell_is_ready_to_sign_in(cog, flags, tmp_path):
     assert result.stdout.strip().splitlines()[-1].startswith("Authorization: Bearer eyJ")
     assert "SANDBOX_PASSWORD" in result.stderr and "us-east-1_" in result.stderr
     assert not list(tmp_path.glob("cog-cred-sandbox.*")), "the sandbox left its directory behind"
+
+
+def test_a_joined_short_profile_works_in_both_binaries(cog, bus, pool):
+    """-pNAME as getopt reads it, before or after the subcommand: token is the
+    front's, sign-in and status cog-cred-cli's, git-credential get both's."""
+    cog.ok("configure", "-p", "work", "--user-pool-id", pool.pool_id, "--client-id", pool.client_id,
+           "--endpoint-url", pool.url, "--username", pool.username)
+    cog.ok("-pwork", "sign-in", "--password-stdin", input=pool.password + "\n")
+    token = stored(bus, "access", profile="work")
+    for args in (["-pwork", "token"], ["token", "-pwork"]):
+        assert cog.ok(*args).stdout == token + "\n", args
+    status = cog.ok("status", "-pwork")
+    assert "work" in status.stdout + status.stderr
+    git = cog.ok("git-credential", "-pwork", "get", input="protocol=https\nhost=git.example.com\n\n")
+    assert f"password={token}\n" in git.stdout
+    # After --, exec's command keeps its words as typed.
+    shown = cog.ok("exec", "-pwork", "--", "printf", "%s", "-pwork")
+    assert shown.stdout == "-pwork"
+
+
+def test_a_mistyped_profile_names_the_nearest_in_both_binaries(cog, bus, pool):
+    cog.ok("configure", "-p", "work", "--user-pool-id", pool.pool_id, "--client-id", pool.client_id,
+           "--endpoint-url", pool.url, "--username", pool.username)
+    # token goes to the front, which hands a missing profile over; the others are cog-cred-cli's.
+    for args in (["-p", "wrok", "token"], ["-pwrok", "token"], ["sign-in", "-p", "wrok", "--password-stdin"],
+                 ["get-header", "--profile=wrok"]):
+        result = cog.run(*args, input="x\n")
+        assert result.returncode == 78 and result.stdout == "", (args, result.stderr)
+        assert result.stderr.count("\n") == 1
+        assert "profile 'wrok' is not configured" in result.stderr and "did you mean 'work'?" in result.stderr, args
+        assert "COG_CRED_PROFILE" not in result.stderr
+    # From the environment: said so, the one place the name was never typed.
+    from_env = cog.run("token", env={"COG_CRED_PROFILE": "wrok"})
+    assert from_env.returncode == 78
+    assert "profile 'wrok' (from COG_CRED_PROFILE) is not configured" in from_env.stderr
+    assert "did you mean 'work'?" in from_env.stderr
+    # Nothing near: the way to add it, no guess.
+    far = cog.run("-p", "production", "token")
+    assert far.returncode == 78 and "did you mean" not in far.stderr and "run: cog-cred configure" in far.stderr
+
+
+def test_a_mistyped_option_suggests_the_nearest(cog):
+    result = cog.run("sign-in", "--passwrod-stdin")
+    assert result.returncode == 64 and result.stdout == ""
+    assert result.stderr == ("cog-cred: error: Unknown option '--passwrod-stdin'; did you mean '--password-stdin'? "
+                             "(see: cog-cred sign-in --help)\n")
+    nested = cog.run("mfa", "enable", "totp", "--prnt-uri")
+    assert nested.returncode == 64 and "did you mean '--print-uri'?" in nested.stderr

@@ -3,8 +3,9 @@
 /// and a setting `configure` needs but was not given (64: the command line
 /// is what is wrong, not the config).
 public enum ConfigError: CogCredFailure, Equatable {
-    /// No profile of that name in the config file.
-    case profileNotFound(profile: String, path: String)
+    /// No profile of that name in the config file; `nearest`, a configured
+    /// one a typo away; `fromEnvironment`, the name came from COG_CRED_PROFILE.
+    case profileNotFound(profile: String, path: String, nearest: String? = nil, fromEnvironment: Bool = false)
     /// The file exists but cannot be read or parsed.
     case unreadable(path: String, reason: String)
     /// The file could not be written.
@@ -29,8 +30,11 @@ public enum ConfigError: CogCredFailure, Equatable {
 
     public var message: String {
         switch self {
-        case .profileNotFound(let profile, let path):
-            return "profile '\(profile)' is not configured (\(path)); run: cog-cred configure --profile \(profile) --user-pool-id POOL_ID --client-id CLIENT_ID"
+        case .profileNotFound(let profile, let path, let nearest, let fromEnvironment):
+            let missing = "profile '\(profile)'\(fromEnvironment ? " (from COG_CRED_PROFILE)" : "") is not configured (\(path))"
+            let add = "cog-cred configure --profile \(profile) --user-pool-id POOL_ID --client-id CLIENT_ID"
+            guard let nearest else { return "\(missing); run: \(add)" }
+            return "\(missing); did you mean '\(nearest)'? (to add '\(profile)': \(add))"
         case .unreadable(let path, let reason):
             return "cannot read the config file \(path): \(reason.oneLine()); fix or remove it, then run cog-cred configure"
         case .unwritable(let path, let reason):

@@ -41,6 +41,11 @@ public struct ConfigFile: Sendable, Equatable {
         return file
     }
 
+    /// `name` is not here: the error names a configured profile a typo away.
+    public func notFound(_ name: String, path: String) -> ConfigError {
+        .profileNotFound(profile: name, path: path, nearest: NearMiss.closest(to: name, in: profiles.keys.sorted()))
+    }
+
     /// The profile whose git URL patterns match, first by name for a stable choice.
     public func profile(forGit scheme: String, host: String, path: String?) -> String? {
         profiles.keys.sorted().first { name in
@@ -119,9 +124,8 @@ public struct ConfigStore: Sendable {
 
     /// The named profile, or `profileNotFound`.
     public func profile(_ name: String) throws(ConfigError) -> Profile {
-        guard let profile = try load().profiles[name] else {
-            throw .profileNotFound(profile: name, path: path)
-        }
+        let file = try load()
+        guard let profile = file.profiles[name] else { throw file.notFound(name, path: path) }
         return profile
     }
 

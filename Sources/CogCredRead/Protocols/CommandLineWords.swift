@@ -19,6 +19,27 @@ public enum CommandLineWords {
         return words
     }
 
+    /// The words both binaries parse: `-pNAME` as `-p NAME` (getopt's
+    /// joined short option), then the profile options moved after the
+    /// subcommand (`profileAfterSubcommand`). Only before `--`: exec's
+    /// command is passed on as typed.
+    public static func normalized(_ words: [String]) -> [String] {
+        var split: [String] = []
+        split.reserveCapacity(words.count + 1)
+        var index = 0
+        while index < words.count, words[index] != "--" {
+            let word = words[index]
+            if word.utf8.count > 2, word.hasPrefix("-p") {
+                split += ["-p", String(word.dropFirst(2))]
+            } else {
+                split.append(word)
+            }
+            index += 1
+        }
+        split += words[index...]
+        return profileAfterSubcommand(split)
+    }
+
     /// `cog-cred --profile work token`, as aws and gh users type it: the
     /// profile options given before the subcommand (`--profile NAME`,
     /// `--profile=NAME`, `-p NAME`) are moved to just after it, where every

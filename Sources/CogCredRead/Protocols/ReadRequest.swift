@@ -49,13 +49,14 @@ public enum ReadRequest: Equatable, Sendable {
     ]
 
     /// The words to parse, from the arguments as the process got them
-    /// (argv[0] included): run by a helper name, its subcommand first; a
-    /// `--profile P` given before the subcommand moved after it.
+    /// (argv[0] included): run by a helper name, its subcommand first;
+    /// `-pP` split and a `--profile P` given before the subcommand moved
+    /// after it (`CommandLineWords.normalized`).
     public static func commandWords(_ arguments: [String]) -> [String] {
         var words = Array(arguments.dropFirst())
         let name = arguments.first.map(baseName)
         if let helper = helperNames.first(where: { $0.name == name }) { words.insert(helper.command, at: 0) }
-        return CommandLineWords.profileAfterSubcommand(words)
+        return CommandLineWords.normalized(words)
     }
 
     /// `--min-ttl`'s text as seconds, nil unless a whole number in `range`.
@@ -78,7 +79,7 @@ public enum ReadRequest: Equatable, Sendable {
         guard arguments.count > 1 else { return false }
         if commands.contains(arguments[1]) { return true }
         // `--profile P token`: only then is the command line rearranged here.
-        let words = CommandLineWords.profileAfterSubcommand(Array(arguments.dropFirst()))
+        let words = CommandLineWords.normalized(Array(arguments.dropFirst()))
         return words.first.map(commands.contains) ?? false
     }
 

@@ -8,7 +8,7 @@ extension ConfiguredProfiles {
     /// cannot be reached changes nothing. Returns how many items existed.
     public func delete(_ name: String) throws -> Int {
         var file = try config.load()
-        guard let profile = file.profiles[name] else { throw ConfigError.profileNotFound(profile: name, path: config.path) }
+        guard let profile = file.profiles[name] else { throw file.notFound(name, path: config.path) }
         let session = localSession(name, profile: profile)
         var removed = try session.signOut(.local, forgettingDevice: true)
         if try session.store.delete(.clientSecret, profile: name) { removed += 1 }

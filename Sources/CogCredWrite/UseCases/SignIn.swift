@@ -43,6 +43,9 @@ extension TokenManager {
         }
         // Only the same user's confirmed device is offered to Cognito.
         var device = try rememberedDevice().flatMap { $0.confirmed && $0.belongs(to: username) ? $0 : nil }
+        // The keyring was read (unlocked, or found locked: 69) before the
+        // password is asked for; the password before anything is sent.
+        if flow.readsPasswordFirst { _ = try password() }
         var result: (tokens: AuthenticationResult, provedDevice: Bool)
         do {
             result = try authenticate(cognito, username: username, password: password, flow: flow, method: method, device: device, answers: answers)

@@ -31,6 +31,6 @@ struct CodeOption: ParsableArguments {
         guard PasswordInput.hasTerminal else {
             throw InputError("no terminal to ask for the code on; pipe it in with --code -", category: .usage)
         }
-        return try AccountValidation.normalizedCode(try PasswordInput.ask("Enter the 6-digit code from the email: "))
+        return try PasswordInput.askCode("Enter the 6-digit code from the email: ")
     }
 }

@@ -147,9 +147,10 @@ struct Configure: ParsableCommand {
         let wiring = Wiring()
         let name = try profileOptions.name(wiring.environment)
         let profiles = wiring.profiles
-        let existing = try profiles.load().profiles[name]
+        let file = try profiles.load()
+        let existing = file.profiles[name]
         if show || delete {
-            guard let existing else { throw ConfigError.profileNotFound(profile: name, path: profiles.config.path) }
+            guard let existing else { throw file.notFound(name, path: profiles.config.path) }
             if show { return Output.data(existing.json.prettyText) }
             let removed = try profiles.delete(name)
             let items = removed == 1 ? "1 item" : "\(removed) items"

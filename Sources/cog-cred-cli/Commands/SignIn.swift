@@ -178,15 +178,13 @@ struct SignIn: ParsableCommand {
         let readPassword = { () throws -> String in
             passwordStdin ? try PasswordInput.fromStandardInput() : try PasswordInput.prompt("Password for \(user): ")
         }
-        // Read before anything is sent where the flow needs one for sure.
-        let typed = flow.readsPasswordFirst ? try readPassword() : nil
         let answers = ChallengePrompts(
             newPasswordFromStdin: newPasswordStdin, mfaCode: mfaCode,
             mfaType: mfaType.flatMap(MFAKind.init(optionName:)), code: code, method: preferred, methodIsDefault: method == nil,
             answersFromStdin: answer == "-", printURI: printURI)
         let device = DeviceOptions(name: deviceName ?? Self.hostName(), remember: rememberDevice)
         return try manager.signIn(
-            username: user, password: { try typed ?? readPassword() }, flow: flow, method: preferred, device: device, answers: answers)
+            username: user, password: readPassword, flow: flow, method: preferred, device: device, answers: answers)
     }
 
     /// What became of this machine as the user's device.

@@ -1,4 +1,5 @@
 import CogCredWrite
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -27,6 +28,7 @@ enum PasswordInput {
             throw InputError("no terminal to ask for the password on; pipe it in with \(flagHint)", category: .usage)
         }
         defer { close(fd) }
+        notePipedInput(flagHint)
         writeAll(fd, text)
 
         var original = termios()
@@ -56,6 +58,19 @@ enum PasswordInput {
         guard !password.isEmpty else { throw InputError("the password is empty") }
         return password
     }
+
+    /// Input piped to a command that asks on the terminal (`printf pw |
+    /// cog-cred sign-in`) is never read: say so, and which flag reads it,
+    /// once a process, before the first silent prompt.
+    static func notePipedInput(_ flag: String) {
+        var info = stat()
+        guard fstat(0, &info) == 0 else { return }
+        let type = info.st_mode & mode_t(S_IFMT)
+        guard type == mode_t(S_IFIFO) || type == mode_t(S_IFREG), !pipedInputNoted.exchange(true, ordering: .relaxed) else { return }
+        Output.note("cog-cred: standard input is piped but not read: asking on the terminal (\(flag) reads standard input)")
+    }
+
+    private static let pipedInputNoted = Atomic(false)
 
     /// True when there is a controlling terminal to ask on.
     static var hasTerminal: Bool {
@@ -88,6 +103,24 @@ enum PasswordInput {
             throw InputError("that line is longer than 1024 bytes")
         }
         return String(decoding: bytes, as: UTF8.self).trimmingWhitespace()
+    }
+
+    /// A 6-digit code typed on the terminal. A typo (or an empty line) is
+    /// asked again, up to three tries in all, saying why: the code sent is
+    /// still good, and failing would cost a new sign-in, a new email or a
+    /// second password. Codes from flags or stdin are never re-asked: a
+    /// script gets the error at once.
+    static func askCode(_ text: String, tries: Int = 3) throws(InputError) -> String {
+        var attempt = 1
+        while true {
+            do {
+                return try AccountValidation.normalizedCode(try ask(text))
+            } catch {
+                guard attempt < tries, error.category == .dataError else { throw error }
+                attempt += 1
+                onTerminal { writeAll($0, "\(error.message); try again (\(attempt) of \(tries)).\n") }
+            }
+        }
     }
 
     /// A password being chosen: one line from stdin, or asked twice on the
