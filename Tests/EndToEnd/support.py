@@ -81,6 +81,15 @@ def configure_on_double(cog, url, *options, profile=None, **run):
                   "--endpoint-url", url, *options, **run)
 
 
+def signed_in_on_double(cog, url, double, user, password, *options):
+    """`user` (made with `password` on the double) signed in with the
+    password on a `default` profile at `url` (the double's, or a proxy's)."""
+    double.add_user(user, password)
+    cog.remember_secret(password)
+    configure_on_double(cog, url, "--username", user, *options)
+    cog.ok("sign-in", "--password-stdin", input=password + "\n")
+
+
 def no_terminal(cog, *args, input=None):
     """Runs the binary without a controlling terminal, as in a script or CI."""
     return subprocess.run([cog.binary, *args], env=cog.env, capture_output=True, text=True, input=input,

@@ -20,8 +20,8 @@ import pytest
 
 import fault_server
 from conftest import Bus, bus_config_without_activation
-from support import (all_stored, claims, clear_fault_log, configure_on_double, fault_log, plan, release, stored,
-                     wait_for_request)
+from support import (all_stored, claims, clear_fault_log, configure_on_double, fault_log, plan, release,
+                     signed_in_on_double, stored, wait_for_request)
 
 PASSWORD = "Fault-Password-1"
 NEW_PASSWORD = "Fault-Password-2"
@@ -547,10 +547,7 @@ def test_a_wait_is_said_while_it_lasts(cog, bus, double, proxy):
     endpoint, the action and the attempt, while the call goes on (read as
     it comes: no sleeping); the call then succeeds with nothing more said."""
     plan(proxy)
-    double.add_user(USER, PASSWORD)
-    configure_on_double(cog, proxy.url, "--username", USER)
-    cog.remember_secret(PASSWORD)
-    cog.ok("sign-in", "--password-stdin", input=PASSWORD + "\n")
+    signed_in_on_double(cog, proxy.url, double, USER, PASSWORD)
     cog.remember_secret(*all_stored(bus).values())
     plan(proxy, {"mode": "hold", "seconds": 60, "actions": ["GetTokensFromRefreshToken"]})
     proc = subprocess.Popen([cog.binary, "refresh"], env=cog.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from support import all_stored, configure_on_double
+from support import all_stored, configure_on_double, signed_in_on_double
 
 USER = "sam@example.com"
 PASSWORD = "Status-Check-Password-1"
@@ -16,10 +16,7 @@ PASSWORD = "Status-Check-Password-1"
 
 @pytest.fixture
 def session(cog, double):
-    double.add_user(USER, PASSWORD)
-    cog.remember_secret(PASSWORD)
-    configure_on_double(cog, double.url, "--username", USER)
-    cog.ok("sign-in", "--password-stdin", input=PASSWORD + "\n")
+    signed_in_on_double(cog, double.url, double, USER, PASSWORD)
     return double
 
 
@@ -63,9 +60,7 @@ def test_tokens_it_cannot_ask_about_are_checked_with_a_refresh(cog, bus, double)
     # An access token too near its end to ask about (30 s): a refresh asks,
     # and its new tokens are kept.
     double.configure(token_lifetime=30)
-    double.add_user(USER, PASSWORD)
-    configure_on_double(cog, double.url, "--username", USER)
-    cog.ok("sign-in", "--password-stdin", input=PASSWORD + "\n")
+    signed_in_on_double(cog, double.url, double, USER, PASSWORD)
     old_access = all_stored(bus)["access"]
     text = cog.ok("status").stdout
     assert "session:       stands (Cognito refreshed the tokens)" in text
