@@ -252,10 +252,7 @@ struct ConfigureBrowser: ParsableArguments {
     @Option(help: ArgumentHelp("OAuth scopes to ask for, space-separated (default for browser sign-in: \"openid email profile\").", valueName: "scopes"))
     var scopes: String?
 
-    @Option(
-        help: ArgumentHelp(
-            "Where the managed login sends the browser back: http://localhost:PORT/PATH, registered in the app client (default http://localhost:8400/callback).",
-            valueName: "url"))
+    @Option(help: ArgumentHelp("Where the managed login sends the browser back: http://localhost:PORT/PATH, registered in the app client (default http://localhost:8400/callback).", valueName: "url"))
     var redirectUri: String?
 
     @Option(help: ArgumentHelp("Go straight to this identity provider of the pool (Google, a SAML or OIDC provider's name).", valueName: "name"))
@@ -273,25 +270,20 @@ struct ConfigureAWS: ParsableArguments {
             valueName: "id"))
     var identityPoolId: String?
 
-    @Option(help: ArgumentHelp("The IAM role to ask the identity pool for (CustomRoleArn; with --basic-flow, the role to assume).", valueName: "arn"))
-    var roleArn: String?
-
     @Flag(
         inversion: .prefixedNo,
         help: "The identity pool's basic flow (GetOpenIdToken, then STS AssumeRoleWithWebIdentity with --role-arn), for pools without the enhanced flow.")
     var basicFlow: Bool?
+
+    @Option(help: ArgumentHelp("The IAM role to ask the identity pool for (CustomRoleArn; with --basic-flow, the role to assume).", valueName: "arn"))
+    var roleArn: String?
 }
 
 /// How long a command waits for Cognito.
 struct ConfigureTimeouts: ParsableArguments {
-    @Option(help: ArgumentHelp("Seconds to connect (default 5).", valueName: "seconds"))
-    var connectTimeout: Double?
-
-    @Option(help: ArgumentHelp("Seconds for one request (default 15).", valueName: "seconds"))
-    var requestTimeout: Double?
-
-    @Option(help: ArgumentHelp("Seconds for everything one command does (default 30).", valueName: "seconds"))
-    var commandTimeout: Double?
+    @Option(help: ArgumentHelp("Seconds to connect (default 5).", valueName: "seconds")) var connectTimeout: Double?
+    @Option(help: ArgumentHelp("Seconds for one request (default 15).", valueName: "seconds")) var requestTimeout: Double?
+    @Option(help: ArgumentHelp("Seconds for everything one command does (default 30).", valueName: "seconds")) var commandTimeout: Double?
 }
 
 /// Which git hosts and docker registries the profile answers.
