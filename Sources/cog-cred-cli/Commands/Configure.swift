@@ -187,17 +187,10 @@ struct Configure: ParsableCommand, HelpExamples {
 
 /// The user pool, its app client and how to reach Cognito.
 struct ConfigureConnection: ParsableArguments {
-    @Option(help: ArgumentHelp("The user pool id, such as us-east-1_Abc123.", valueName: "id"))
-    var userPoolId: String?
-
-    @Option(help: ArgumentHelp("The app client id.", valueName: "id"))
-    var clientId: String?
-
-    @Option(help: ArgumentHelp("AWS region (default: the user pool id's prefix).", valueName: "region"))
-    var region: String?
-
-    @Option(help: ArgumentHelp("Cognito endpoint, for a local emulator or a proxy.", valueName: "url"))
-    var endpointUrl: String?
+    @Option(help: ArgumentHelp("The user pool id, such as us-east-1_Abc123.", valueName: "id")) var userPoolId: String?
+    @Option(help: ArgumentHelp("The app client id.", valueName: "id")) var clientId: String?
+    @Option(help: ArgumentHelp("AWS region (default: the user pool id's prefix).", valueName: "region")) var region: String?
+    @Option(help: ArgumentHelp("Cognito endpoint, for a local emulator or a proxy.", valueName: "url")) var endpointUrl: String?
 
     @Flag(
         inversion: .prefixedNo,
