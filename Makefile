@@ -8,7 +8,11 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 BIN := $(shell swift build -c release --show-bin-path 2>/dev/null)
 
-MAN := .build/cog-cred.1
+MAN := .build/man
+MANUAL := .build/plugins/GenerateManual/outputs/cog-cred-cli
+# The commands also installed as NAME-cog-cred, the names git and docker run:
+# the links in bin/ and the man pages' names.
+HELPERS := git-credential docker-credential
 VERSION := $(shell sed -n 's/^public let cogCredVersion = "\(.*\)"$$/\1/p' Sources/CogCredWrite/Version.swift)
 
 .PHONY: build man install uninstall
@@ -16,23 +20,25 @@ VERSION := $(shell sed -n 's/^public let cogCredVersion = "\(.*\)"$$/\1/p' Sourc
 build:
 	scripts/build >/dev/null
 
-# The man page: swift-argument-parser's generate-manual plugin renders the
-# command definitions; the hand-written sections (exit status, environment,
-# files, attributes, examples) replace its generic EXIT STATUS, and
-# packaging/man/tidy.py makes the whole lint-clean (mandoc -T lint, groff -ww).
+# The man pages, one per command as git has them (man cog-cred-sign-in):
+# swift-argument-parser's generate-manual plugin renders the command
+# definitions, and packaging/man/pages.py names them, adds each command's
+# help examples, the root's list of commands and its hand-written sections
+# (exit status, environment, files, attributes, examples), and makes each
+# page lint-clean (mandoc -T lint, groff -ww) with tidy.py. The plugin's
+# directory is emptied first: it keeps pages of commands since removed.
 # (The plugin builds the release products without --static-swift-stdlib;
 # install therefore builds again after it.)
 man:
-	swift package generate-manual --configuration release >/dev/null
-	{ sed '/^\.Sh "EXIT STATUS"/,$$d' .build/plugins/GenerateManual/outputs/cog-cred-cli/cog-cred.1; \
-	  cat packaging/man/sections.mdoc; } | python3 packaging/man/tidy.py $(VERSION) > $(MAN)
+	rm -rf $(MANUAL) $(MAN)
+	swift package generate-manual --configuration release --multi-page >/dev/null
+	python3 packaging/man/pages.py $(VERSION) $(MANUAL) $(BIN)/cog-cred-cli $(MAN) $(HELPERS)
 
 install: man
 	scripts/build >/dev/null
 	install -D -m 0755 .build/front/cog-cred $(DESTDIR)$(PREFIX)/bin/cog-cred
 	install -D -m 0755 $(BIN)/cog-cred-cli $(DESTDIR)$(PREFIX)/lib/cog-cred/cog-cred-cli
-	ln -sf cog-cred $(DESTDIR)$(PREFIX)/bin/git-credential-cog-cred
-	ln -sf cog-cred $(DESTDIR)$(PREFIX)/bin/docker-credential-cog-cred
+	for helper in $(HELPERS); do ln -sf cog-cred $(DESTDIR)$(PREFIX)/bin/$$helper-cog-cred; done
 	install -d $(DESTDIR)$(PREFIX)/share/bash-completion/completions $(DESTDIR)$(PREFIX)/share/zsh/vendor-completions \
 		$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d $(DESTDIR)$(PREFIX)/share/doc/cog-cred
 	# Sourced by bash-completion, never run: no hashbang (lintian's bash-completion-with-hashbang).
@@ -41,16 +47,15 @@ install: man
 	$(BIN)/cog-cred-cli --generate-completion-script fish > $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/cog-cred.fish
 	install -m 0644 README.md docs/*.md docs/*.png $(DESTDIR)$(PREFIX)/share/doc/cog-cred/
 	install -D -m 0644 -t $(DESTDIR)$(PREFIX)/share/doc/cog-cred/integrations docs/integrations/*.md
-	install -D -m 0644 $(MAN) $(DESTDIR)$(PREFIX)/share/man/man1/cog-cred.1
-	ln -sf cog-cred.1 $(DESTDIR)$(PREFIX)/share/man/man1/git-credential-cog-cred.1
-	ln -sf cog-cred.1 $(DESTDIR)$(PREFIX)/share/man/man1/docker-credential-cog-cred.1
+	install -D -m 0644 -t $(DESTDIR)$(PREFIX)/share/man/man1 $(MAN)/*.1
+	for helper in $(HELPERS); do ln -sf cog-cred-$$helper.1 $(DESTDIR)$(PREFIX)/share/man/man1/$$helper-cog-cred.1; done
 
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/bin/cog-cred $(DESTDIR)$(PREFIX)/bin/git-credential-cog-cred \
-		$(DESTDIR)$(PREFIX)/bin/docker-credential-cog-cred \
+	rm -f $(DESTDIR)$(PREFIX)/bin/cog-cred \
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/cog-cred \
 		$(DESTDIR)$(PREFIX)/share/zsh/vendor-completions/_cog-cred \
 		$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/cog-cred.fish \
-		$(DESTDIR)$(PREFIX)/share/man/man1/cog-cred.1 $(DESTDIR)$(PREFIX)/share/man/man1/git-credential-cog-cred.1 \
-		$(DESTDIR)$(PREFIX)/share/man/man1/docker-credential-cog-cred.1
+		$(DESTDIR)$(PREFIX)/share/man/man1/cog-cred.1 $(DESTDIR)$(PREFIX)/share/man/man1/cog-cred-*.1
+	for helper in $(HELPERS); do \
+		rm -f $(DESTDIR)$(PREFIX)/bin/$$helper-cog-cred $(DESTDIR)$(PREFIX)/share/man/man1/$$helper-cog-cred.1; done
 	rm -rf $(DESTDIR)$(PREFIX)/lib/cog-cred $(DESTDIR)$(PREFIX)/share/doc/cog-cred

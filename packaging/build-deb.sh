@@ -18,11 +18,15 @@ trap 'rm -rf "$work"' EXIT
 root="$work/cog-cred_${version}_${arch}"
 make --no-print-directory install DESTDIR="$root" PREFIX=/usr >/dev/null
 strip --strip-unneeded --remove-section=.comment "$root/usr/bin/cog-cred" "$root/usr/lib/cog-cred/cog-cred-cli"
-# Man pages compressed (policy 12.1), the helper names' links with them.
-gzip -9n "$root/usr/share/man/man1/cog-cred.1"
-for link in "$root"/usr/share/man/man1/*-cog-cred.1; do
-    ln -s cog-cred.1.gz "$link.gz"
-    rm "$link"
+# Man pages compressed (policy 12.1); the links (the helper names) then
+# name the compressed page.
+for page in "$root"/usr/share/man/man1/*.1; do
+    if [ -L "$page" ]; then
+        ln -s "$(readlink "$page").gz" "$page.gz"
+        rm "$page"
+    else
+        gzip -9n "$page"
+    fi
 done
 # Debian policy 12.5: the licence, machine-readable (copyright-format 1.0);
 # 12.7: the changelog, in Debian's format (a native package: changelog.gz).

@@ -38,4 +38,6 @@ expect 0 "cog-cred --help" cog-cred --help
 expect 78 "cog-cred status without a profile" cog-cred status
 expect 0 "git-credential-cog-cred capability" git-credential-cog-cred capability
 expect 0 "man page installed" test -s /usr/share/man/man1/cog-cred.1.gz
+expect 0 "a command's man page installed" test -s /usr/share/man/man1/cog-cred-sign-in.1.gz
+expect 0 "the git helper's man page" test -s /usr/share/man/man1/git-credential-cog-cred.1.gz
 exit $fail

@@ -47,7 +47,9 @@ check "Built-Using names glibc (LGPL)" grep -q "^glibc (= " <<<"$(dpkg-deb -f "$
 # Errors and warnings count unless overridden, each override with its reason.
 check "lintian: no error or warning" lintian --fail-on error,warning "$deb"
 check "every lintian override comes after a comment saying why" awk '/^#/ { why = 1; next } /^$/ { why = 0; next } { if (!why) bad = 1; why = 0 } END { exit bad }' packaging/lintian-overrides
-check "the helper names have the man page" bash -c "test \"\$(readlink '$root/usr/share/man/man1/git-credential-cog-cred.1.gz')\" = cog-cred.1.gz && test \"\$(readlink '$root/usr/share/man/man1/docker-credential-cog-cred.1.gz')\" = cog-cred.1.gz"
+for helper in git-credential docker-credential; do
+    check "man $helper-cog-cred opens cog-cred-$helper(1)" test "$(readlink "$root/usr/share/man/man1/$helper-cog-cred.1.gz")" = "cog-cred-$helper.1.gz"
+done
 check "the bash completion has no hashbang" bash -c "! head -n1 '$root/usr/share/bash-completion/completions/cog-cred' | grep -q '^#!'"
 check "apt can satisfy Depends" apt-get install --simulate --no-install-recommends "./$deb"
 check "the Swift runtime is linked in, not needed from the system" bash -c "! ldd '$root/usr/bin/cog-cred' '$root/usr/lib/cog-cred/cog-cred-cli' | grep -q libswift"
@@ -61,23 +63,51 @@ check "fish completion exists" test -s "$root/usr/share/fish/vendor_completions.
 check "the man page renders" bash -c "man -l '$root/usr/share/man/man1/cog-cred.1.gz' | grep -q 'SECRET SERVICE ATTRIBUTES'"
 check "the man page has the hand-written exit statuses" bash -c "MANWIDTH=400 man -l '$root/usr/share/man/man1/cog-cred.1.gz' | grep -q 'including a config file others can write'"
 check "docs are installed" test -s "$root/usr/share/doc/cog-cred/security.md"
-# The man page, as its two renderers see it. mandoc's lint also checks the
-# SEE ALSO pages against this machine's mandoc.db, and says "outdated
-# mandoc.db lacks secret-tool(1) entry" when the database predates packages
-# installed since (run makewhatis): a statement about the machine, not about
-# this page, so those lines are left out and every other one counts.
+# The man pages, one per command (git's names), each as its two renderers
+# see it. mandoc's lint also checks the SEE ALSO pages against this
+# machine's mandoc.db, and says "outdated mandoc.db lacks secret-tool(1)
+# entry" when the database predates packages installed since (run
+# makewhatis): a statement about the machine, not about a page, so those
+# lines are left out and every other one counts. The pages are linted in
+# their own directory, where mandoc finds the pages they refer to.
 man_dir=$(mktemp -d)
-gunzip -c "$root/usr/share/man/man1/cog-cred.1.gz" > "$man_dir/page.1"
-mandoc -T lint "$man_dir/page.1" 2>&1 | grep -v '^mandoc: outdated mandoc.db lacks ' > "$man_dir/mandoc.txt"
-groff -ww -man -z "$man_dir/page.1" > "$man_dir/groff.txt" 2>&1
-MANWIDTH=80 man -l "$man_dir/page.1" 2>/dev/null | sed 's/.\x08//g' > "$man_dir/rendered.txt"
-grep '^\.Sh' "$man_dir/page.1" | sort | uniq -d > "$man_dir/repeated.txt"
-check "mandoc -T lint reports nothing" test ! -s "$man_dir/mandoc.txt"
-check "groff -ww -man reports nothing" test ! -s "$man_dir/groff.txt"
-check "the header is cog-cred's, not BSD's" grep -qx 'COG-CRED(1) *General Commands Manual *COG-CRED(1)' <(head -n1 "$man_dir/rendered.txt")
-check "the footer names cog-cred and its version" grep -q "^cog-cred $version " <(tail -n1 "$man_dir/rendered.txt")
-check "each section once" test ! -s "$man_dir/repeated.txt"
-check "EXAMPLES lines are intact" grep -qxF '           curl -H "$(cog-cred get-header)" https://api.example.com/things' "$man_dir/rendered.txt"
+man1="$root/usr/share/man/man1"
+pages=$(cd "$man1" && find . -type f -name '*.1.gz' -printf '%f\n' | LC_ALL=C sort)
+check "a page for a command, named as git names its own" test -s "$man1/cog-cred-sign-in.1.gz"
+check "a page for a nested command" test -s "$man1/cog-cred-mfa-enable.1.gz"
+check "no page under the plugin's dotted names, none for help" bash -c "! grep -qE '^cog-cred[.][a-z]|^cog-cred-help[.]' <<<'$pages'"
+# The commands the plugin renders, each by its page's name (help aside).
+expected=$(HOME=$home "$root/usr/lib/cog-cred/cog-cred-cli" --experimental-dump-help | python3 -c '
+import json, sys
+def pages(command, words):
+    yield "-".join(["cog-cred"] + words) + ".1.gz"
+    for sub in command.get("subcommands", []):
+        if sub["commandName"] != "help":
+            yield from pages(sub, words + [sub["commandName"]])
+print("\n".join(pages(json.load(sys.stdin)["command"], [])))' | LC_ALL=C sort)
+check "one page per command, and the root's" test "$expected" = "$pages"
+for page in $pages; do
+    name=${page%.1.gz}
+    gunzip -c "$man1/$page" > "$man_dir/$name.1"
+    MANWIDTH=80 man -l "$man_dir/$name.1" 2>/dev/null | sed 's/.\x08//g' > "$man_dir/$name.txt"
+    check "$name: groff -ww -man reports nothing" test -z "$(groff -ww -man -z "$man_dir/$name.1" 2>&1)"
+    # (groff shortens a long title in the header: the title is checked in the source.)
+    check "$name: the title is the page's name" grep -qx "\.Dt ${name^^} 1" "$man_dir/$name.1"
+    title=${name^^}
+    check "$name: the header is cog-cred's, not BSD's" grep -qE "^${title:0:20}.* General Commands Manual " <(head -n1 "$man_dir/$name.txt")
+    check "$name: the footer names cog-cred and its version" grep -q "^cog-cred $version " <(tail -n1 "$man_dir/$name.txt")
+    check "$name: each section once" test -z "$(grep '^\.Sh' "$man_dir/$name.1" | sort | uniq -d)"
+    check "$name: EXAMPLES of cog-cred lines" bash -c "sed -n '/^EXAMPLES\$/,/^[A-Z]/p' '$man_dir/$name.txt' | grep -q '^ *cog-cred '"
+    [ "$name" = cog-cred ] || check "$name: SEE ALSO names cog-cred(1)" bash -c "sed -n '/^SEE ALSO\$/,\$p' '$man_dir/$name.txt' | grep -q 'cog-cred(1)'"
+done
+check "mandoc -T lint reports nothing" test -z "$(cd "$man_dir" && mandoc -T lint ./*.1 2>&1 | grep -v '^mandoc: outdated mandoc.db lacks ')"
+check "the root page lists the command pages" grep -q "cog-cred-sign-in(1)" "$man_dir/cog-cred.txt"
+# Every command takes --profile: the one page of old listed it once per command.
+check "the root page lists no command's options" bash -c "! grep -qx ' *-p, --profile name' '$man_dir/cog-cred.txt'"
+check "the sign-in page lists its options" grep -qx " *-p, --profile name" "$man_dir/cog-cred-sign-in.txt"
+check "the git helper's page carries its helper name" grep -q "git-credential-cog-cred" <(sed -n '/^NAME$/,/^SYNOPSIS$/p' "$man_dir/cog-cred-git-credential.txt")
+check "the token page states when a stored token is handed out" bash -c "MANWIDTH=400 man -l '$man_dir/cog-cred-token.1' 2>/dev/null | grep -q 'an expired token is never printed'"
+check "EXAMPLES lines are intact" grep -qxF '           curl -H "$(cog-cred get-header)" https://api.example.com/things' "$man_dir/cog-cred.txt"
 rm -rf "$man_dir"
 
 check "make install" make install --no-print-directory PREFIX="$prefix"

@@ -6,7 +6,7 @@ import Glibc
 #endif
 
 @main
-struct CogCredCommand: ParsableCommand {
+struct CogCredCommand: ParsableCommand, HelpExamples {
     static let configuration = CommandConfiguration(
         commandName: "cog-cred",
         abstract: "Keep Amazon Cognito tokens in the Secret Service and hand out fresh ones.",
@@ -56,13 +56,28 @@ struct CogCredCommand: ParsableCommand {
               COG_CRED_UNLOCK_WAIT   seconds to wait for that dialog (120)
             """,
         version: cogCredVersion,
-        subcommands: [
-            Configure.self, Profiles.self, SignIn.self, Token.self, GetHeader.self, Refresh.self, Status.self, SignOut.self,
-            SignUp.self, ConfirmSignUp.self, ResendCode.self, ForgotPassword.self, ConfirmForgotPassword.self,
-            ChangePassword.self, MFA.self, Devices.self, GitCredentialCommand.self, DockerCredentialCommand.self, KubectlCredential.self,
-            Exec.self, AWSCredentialsCommand.self, Whoami.self,
+        // Grouped by what a reader comes for; the help prints them in this
+        // order, each group under its name.
+        groupedSubcommands: [
+            CommandGroup(name: "Sign in and out", subcommands: [SignIn.self, SignOut.self, Status.self, Whoami.self]),
+            CommandGroup(name: "Tokens for tools", subcommands: [
+                Token.self, GetHeader.self, Refresh.self, Exec.self, GitCredentialCommand.self, DockerCredentialCommand.self,
+                KubectlCredential.self, AWSCredentialsCommand.self,
+            ]),
+            CommandGroup(name: "Account", subcommands: [
+                SignUp.self, ConfirmSignUp.self, ResendCode.self, ForgotPassword.self, ConfirmForgotPassword.self,
+                ChangePassword.self, MFA.self, Devices.self,
+            ]),
+            CommandGroup(name: "Settings", subcommands: [Configure.self, Profiles.self]),
         ]
     )
+
+    static let examples = [
+        "cog-cred configure --profile work --user-pool-id us-east-1_Abc123 --client-id 1example23456789",
+        "cog-cred sign-in --profile work",
+        "cog-cred token --profile work",
+        "cog-cred help token",
+    ]
 
     /// The arguments, as if the subcommand had been named when the binary
     /// runs under a helper name (git runs `git-credential-cog-cred
@@ -118,7 +133,10 @@ struct CogCredCommand: ParsableCommand {
             }
             // What exit(withError:) prints (help, the version, a completion
             // script on stdout; other errors on stderr), ended by finish.
-            let text = fullMessage(for: error)
+            var text = fullMessage(for: error)
+            if code == .success, text.hasPrefix("OVERVIEW:") || text.hasPrefix("USAGE:"), let command = HelpText.command(for: arguments) {
+                text = HelpText.render(text, for: command, isRoot: command == CogCredCommand.self)
+            }
             if code == .success && !text.isEmpty {
                 Output.data(text)
             } else if !text.isEmpty {

@@ -276,3 +276,69 @@ def test_a_mistyped_option_suggests_the_nearest(cog):
                              "(see: cog-cred sign-in --help)\n")
     nested = cog.run("mfa", "enable", "totp", "--prnt-uri")
     assert nested.returncode == 64 and "did you mean '--print-uri'?" in nested.stderr
+
+
+def subcommands_in(help_text):
+    """The command names a help text lists under its SUBCOMMANDS headings (the
+    root's groups too: SIGN IN AND OUT SUBCOMMANDS, ...), `help` left out."""
+    names, inside = [], False
+    for line in help_text.splitlines():
+        if line.endswith("SUBCOMMANDS:"):
+            inside = True
+        elif not line.startswith("  "):
+            inside = False
+        elif inside and not line.startswith("   "):
+            name = line.split()[0].rstrip(",")
+            if name != "help":
+                names.append(name)
+    return names
+
+
+def assert_ends_with_examples(text, asked):
+    lines = text.rstrip("\n").splitlines()
+    assert "EXAMPLES:" in lines, f"{asked}: no EXAMPLES section"
+    examples = lines[len(lines) - lines[::-1].index("EXAMPLES:"):]
+    assert 1 <= len(examples) <= 4, f"{asked}: {examples}"
+    for line in examples:
+        assert line.startswith("  cog-cred "), f"{asked}: {line!r}"
+
+
+def test_every_commands_help_ends_with_examples(cog, tmp_path):
+    # Walked from the root's help down each command's SUBCOMMANDS, so a new
+    # command is checked the day it is added.
+    root = cog.ok("--help").stdout
+    assert_ends_with_examples(root, "--help")
+    assert cog.ok("help").stdout == root
+    pending, seen = [[name] for name in subcommands_in(root)], []
+    assert {"sign-in", "token", "configure", "mfa", "devices"} <= {words[0] for words in pending}
+    while pending:
+        words = pending.pop(0)
+        seen.append(words)
+        text = cog.ok(*words, "--help").stdout
+        assert_ends_with_examples(text, " ".join(words) + " --help")
+        assert cog.ok("help", *words).stdout == text, words
+        pending += [words + [name] for name in subcommands_in(text)]
+    assert ["mfa", "enable"] in seen and ["devices", "list"] in seen
+    # Run by the names git and docker look for, too.
+    for helper in ("git-credential-cog-cred", "docker-credential-cog-cred"):
+        (tmp_path / helper).symlink_to(cog.binary)
+        result = run(str(tmp_path / helper), ["--help"], cog.env)
+        assert result.returncode == 0
+        assert_ends_with_examples(result.stdout, helper + " --help")
+
+
+def test_the_root_help_puts_usage_and_commands_first(cog):
+    text = cog.ok("--help").stdout
+    order = [text.index(heading) for heading in ("OVERVIEW:", "USAGE:", "SIGN IN AND OUT SUBCOMMANDS:",
+                                                 "TOKENS FOR TOOLS SUBCOMMANDS:", "ACCOUNT SUBCOMMANDS:",
+                                                 "SETTINGS SUBCOMMANDS:", "EXIT STATUS", "ENVIRONMENT", "EXAMPLES:")]
+    assert order == sorted(order), text
+
+
+def test_configure_help_groups_its_options(cog):
+    text = cog.ok("configure", "--help").stdout
+    for title, option in (("CONNECTION:", "--user-pool-id"), ("SIGN-IN:", "--auth-flow"), ("BROWSER SIGN-IN:", "--domain"),
+                          ("AWS CREDENTIALS:", "--identity-pool-id"), ("TIMEOUTS:", "--connect-timeout"),
+                          ("HELPERS:", "--git-url")):
+        # The option's own entry (a line that starts with it), after its group's title.
+        assert title in text and text.index(title) < text.index("\n  " + option + " "), title

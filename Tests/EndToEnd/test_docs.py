@@ -351,5 +351,6 @@ def test_the_docker_config_example_names_the_installed_helper():
     (_, _, _, text), = all_blocks({"json"})
     for helper in json.loads(text)["credHelpers"].values():
         name = f"docker-credential-{helper}"
-        # build-deb.sh packages what `make install` installs.
-        assert name in (REPO / "Makefile").read_text(), f"{name} is not installed by `make install`"
+        # build-deb.sh packages what `make install` installs: a link NAME-cog-cred for each of its HELPERS.
+        helpers = re.search(r"^HELPERS := (.*)$", (REPO / "Makefile").read_text(), re.M).group(1).split()
+        assert name in {f"{command}-cog-cred" for command in helpers}, f"{name} is not installed by `make install`"

@@ -1,8 +1,6 @@
-#!/usr/bin/env python3
-"""Tidies the mdoc page swift-argument-parser's generate-manual writes, so
-that `mandoc -T lint` and `groff -ww -man` have nothing to say about it:
-
-    tidy.py VERSION < generated.1 sections.mdoc > cog-cred.1
+"""Tidies an mdoc page swift-argument-parser's generate-manual writes, so
+that `mandoc -T lint` and `groff -ww -man` have nothing to say about it
+(pages.py runs it on every page: tidy(lines, version)):
 
 - the header says "General Commands Manual" and the footer names cog-cred
   and its version where man(1) renders with groff (Debian's man-db): groff's
@@ -18,7 +16,6 @@ that `mandoc -T lint` and `groff -ww -man` have nothing to say about it:
   (a line must never start with a dot or a quote: those are escaped).
 """
 import re
-import sys
 
 WIDTH = 80
 DROPPED_BLOCKS = {"EXIT STATUS", "ENVIRONMENT"}  # given by sections.mdoc
@@ -95,6 +92,3 @@ def tidy(lines, version):
         out.append(".Ed")
     return out
 
-
-if __name__ == "__main__":
-    sys.stdout.write("\n".join(tidy(sys.stdin.read().splitlines(), sys.argv[1])) + "\n")

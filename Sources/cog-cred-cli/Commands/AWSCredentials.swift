@@ -3,7 +3,7 @@ import CogCredWrite
 
 /// `cog-cred aws-credentials`: the identity pool's AWS credentials for the
 /// signed-in user, as credential_process prints them.
-struct AWSCredentialsCommand: ParsableCommand {
+struct AWSCredentialsCommand: ParsableCommand, HelpExamples {
     static let configuration = CommandConfiguration(
         commandName: "aws-credentials",
         abstract: "Print temporary AWS credentials from the profile's identity pool, for credential_process.",
@@ -19,6 +19,10 @@ struct AWSCredentialsCommand: ParsableCommand {
             token's are fetched again. In ~/.aws/config: credential_process = cog-cred \
             aws-credentials --profile NAME.
             """)
+    static let examples = [
+        "cog-cred aws-credentials --profile work",
+        "cog-cred aws-credentials --min-ttl 900",
+    ]
 
     @OptionGroup var profileOptions: ProfileOptions
 

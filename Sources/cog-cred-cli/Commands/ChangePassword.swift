@@ -1,7 +1,7 @@
 import ArgumentParser
 import CogCredWrite
 
-struct ChangePassword: ParsableCommand {
+struct ChangePassword: ParsableCommand, HelpExamples {
     static let configuration = CommandConfiguration(
         commandName: "change-password",
         abstract: "Change the signed-in user's password.",
@@ -9,6 +9,10 @@ struct ChangePassword: ParsableCommand {
             With --password-stdin, standard input holds two lines: the current password, \
             then the new one. Otherwise both are asked for on the terminal (the new one twice).
             """)
+    static let examples = [
+        "cog-cred change-password",
+        "cog-cred change-password --profile work",
+    ]
 
     @OptionGroup var profileOptions: ProfileOptions
 

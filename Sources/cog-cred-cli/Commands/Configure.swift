@@ -5,7 +5,7 @@ import CogCredWrite
 import Glibc
 #endif
 
-struct Configure: ParsableCommand {
+struct Configure: ParsableCommand, HelpExamples {
     static let configuration = CommandConfiguration(
         abstract: "Create or update a profile: which user pool and app client to use.",
         discussion: """
@@ -15,114 +15,54 @@ struct Configure: ParsableCommand {
             --delete removes the profile and deletes its items (tokens, app client secret) \
             from the Secret Service. cog-cred profiles lists every profile.
             """)
+    static let examples = [
+        "cog-cred configure --user-pool-id us-east-1_Abc123 --client-id 1example23456789",
+        "cog-cred configure --profile work --auth-flow browser --domain my-app",
+        "cog-cred configure --profile work --show",
+        "cog-cred configure --profile old --delete",
+    ]
 
     @OptionGroup var profileOptions: ProfileOptions
 
-    @Option(help: ArgumentHelp("The user pool id, such as us-east-1_Abc123.", valueName: "id"))
-    var userPoolId: String?
-
-    @Option(help: ArgumentHelp("The app client id.", valueName: "id"))
-    var clientId: String?
-
-    @Option(help: ArgumentHelp("AWS region (default: the user pool id's prefix).", valueName: "region"))
-    var region: String?
-
-    @Option(help: ArgumentHelp("Cognito endpoint, for a local emulator or a proxy.", valueName: "url"))
-    var endpointUrl: String?
-
-    @Flag(
-        inversion: .prefixedNo,
-        help: "Allow a plain http:// endpoint on another machine (refresh tokens and passwords then cross the network unencrypted); http to this machine needs no permission.")
-    var allowInsecureHttp: Bool?
-
-    @Option(help: ArgumentHelp("Default username for sign-in.", valueName: "name"))
-    var username: String?
-
-    @Option(
-        help: ArgumentHelp(
-            "The pool's OAuth 2.0 domain: a Cognito domain prefix (my-app: https://my-app.auth.REGION.amazoncognito.com) or a custom domain's https:// URL.",
-            valueName: "domain"))
-    var domain: String?
-
-    @Option(help: ArgumentHelp("OAuth scopes to ask for, space-separated (default for browser sign-in: \"openid email profile\").", valueName: "scopes"))
-    var scopes: String?
-
-    @Option(
-        help: ArgumentHelp(
-            "Where the managed login sends the browser back: http://localhost:PORT/PATH, registered in the app client (default http://localhost:8400/callback).",
-            valueName: "url"))
-    var redirectUri: String?
-
-    @Option(help: ArgumentHelp("Go straight to this identity provider of the pool (Google, a SAML or OIDC provider's name).", valueName: "name"))
-    var identityProvider: String?
-
-    @Option(help: ArgumentHelp("A sign-out URL of the app client: sign-out --global then ends the managed-login session too.", valueName: "url"))
-    var logoutUri: String?
-
-    @Option(
-        help: ArgumentHelp(
-            "A Cognito identity pool (REGION:UUID) that gives the signed-in user temporary AWS credentials (aws-credentials, exec --aws).",
-            valueName: "id"))
-    var identityPoolId: String?
-
-    @Option(help: ArgumentHelp("The IAM role to ask the identity pool for (CustomRoleArn; with --basic-flow, the role to assume).", valueName: "arn"))
-    var roleArn: String?
-
-    @Flag(
-        inversion: .prefixedNo,
-        help: "The identity pool's basic flow (GetOpenIdToken, then STS AssumeRoleWithWebIdentity with --role-arn), for pools without the enhanced flow.")
-    var basicFlow: Bool?
-
-    @Option(
-        help: ArgumentHelp(
-            "client-credentials: a machine (the app client and its secret) gets access tokens from the domain's token endpoint; user: a person signs in (default).",
-            valueName: "grant"),
-        completion: Completions.grants)
-    var grant: String?
-
-    @Option(help: ArgumentHelp("Seconds to connect (default 5).", valueName: "seconds"))
-    var connectTimeout: Double?
-
-    @Option(help: ArgumentHelp("Seconds for one request (default 15).", valueName: "seconds"))
-    var requestTimeout: Double?
-
-    @Option(help: ArgumentHelp("Seconds for everything one command does (default 30).", valueName: "seconds"))
-    var commandTimeout: Double?
-
-    @Option(
-        help: ArgumentHelp(
-            "How sign-in works: srp (default; the password is never sent), password, browser (the pool's managed login, with --domain), choice (the pool's choice-based sign-in: one-time codes, password), custom or custom-srp (the pool's custom challenges).",
-            valueName: "flow"),
-        completion: Completions.authFlows)
-    var authFlow: String?
-
-    @Option(
-        help: ArgumentHelp("With --auth-flow choice, the method asked for first: \(SignInMethod.names.spoken()) ('' clears it: Cognito lists the choices).", valueName: "method"),
-        completion: Completions.signInMethods)
-    var method: String?
-
-    @Option(
-        help: ArgumentHelp("A PEM file of CA certificates for HTTPS to the endpoint (AWS_CA_BUNDLE overrides it).", valueName: "file"),
-        completion: .file())
-    var caBundle: String?
-
-    @Option(name: .customLong("git-url"), help: ArgumentHelp("A URL whose git credentials this profile answers, such as https://git.example.com/ (repeatable; replaces the list; \"\" clears it).", valueName: "url"))
-    var gitURLs: [String] = []
-
-    @Option(name: .customLong("docker-registry"), help: ArgumentHelp("A registry host whose docker credentials this profile answers (repeatable; replaces the list; \"\" clears it).", valueName: "host"))
-    var dockerRegistries: [String] = []
-
-    @Flag(help: "Read the app client's secret from the first line of standard input and keep it in the Secret Service (bound to the pool and client: a new --client-id drops the old one).")
-    var clientSecretStdin = false
-
-    @Flag(help: "Delete the stored app client secret (for an app client without one).")
-    var removeClientSecret = false
+    @OptionGroup(title: "Connection") var connection: ConfigureConnection
+    @OptionGroup(title: "Sign-in") var signIn: ConfigureSignIn
+    @OptionGroup(title: "Browser sign-in") var browser: ConfigureBrowser
+    @OptionGroup(title: "AWS credentials") var aws: ConfigureAWS
+    @OptionGroup(title: "Timeouts") var timeouts: ConfigureTimeouts
+    @OptionGroup(title: "Helpers") var helpers: ConfigureHelpers
 
     @Flag(help: "Print the profile's settings as JSON (as config.json keeps them; no secret) and change nothing.")
     var show = false
 
     @Flag(help: "Remove the profile from the config and delete its tokens and app client secret from the Secret Service.")
     var delete = false
+
+    // The settings, by the names run() and validate() use.
+    var userPoolId: String? { connection.userPoolId }
+    var clientId: String? { connection.clientId }
+    var region: String? { connection.region }
+    var endpointUrl: String? { connection.endpointUrl }
+    var allowInsecureHttp: Bool? { connection.allowInsecureHttp }
+    var caBundle: String? { connection.caBundle }
+    var clientSecretStdin: Bool { connection.clientSecretStdin }
+    var removeClientSecret: Bool { connection.removeClientSecret }
+    var username: String? { signIn.username }
+    var grant: String? { signIn.grant }
+    var authFlow: String? { signIn.authFlow }
+    var method: String? { signIn.method }
+    var domain: String? { browser.domain }
+    var scopes: String? { browser.scopes }
+    var redirectUri: String? { browser.redirectUri }
+    var identityProvider: String? { browser.identityProvider }
+    var logoutUri: String? { browser.logoutUri }
+    var identityPoolId: String? { aws.identityPoolId }
+    var roleArn: String? { aws.roleArn }
+    var basicFlow: Bool? { aws.basicFlow }
+    var connectTimeout: Double? { timeouts.connectTimeout }
+    var requestTimeout: Double? { timeouts.requestTimeout }
+    var commandTimeout: Double? { timeouts.commandTimeout }
+    var gitURLs: [String] { helpers.gitURLs }
+    var dockerRegistries: [String] { helpers.dockerRegistries }
 
     /// Any setting given on this command line.
     var changesSettings: Bool {
@@ -242,4 +182,109 @@ struct Configure: ParsableCommand {
             Output.note("The profile now names a different user pool, app client or endpoint\(deleted): sign in again.")
         }
     }
+}
+
+// Configure's settings in titled groups, so that its help, the longest, reads by topic.
+
+/// The user pool, its app client and how to reach Cognito.
+struct ConfigureConnection: ParsableArguments {
+    @Option(help: ArgumentHelp("The user pool id, such as us-east-1_Abc123.", valueName: "id")) var userPoolId: String?
+    @Option(help: ArgumentHelp("The app client id.", valueName: "id")) var clientId: String?
+    @Option(help: ArgumentHelp("AWS region (default: the user pool id's prefix).", valueName: "region")) var region: String?
+    @Option(help: ArgumentHelp("Cognito endpoint, for a local emulator or a proxy.", valueName: "url")) var endpointUrl: String?
+
+    @Flag(
+        inversion: .prefixedNo,
+        help: "Allow a plain http:// endpoint on another machine (refresh tokens and passwords then cross the network unencrypted); http to this machine needs no permission.")
+    var allowInsecureHttp: Bool?
+
+    @Option(
+        help: ArgumentHelp("A PEM file of CA certificates for HTTPS to the endpoint (AWS_CA_BUNDLE overrides it).", valueName: "file"),
+        completion: .file())
+    var caBundle: String?
+
+    @Flag(help: "Read the app client's secret from the first line of standard input and keep it in the Secret Service (bound to the pool and client: a new --client-id drops the old one).")
+    var clientSecretStdin = false
+
+    @Flag(help: "Delete the stored app client secret (for an app client without one).")
+    var removeClientSecret = false
+}
+
+/// Who signs in, and how.
+struct ConfigureSignIn: ParsableArguments {
+    @Option(help: ArgumentHelp("Default username for sign-in.", valueName: "name"))
+    var username: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "client-credentials: a machine (the app client and its secret) gets access tokens from the domain's token endpoint; user: a person signs in (default).",
+            valueName: "grant"),
+        completion: Completions.grants)
+    var grant: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "How sign-in works: srp (default; the password is never sent), password, browser (the pool's managed login, with --domain), choice (the pool's choice-based sign-in: one-time codes, password), custom or custom-srp (the pool's custom challenges).",
+            valueName: "flow"),
+        completion: Completions.authFlows)
+    var authFlow: String?
+
+    @Option(
+        help: ArgumentHelp("With --auth-flow choice, the method asked for first: \(SignInMethod.names.spoken()) ('' clears it: Cognito lists the choices).", valueName: "method"),
+        completion: Completions.signInMethods)
+    var method: String?
+}
+
+/// The pool's managed login (--auth-flow browser, sign-in --browser).
+struct ConfigureBrowser: ParsableArguments {
+    @Option(
+        help: ArgumentHelp(
+            "The pool's OAuth 2.0 domain: a Cognito domain prefix (my-app: https://my-app.auth.REGION.amazoncognito.com) or a custom domain's https:// URL.",
+            valueName: "domain"))
+    var domain: String?
+
+    @Option(help: ArgumentHelp("OAuth scopes to ask for, space-separated (default for browser sign-in: \"openid email profile\").", valueName: "scopes"))
+    var scopes: String?
+
+    @Option(help: ArgumentHelp("Where the managed login sends the browser back: http://localhost:PORT/PATH, registered in the app client (default http://localhost:8400/callback).", valueName: "url"))
+    var redirectUri: String?
+
+    @Option(help: ArgumentHelp("Go straight to this identity provider of the pool (Google, a SAML or OIDC provider's name).", valueName: "name"))
+    var identityProvider: String?
+
+    @Option(help: ArgumentHelp("A sign-out URL of the app client: sign-out --global then ends the managed-login session too.", valueName: "url"))
+    var logoutUri: String?
+}
+
+/// The identity pool that turns the user's tokens into AWS credentials.
+struct ConfigureAWS: ParsableArguments {
+    @Option(
+        help: ArgumentHelp(
+            "A Cognito identity pool (REGION:UUID) that gives the signed-in user temporary AWS credentials (aws-credentials, exec --aws).",
+            valueName: "id"))
+    var identityPoolId: String?
+
+    @Flag(
+        inversion: .prefixedNo,
+        help: "The identity pool's basic flow (GetOpenIdToken, then STS AssumeRoleWithWebIdentity with --role-arn), for pools without the enhanced flow.")
+    var basicFlow: Bool?
+
+    @Option(help: ArgumentHelp("The IAM role to ask the identity pool for (CustomRoleArn; with --basic-flow, the role to assume).", valueName: "arn"))
+    var roleArn: String?
+}
+
+/// How long a command waits for Cognito.
+struct ConfigureTimeouts: ParsableArguments {
+    @Option(help: ArgumentHelp("Seconds to connect (default 5).", valueName: "seconds")) var connectTimeout: Double?
+    @Option(help: ArgumentHelp("Seconds for one request (default 15).", valueName: "seconds")) var requestTimeout: Double?
+    @Option(help: ArgumentHelp("Seconds for everything one command does (default 30).", valueName: "seconds")) var commandTimeout: Double?
+}
+
+/// Which git hosts and docker registries the profile answers.
+struct ConfigureHelpers: ParsableArguments {
+    @Option(name: .customLong("git-url"), help: ArgumentHelp("A URL whose git credentials this profile answers, such as https://git.example.com/ (repeatable; replaces the list; \"\" clears it).", valueName: "url"))
+    var gitURLs: [String] = []
+
+    @Option(name: .customLong("docker-registry"), help: ArgumentHelp("A registry host whose docker credentials this profile answers (repeatable; replaces the list; \"\" clears it).", valueName: "host"))
+    var dockerRegistries: [String] = []
 }

@@ -1,11 +1,15 @@
 import ArgumentParser
 import CogCredWrite
 
-struct ConfirmForgotPassword: ParsableCommand {
+struct ConfirmForgotPassword: ParsableCommand, HelpExamples {
     static let configuration = CommandConfiguration(
         commandName: "confirm-forgot-password",
         abstract: "Set a new password with the code from forgot-password.",
         discussion: "The new password comes from --password-stdin or is asked for twice on the terminal.")
+    static let examples = [
+        "cog-cred confirm-forgot-password --username alice@example.com",
+        "cog-cred confirm-forgot-password --code 123456",
+    ]
 
     @OptionGroup var profileOptions: ProfileOptions
     @OptionGroup var user: UsernameOption

@@ -1,10 +1,14 @@
 import ArgumentParser
 import CogCredWrite
 
-struct ConfirmSignUp: ParsableCommand {
+struct ConfirmSignUp: ParsableCommand, HelpExamples {
     static let configuration = CommandConfiguration(
         commandName: "confirm-sign-up",
         abstract: "Confirm a new account with the 6-digit code from the email.")
+    static let examples = [
+        "cog-cred confirm-sign-up --username alice@example.com",
+        "cog-cred confirm-sign-up --username alice@example.com --code 123456",
+    ]
 
     @OptionGroup var profileOptions: ProfileOptions
     @OptionGroup var user: UsernameOption

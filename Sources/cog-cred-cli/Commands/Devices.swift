@@ -3,7 +3,7 @@ import CogCredWrite
 
 /// `cog-cred devices`: the signed-in user's devices (ListDevices), and
 /// forgetting one (ForgetDevice), with their access token.
-struct Devices: ParsableCommand {
+struct Devices: ParsableCommand, HelpExamples {
     static let configuration = CommandConfiguration(
         commandName: "devices",
         abstract: "List your devices, or forget one (pools that remember devices).",
@@ -20,9 +20,18 @@ struct Devices: ParsableCommand {
             """,
         subcommands: [List.self, Forget.self],
         defaultSubcommand: List.self)
+    static let examples = [
+        "cog-cred devices",
+        "cog-cred devices list --json",
+        "cog-cred devices forget",
+    ]
 
-    struct List: ParsableCommand {
+    struct List: ParsableCommand, HelpExamples {
         static let configuration = CommandConfiguration(abstract: "Print your devices; * marks this machine.")
+        static let examples = [
+            "cog-cred devices list",
+            "cog-cred devices list --profile work --json",
+        ]
 
         @OptionGroup var profileOptions: ProfileOptions
 
@@ -46,9 +55,13 @@ struct Devices: ParsableCommand {
         }
     }
 
-    struct Forget: ParsableCommand {
+    struct Forget: ParsableCommand, HelpExamples {
         static let configuration = CommandConfiguration(
             abstract: "Forget a device (this machine's without a key); its next sign-in asks for MFA.")
+        static let examples = [
+            "cog-cred devices forget",
+            "cog-cred devices forget us-east-1_0a1b2c3d-1234-5678-9abc-def012345678",
+        ]
 
         @OptionGroup var profileOptions: ProfileOptions
 

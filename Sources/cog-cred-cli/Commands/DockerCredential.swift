@@ -8,7 +8,7 @@ import Foundation
 #endif
 
 /// The docker credential helper: `docker-credential-cog-cred get|store|erase|list|version`.
-struct DockerCredentialCommand: ParsableCommand {
+struct DockerCredentialCommand: ParsableCommand, HelpExamples {
     static let configuration = CommandConfiguration(
         commandName: "docker-credential",
         abstract: "docker credential helper (\"credHelpers\": {\"registry.example.com\": \"cog-cred\"}).",
@@ -19,6 +19,10 @@ struct DockerCredentialCommand: ParsableCommand {
             store accepts credentials only for mapped registries and keeps nothing; erase makes \
             the next get refresh; list names the mapped registries.
             """)
+    static let examples = [
+        "cog-cred configure --profile work --docker-registry registry.example.com",
+        "cog-cred docker-credential list",
+    ]
 
     @Argument(help: "get, store, erase, list or version.", completion: Completions.dockerActions)
     var action: String

@@ -2,7 +2,7 @@ import ArgumentParser
 import CogCredWrite
 
 /// `cog-cred exec -- CMD ARGS...`: CMD runs with the tokens in its environment.
-struct Exec: ParsableCommand {
+struct Exec: ParsableCommand, HelpExamples {
     static let configuration = CommandConfiguration(
         abstract: "Run a command with fresh tokens in its environment.",
         discussion: """
@@ -15,6 +15,11 @@ struct Exec: ParsableCommand {
             from the profile's identity pool (see aws-credentials), with at least --min-ttl \
             seconds left (default 300).
             """)
+    static let examples = [
+        "cog-cred exec -- env",
+        "cog-cred exec --profile work -- ./deploy.sh",
+        "cog-cred exec --aws -- aws s3 ls",
+    ]
 
     @OptionGroup var profileOptions: ProfileOptions
     @OptionGroup var freshness: FreshnessOptions

@@ -1,10 +1,14 @@
 import ArgumentParser
 import CogCredWrite
 
-struct ForgotPassword: ParsableCommand {
+struct ForgotPassword: ParsableCommand, HelpExamples {
     static let configuration = CommandConfiguration(
         commandName: "forgot-password",
         abstract: "Start a password reset: Cognito sends a 6-digit code.")
+    static let examples = [
+        "cog-cred forgot-password --username alice@example.com",
+        "cog-cred forgot-password --profile work",
+    ]
 
     @OptionGroup var profileOptions: ProfileOptions
     @OptionGroup var user: UsernameOption

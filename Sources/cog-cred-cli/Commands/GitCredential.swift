@@ -3,7 +3,7 @@ import CogCredWrite
 
 /// git's credential helper: `cog-cred git-credential [--profile P] get|store|erase|capability`,
 /// also run as `git-credential-cog-cred` (the name git looks for).
-struct GitCredentialCommand: ParsableCommand {
+struct GitCredentialCommand: ParsableCommand, HelpExamples {
     static let configuration = CommandConfiguration(
         commandName: "git-credential",
         abstract: "git credential helper for the hosts you name.",
@@ -26,6 +26,10 @@ struct GitCredentialCommand: ParsableCommand {
                  cog-cred configure --profile work --git-url https://git.example.com/
                  git config --global credential.helper cog-cred
             """)
+    static let examples = [
+        "cog-cred configure --profile work --git-url https://git.example.com/",
+        "cog-cred git-credential --profile work capability",
+    ]
 
     @Option(
         name: [.long, .customShort("p")],

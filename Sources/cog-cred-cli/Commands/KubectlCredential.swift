@@ -6,7 +6,7 @@ import Glibc
 #endif
 
 /// `cog-cred kubectl-credential`: an ExecCredential for kubectl's exec plugin.
-struct KubectlCredential: ParsableCommand {
+struct KubectlCredential: ParsableCommand, HelpExamples {
     static let configuration = CommandConfiguration(
         commandName: "kubectl-credential",
         abstract: "Print an ExecCredential for kubectl's exec plugin.",
@@ -17,6 +17,10 @@ struct KubectlCredential: ParsableCommand {
             the variable is unset. With "interactive": false in it, nothing prompts. \
             docs/integrations/kubectl.md has both kubeconfig forms.
             """)
+    static let examples = [
+        "cog-cred kubectl-credential --profile work",
+        "cog-cred kubectl-credential --id-token",
+    ]
 
     @OptionGroup var profileOptions: ProfileOptions
     @OptionGroup var freshness: FreshnessOptions

@@ -3,7 +3,7 @@ import CogCredWrite
 
 /// `cog-cred mfa`: the signed-in user's own MFA methods, shown and changed
 /// with their access token (GetUser, SetUserMFAPreference).
-struct MFA: ParsableCommand {
+struct MFA: ParsableCommand, HelpExamples {
     /// "totp|sms|email", from MFAKind's cases.
     static let kinds = MFAKind.optionNames.joined(separator: "|")
 
@@ -25,6 +25,11 @@ struct MFA: ParsableCommand {
             """,
         subcommands: [Show.self, Enable.self, Disable.self, Prefer.self],
         defaultSubcommand: Show.self)
+    static let examples = [
+        "cog-cred mfa",
+        "cog-cred mfa enable totp",
+        "cog-cred mfa prefer sms",
+    ]
 
     /// The method named on the command line.
     struct Method: ParsableArguments {
@@ -38,8 +43,12 @@ struct MFA: ParsableCommand {
         var kind: MFAKind { MFAKind(optionName: name) ?? .totp }
     }
 
-    struct Show: ParsableCommand {
+    struct Show: ParsableCommand, HelpExamples {
         static let configuration = CommandConfiguration(abstract: "Print each method: enabled, and preferred.")
+        static let examples = [
+            "cog-cred mfa show",
+            "cog-cred mfa show --json",
+        ]
 
         @OptionGroup var profileOptions: ProfileOptions
 
@@ -56,9 +65,14 @@ struct MFA: ParsableCommand {
         }
     }
 
-    struct Enable: ParsableCommand {
+    struct Enable: ParsableCommand, HelpExamples {
         static let configuration = CommandConfiguration(
             abstract: "Enable a method; totp first sets up an authenticator app.")
+        static let examples = [
+            "cog-cred mfa enable totp",
+            "cog-cred mfa enable totp --print-uri --code -",
+            "cog-cred mfa enable email",
+        ]
 
         @OptionGroup var profileOptions: ProfileOptions
         @OptionGroup var method: Method
@@ -85,8 +99,12 @@ struct MFA: ParsableCommand {
         }
     }
 
-    struct Disable: MFAChangeCommand {
+    struct Disable: MFAChangeCommand, HelpExamples {
         static let configuration = CommandConfiguration(abstract: "Disable a method.")
+        static let examples = [
+            "cog-cred mfa disable sms",
+            "cog-cred mfa disable totp --profile work",
+        ]
         static let change = MFAChange.disable
 
         @OptionGroup var profileOptions: ProfileOptions
@@ -95,8 +113,12 @@ struct MFA: ParsableCommand {
         func done(_ method: String) -> String { "Disabled \(method) MFA." }
     }
 
-    struct Prefer: MFAChangeCommand {
+    struct Prefer: MFAChangeCommand, HelpExamples {
         static let configuration = CommandConfiguration(abstract: "Make a method the one sign-in asks for (enabling it).")
+        static let examples = [
+            "cog-cred mfa prefer totp",
+            "cog-cred mfa prefer email --profile work",
+        ]
         static let change = MFAChange.prefer
 
         @OptionGroup var profileOptions: ProfileOptions

@@ -2,7 +2,7 @@ import ArgumentParser
 import CogCredWrite
 
 /// `cog-cred profiles`: every profile in the config, and whether it is signed in.
-struct Profiles: ParsableCommand {
+struct Profiles: ParsableCommand, HelpExamples {
     static let configuration = CommandConfiguration(
         abstract: "List the profiles: pool, app client, username, signed in or not, access token expiry.",
         discussion: """
@@ -10,6 +10,10 @@ struct Profiles: ParsableCommand {
             (locked, no Secret Service) the list is still printed, with the signed-in column \
             unknown, and the command exits 69.
             """)
+    static let examples = [
+        "cog-cred profiles",
+        "cog-cred profiles --json",
+    ]
 
     @Flag(help: "Print a JSON array instead of a table.")
     var json = false

@@ -1,9 +1,13 @@
 import ArgumentParser
 import CogCredWrite
 
-struct Refresh: ParsableCommand {
+struct Refresh: ParsableCommand, HelpExamples {
     static let configuration = CommandConfiguration(
         abstract: "Refresh the tokens now, whatever their expiry. Prints nothing on stdout.")
+    static let examples = [
+        "cog-cred refresh",
+        "cog-cred refresh --profile work",
+    ]
 
     @OptionGroup var profileOptions: ProfileOptions
 

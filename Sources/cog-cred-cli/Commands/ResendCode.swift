@@ -1,10 +1,14 @@
 import ArgumentParser
 import CogCredWrite
 
-struct ResendCode: ParsableCommand {
+struct ResendCode: ParsableCommand, HelpExamples {
     static let configuration = CommandConfiguration(
         commandName: "resend-code",
         abstract: "Send a new sign-up confirmation code (the old one stops working).")
+    static let examples = [
+        "cog-cred resend-code --username alice@example.com",
+        "cog-cred resend-code --profile work",
+    ]
 
     @OptionGroup var profileOptions: ProfileOptions
     @OptionGroup var user: UsernameOption

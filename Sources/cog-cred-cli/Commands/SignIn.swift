@@ -5,7 +5,7 @@ import CogCredWrite
 import Glibc
 #endif
 
-struct SignIn: ParsableCommand {
+struct SignIn: ParsableCommand, HelpExamples {
     static let configuration = CommandConfiguration(
         commandName: "sign-in",
         abstract: "Sign in and keep the tokens in the Secret Service.",
@@ -70,6 +70,12 @@ struct SignIn: ParsableCommand {
             is about to expire.
             """,
         aliases: ["login"])
+    static let examples = [
+        "cog-cred sign-in",
+        "cog-cred sign-in --profile work --username alice",
+        "cog-cred sign-in --auth-flow choice --method email-otp",
+        "cog-cred sign-in --browser",
+    ]
 
     @OptionGroup var profileOptions: ProfileOptions
 

@@ -1,7 +1,7 @@
 import ArgumentParser
 import CogCredWrite
 
-struct SignOut: ParsableCommand {
+struct SignOut: ParsableCommand, HelpExamples {
     static let configuration = CommandConfiguration(
         commandName: "sign-out",
         abstract: "Revoke the session at Cognito and delete the profile's tokens from the Secret Service.",
@@ -17,6 +17,11 @@ struct SignOut: ParsableCommand {
             opens) the managed login's /logout address, which ends its browser session.
             """,
         aliases: ["logout"])
+    static let examples = [
+        "cog-cred sign-out",
+        "cog-cred sign-out --profile work --global",
+        "cog-cred sign-out --local",
+    ]
 
     @OptionGroup var profileOptions: ProfileOptions
 

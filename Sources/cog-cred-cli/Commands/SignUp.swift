@@ -1,7 +1,7 @@
 import ArgumentParser
 import CogCredWrite
 
-struct SignUp: ParsableCommand {
+struct SignUp: ParsableCommand, HelpExamples {
     static let configuration = CommandConfiguration(
         commandName: "sign-up",
         abstract: "Create an account in the user pool; Cognito emails a 6-digit confirmation code.",
@@ -10,6 +10,10 @@ struct SignUp: ParsableCommand {
             unless --attribute email=... is given. The password comes from --password-stdin \
             or is asked for twice on the terminal.
             """)
+    static let examples = [
+        "cog-cred sign-up --username alice@example.com",
+        "cog-cred sign-up --username alice@example.com --attribute name=Alice",
+    ]
 
     @OptionGroup var profileOptions: ProfileOptions
     @OptionGroup var user: UsernameOption

@@ -7,7 +7,7 @@ import FoundationEssentials
 import Foundation
 #endif
 
-struct Status: ParsableCommand {
+struct Status: ParsableCommand, HelpExamples {
     static let configuration = CommandConfiguration(
         abstract: "Show whether the profile is signed in, as whom, and when its tokens expire.",
         discussion: """
@@ -26,6 +26,11 @@ struct Status: ParsableCommand {
             URL), token_use, client and expiry; it exits 77 when any check fails or no \
             token could be checked.
             """)
+    static let examples = [
+        "cog-cred status",
+        "cog-cred status --profile work --json",
+        "cog-cred status --verify",
+    ]
 
     @OptionGroup var profileOptions: ProfileOptions
 

@@ -2,10 +2,27 @@ import ArgumentParser
 import CogCredWrite
 
 /// `cog-cred token`: a valid token on stdout, in one of four formats.
-struct Token: ParsableCommand {
+struct Token: ParsableCommand, HelpExamples {
     static let configuration = CommandConfiguration(
         abstract: "Print a valid access token (or ID token), refreshing it first if needed.",
-        discussion: "For shells: curl -H \"Authorization: Bearer $(cog-cred token)\" URL")
+        discussion: """
+            For shells: curl -H "Authorization: Bearer $(cog-cred token)" URL
+
+            The token is refreshed first when it has less life left than the margin \
+            (--min-ttl); an expired token is never printed. When a refresh is due only by the margin and \
+            fails for a passing reason (no connection, a timeout, a 5xx, throttling, an \
+            unreadable answer; not a certificate that cannot be verified), the stored token \
+            is printed while it has not expired, with one warning on stderr saying when it \
+            expires. Never with --min-ttl (the caller asked for that much life), never when \
+            Cognito refused the refresh (77, nothing on stdout); cog-cred refresh itself \
+            exits 75.
+            """)
+    static let examples = [
+        "cog-cred token",
+        "cog-cred token --profile work --format header",
+        "cog-cred token --id-token --min-ttl 300",
+        "cog-cred token --format env",
+    ]
 
     @OptionGroup var profileOptions: ProfileOptions
     @OptionGroup var freshness: FreshnessOptions

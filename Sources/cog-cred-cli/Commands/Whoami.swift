@@ -1,7 +1,7 @@
 import ArgumentParser
 import CogCredWrite
 
-struct Whoami: ParsableCommand {
+struct Whoami: ParsableCommand, HelpExamples {
     static let configuration = CommandConfiguration(
         abstract: "Print the signed-in user's name, alone on one line (for scripts).",
         discussion: """
@@ -14,6 +14,10 @@ struct Whoami: ParsableCommand {
               cog-cred whoami --profile work
               test "$(cog-cred whoami)" = alice || cog-cred sign-in
             """)
+    static let examples = [
+        "cog-cred whoami",
+        "cog-cred whoami --profile work",
+    ]
 
     @OptionGroup var profileOptions: ProfileOptions
 

@@ -1,0 +1,72 @@
+import ArgumentParser
+
+/// A command whose help ends with examples, as gh's does: whole command lines,
+/// each starting with `cog-cred `, that run as written (with the names in them
+/// replaced). Every command conforms; HelpText appends them under EXAMPLES.
+protocol HelpExamples {
+    static var examples: [String] { get }
+}
+
+/// The help swift-argument-parser renders, in the order a reader wants it.
+/// The parser prints OVERVIEW, the discussion, USAGE, OPTIONS, SUBCOMMANDS and
+/// has no place for examples, and the root's long discussion (exit status,
+/// environment) would push its usage and commands off the screen; this adds
+/// the examples at the end and, for the root, moves the discussion after the
+/// commands.
+enum HelpText {
+    /// The command a help request is for: the command words of
+    /// `help A B`, or those before `--help` or `-h` (option values, which
+    /// name no subcommand, are passed over); nil when the arguments ask
+    /// for no help.
+    static func command(for arguments: [String], root: ParsableCommand.Type = CogCredCommand.self) -> ParsableCommand.Type? {
+        let words = Array(arguments.prefix { $0 != "--" })
+        let asked = words.first == "help" || words.contains("--help") || words.contains("-h")
+        guard asked else { return nil }
+        var command = root
+        for word in words where !word.hasPrefix("-") {
+            if let sub = subcommand(named: word, of: command) { command = sub }
+        }
+        return command
+    }
+
+    /// The subcommand called `name` (or by one of its aliases).
+    static func subcommand(named name: String, of command: ParsableCommand.Type) -> ParsableCommand.Type? {
+        command.configuration.subcommands.first { $0._commandName == name || $0.configuration.aliases.contains(name) }
+    }
+
+    /// Every command under `root`, root first, with the words that name it.
+    static func allCommands(_ root: ParsableCommand.Type = CogCredCommand.self, words: [String] = []) -> [(words: [String], type: ParsableCommand.Type)] {
+        [(words, root)] + root.configuration.subcommands.flatMap { allCommands($0, words: words + [$0._commandName]) }
+    }
+
+    /// The parser's help text for `command`, reordered and ended by its examples.
+    static func render(_ parserText: String, for command: ParsableCommand.Type, isRoot: Bool) -> String {
+        var text = parserText.trimmingTrailingNewlines
+        if isRoot, let usage = text.firstRange(of: "\nUSAGE:") {
+            // OVERVIEW's paragraph stays first; the rest of what comes
+            // before USAGE is the discussion, which goes after the commands.
+            let head = String(text[..<usage.lowerBound])
+            let rest = String(text[usage.upperBound...])
+            if let end = head.firstRange(of: "\n\n") {
+                let overview = String(head[..<end.lowerBound])
+                let discussion = String(head[end.upperBound...]).trimmingTrailingNewlines
+                text = overview + "\n\nUSAGE:" + rest + (discussion.isEmpty ? "" : "\n\n" + discussion)
+            }
+        }
+        guard let examples = (command as? HelpExamples.Type)?.examples, !examples.isEmpty else { return text }
+        return text + "\n\n" + section(examples)
+    }
+
+    /// The EXAMPLES section: a title as the parser's, the lines indented as its.
+    static func section(_ examples: [String]) -> String {
+        (["EXAMPLES:"] + examples.map { "  " + $0 }).joined(separator: "\n")
+    }
+}
+
+extension String {
+    fileprivate var trimmingTrailingNewlines: String {
+        var text = self
+        while text.hasSuffix("\n") { text.removeLast() }
+        return text
+    }
+}
