@@ -41,6 +41,10 @@ struct CogCredCommand: ParsableCommand, HelpExamples {
               --profile NAME (or -p NAME) picks the profile, before or after the
               subcommand: cog-cred --profile work token, cog-cred token -p work.
 
+            DEBUGGING
+              --debug on any command (or COG_CRED_DEBUG=1) traces each call to
+              Cognito and each keyring step on stderr, never a secret.
+
             ENVIRONMENT
               COG_CRED_PROFILE   profile when --profile is not given
               XDG_CONFIG_HOME    config base directory (default ~/.config);
@@ -54,6 +58,7 @@ struct CogCredCommand: ParsableCommand, HelpExamples {
                                  in the keyring's own dialog (not with
                                  --no-prompt); without them: 69 at once
               COG_CRED_UNLOCK_WAIT   seconds to wait for that dialog (120)
+              COG_CRED_DEBUG     1: the trace --debug turns on
             """,
         version: cogCredVersion,
         // Grouped by what a reader comes for; the help prints them in this

@@ -30,6 +30,7 @@ struct Status: ParsableCommand, HelpExamples {
         "cog-cred status",
         "cog-cred status --profile work --json",
         "cog-cred status --verify",
+        "cog-cred status --offline",
     ]
 
     @OptionGroup var profileOptions: ProfileOptions
