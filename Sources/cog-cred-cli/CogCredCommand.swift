@@ -61,6 +61,7 @@ struct CogCredCommand: ParsableCommand {
             SignUp.self, ConfirmSignUp.self, ResendCode.self, ForgotPassword.self, ConfirmForgotPassword.self,
             ChangePassword.self, MFA.self, Devices.self, GitCredentialCommand.self, DockerCredentialCommand.self, KubectlCredential.self,
             Exec.self, AWSCredentialsCommand.self, Whoami.self,
+            SetupGit.self, SetupKubectl.self,
         ]
     )
 
