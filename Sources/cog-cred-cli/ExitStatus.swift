@@ -20,7 +20,7 @@ enum ExitStatus {
         case .temporary: return temporaryFailure
         case .notAuthenticated: return notAuthenticated
         case .configuration: return configuration
-        case .programMissing: return unavailable
+        case .programUnavailable: return unavailable
         case .other: return other
         }
     }

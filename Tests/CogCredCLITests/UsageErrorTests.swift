@@ -10,4 +10,9 @@ import Testing
         #expect(UsageError.line("", arguments: ["logni"]) == "unknown command 'logni'; did you mean 'login'? (see: cog-cred --help)")
         #expect(UsageError.line("x", arguments: ["logout", "--bad"]) == "x (see: cog-cred logout --help)")
     }
+
+    @Test func theSetupCommandsAreKnown() {
+        #expect(UsageError.commandNames.contains("setup-git") && UsageError.commandNames.contains("setup-kubectl"))
+        #expect(UsageError.line("", arguments: ["setup-gti"]) == "unknown command 'setup-gti'; did you mean 'setup-git'? (see: cog-cred --help)")
+    }
 }

@@ -44,7 +44,7 @@ public struct SetupError: CogCredFailure, Equatable {
     /// The program is not installed (or not on PATH): exit 69, sysexits'
     /// "a support program does not exist".
     public static func programMissing(_ program: String, reason: String) -> SetupError {
-        SetupError("cannot run \(program): \(reason); is it installed and on PATH?", category: .programMissing)
+        SetupError("cannot run \(program): \(reason); is it installed and on PATH?", category: .programUnavailable)
     }
 }
 

@@ -103,6 +103,11 @@ public struct KubectlUserSetup: Sendable {
 
     func kubectl(_ arguments: [String]) throws(SetupError) -> ProgramResult {
         let result = try programs.run(["kubectl"] + arguments)
+        if result.errorOutput.hasPrefix("panic:") {
+            // Debian 12's kubectl 1.20 (kubernetes-client) crashes in every
+            // `config set-credentials`, whatever its flags: no use to retry.
+            throw SetupError("kubectl crashed (\(result.firstErrorLine)); with Debian 12's kubectl 1.20, which always does in config set-credentials, write the user by hand (docs/integrations/kubectl.md)", category: .programUnavailable)
+        }
         guard result.status == 0 else { throw SetupError("kubectl: \(result.firstErrorLine)", category: .configuration) }
         return result
     }

@@ -24,16 +24,17 @@ struct SetupKubectl: ParsableCommand {
             replaced, not repeated. No token is written: kubectl runs the plugin each time.
 
             The profile must be configured, and --cluster must name a cluster in the \
-            kubeconfig (78 otherwise). kubectl not installed: 69.
+            kubeconfig (78 otherwise). kubectl not installed, or crashing (Debian 12's \
+            kubectl 1.20 does in every config set-credentials: write the user by hand, \
+            docs/integrations/kubectl.md): 69.
             """)
 
     static let examples: [String] = [
         "cog-cred setup-kubectl --cluster prod",
         "cog-cred setup-kubectl --cluster prod --profile work --id-token",
         "cog-cred setup-kubectl --kubeconfig ~/.kube/work.yaml --user alice",
+        "cog-cred setup-kubectl --cluster prod --context prod-cognito",
     ]
-
-    @OptionGroup var profileOptions: ProfileOptions
 
     @Option(help: ArgumentHelp("The kubeconfig cluster to use it for: a context of its name (or --context) gets this user.", valueName: "name"))
     var cluster: String?
@@ -50,6 +51,8 @@ struct SetupKubectl: ParsableCommand {
 
     @Flag(help: "Hand kubectl the ID token (clusters that authenticate with OIDC ID tokens).")
     var idToken = false
+
+    @OptionGroup var profileOptions: ProfileOptions
 
     func validate() throws {
         if cluster == nil && kubeconfig == nil {
