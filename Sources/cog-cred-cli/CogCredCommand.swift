@@ -24,7 +24,8 @@ struct CogCredCommand: ParsableCommand, HelpExamples {
                   but there is no terminal and no --password-stdin
               65  malformed input data: an empty password, a code that is not
                   6 digits, a bad email address, a password the pool rejects
-              69  the Secret Service is unavailable or locked
+              69  the Secret Service is unavailable or locked; setup-git,
+                  setup-kubectl: git or kubectl is not installed
               74  the output could not be written (stdout closed or full)
               75  temporary failure: network, timeout, throttling,
                   Cognito 5xx or an unreadable answer
@@ -73,7 +74,7 @@ struct CogCredCommand: ParsableCommand, HelpExamples {
                 SignUp.self, ConfirmSignUp.self, ResendCode.self, ForgotPassword.self, ConfirmForgotPassword.self,
                 ChangePassword.self, MFA.self, Devices.self,
             ]),
-            CommandGroup(name: "Settings", subcommands: [Configure.self, Profiles.self]),
+            CommandGroup(name: "Settings", subcommands: [Configure.self, Profiles.self, SetupGit.self, SetupKubectl.self]),
         ]
     )
 

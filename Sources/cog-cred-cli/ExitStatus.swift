@@ -4,6 +4,8 @@ import CogCredWrite
 enum ExitStatus {
     static let usage: Int32 = 64
     static let dataError: Int32 = 65
+    /// The Secret Service, or a program a setup command runs (git, kubectl):
+    /// sysexits' EX_UNAVAILABLE covers a missing support program.
     static let unavailable: Int32 = 69
     static let temporaryFailure: Int32 = 75
     static let notAuthenticated: Int32 = 77
@@ -18,6 +20,7 @@ enum ExitStatus {
         case .temporary: return temporaryFailure
         case .notAuthenticated: return notAuthenticated
         case .configuration: return configuration
+        case .programUnavailable: return unavailable
         case .other: return other
         }
     }

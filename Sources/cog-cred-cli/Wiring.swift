@@ -49,6 +49,14 @@ struct Wiring {
 
     private var configStore: ConfigStore { ConfigStore(path: paths.configFile) }
 
+    /// The profile in effect, checked to be configured (78 when not), for
+    /// the commands that only write its name elsewhere (setup-git, setup-kubectl).
+    func configuredProfileName(_ options: ProfileOptions) throws(ConfigError) -> String {
+        let name = try options.name(environment)
+        _ = try configStore.profile(name)
+        return name
+    }
+
     /// The profiles and their keyring items, for the commands about
     /// profiles rather than one session.
     var profiles: ConfiguredProfiles {

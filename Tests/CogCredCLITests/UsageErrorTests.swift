@@ -19,4 +19,9 @@ import Testing
             == "Unknown option '--prnt-uri'; did you mean '--print-uri'? (see: cog-cred mfa --help)")
         #expect(UsageError.line("Unknown option '--zzzzzz'", arguments: ["token", "--zzzzzz"]) == "Unknown option '--zzzzzz' (see: cog-cred token --help)")
     }
+
+    @Test func theSetupCommandsAreKnown() {
+        #expect(UsageError.commandNames.contains("setup-git") && UsageError.commandNames.contains("setup-kubectl"))
+        #expect(UsageError.line("", arguments: ["setup-gti"]) == "unknown command 'setup-gti'; did you mean 'setup-git'? (see: cog-cred --help)")
+    }
 }

@@ -406,7 +406,8 @@ class GitServer(QuietServer):
     verbose = VERBOSE
 
 
-def make_git_server(root, jwks_url: str, issuers, client_id: str, port: int = 0):
+def make_git_server(root, jwks_url: str, issuers, client_id: str, port: int = 0, tls=None):
+    """tls: (certificate file, key file) to serve HTTPS, as real git hosts do."""
     if isinstance(issuers, str):
         issuers = [issuers]
     verifier = TokenVerifier(jwks_url, issuers, client_id)
@@ -415,13 +416,20 @@ def make_git_server(root, jwks_url: str, issuers, client_id: str, port: int = 0)
     server.verifier = verifier
     server.request_log = []
     server.log_lock = threading.Lock()
-    base_url = f"http://127.0.0.1:{server.server_address[1]}/"
+    scheme = "http"
+    if tls:
+        import ssl
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(*tls)
+        server.socket = context.wrap_socket(server.socket, server_side=True)
+        scheme = "https"
+    base_url = f"{scheme}://127.0.0.1:{server.server_address[1]}/"
     return server, base_url
 
 
-def start_git_server(root, jwks_url: str, issuers, client_id: str, port: int = 0):
+def start_git_server(root, jwks_url: str, issuers, client_id: str, port: int = 0, tls=None):
     """Serve on a background thread; stop with server.shutdown(); server.server_close()."""
-    server, base_url = make_git_server(root, jwks_url, issuers, client_id, port)
+    server, base_url = make_git_server(root, jwks_url, issuers, client_id, port, tls)
     serve_in_background(server, "git-server")
     return server, base_url
 

@@ -15,6 +15,9 @@ public enum FailureCategory: Sendable, Equatable {
     case notAuthenticated
     /// The profile is missing or its configuration is invalid.
     case configuration
+    /// A program cog-cred runs (git, kubectl: the setup commands) is not
+    /// installed, or crashes instead of doing its part.
+    case programUnavailable
     /// Anything else.
     case other
 }

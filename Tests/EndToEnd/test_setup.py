@@ -1,0 +1,245 @@
+"""setup-git and setup-kubectl, checked with the real programs: the git
+configuration they write makes a real git clone over HTTPS work against the
+project's test git server (git_server.py, over TLS here), and the kubeconfig
+they write makes the real kubectl (the one on PATH, and Debian's 1.20 with
+the v1beta1 it needs) run cog-cred as its exec plugin against the API server
+stand-in (token_servers.py). git and kubectl write their own files; these
+tests read them back with git and kubectl too.
+"""
+import json
+import os
+import stat
+import subprocess
+from pathlib import Path
+
+import pytest
+
+import git_server
+import token_servers
+from fault_server import make_tls_material
+from support import claims, stored
+from test_clients import KUBECTL_120, V1, admitted
+from test_integrations import helper_bin, repos  # noqa: F401 (fixtures: the helper names on PATH, the served repository)
+
+
+def run_in(cog, directory, *args, env=None):
+    """cog-cred run in a directory (setup-git --local writes the repository it is run in)."""
+    return subprocess.run([cog.binary, *args], cwd=directory, env={**cog.env, **(env or {})}, capture_output=True,
+                          text=True, timeout=60)
+
+
+# --- setup-git ------------------------------------------------------------------------------------------
+
+@pytest.fixture
+def https_server(repos, signed_in, tmp_path):  # noqa: F811
+    pool = signed_in
+    tls = tmp_path / "tls"
+    tls.mkdir()
+    ca, cert, key = make_tls_material(str(tls))
+    issuer = f"https://cognito-idp.us-east-1.amazonaws.com/{pool.pool_id}"
+    srv, url = git_server.start_git_server(repos, f"{pool.url}{pool.pool_id}/.well-known/jwks.json", [issuer],
+                                           pool.client_id, tls=(cert, key))
+    srv.url = url
+    srv.host = url.split("//")[1].rstrip("/")
+    srv.ca = ca
+    yield srv
+    srv.shutdown()
+    srv.server_close()
+
+
+def git(cog, server, *args, cwd=None):
+    """The real git, with the test's HOME (its global configuration) and no system one; no prompt."""
+    env = {**cog.env, "GIT_CONFIG_NOSYSTEM": "1", "GIT_TERMINAL_PROMPT": "0", "GIT_ASKPASS": "/bin/false",
+           "GIT_SSL_CAINFO": server.ca, "NO_PROXY": "127.0.0.1", "no_proxy": "127.0.0.1"}
+    return subprocess.run(["git", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=120)
+
+
+def helpers(cog, server, key, *scope, cwd=None):
+    result = git(cog, server, "config", *(scope or ("--global",)), "-z", "--get-all", key, cwd=cwd)
+    return result.stdout.split("\0")[:-1]
+
+
+def test_setup_git_makes_a_real_clone_over_https_work_once_and_for_that_host_only(cog, bus, https_server, helper_bin,
+                                                                                  tmp_path):
+    server = https_server
+    key = f"credential.https://{server.host}.helper"
+    cog.remember_secret(stored(bus, "access"), stored(bus, "refresh"))
+    # Before: git has nothing to answer the server's 401 with.
+    assert git(cog, server, "ls-remote", server.url + "project.git").returncode != 0
+    # Another host's helper and the global helper list are not cog-cred's to touch.
+    git(cog, server, "config", "--global", "credential.https://other.example.com.helper", "store")
+    git(cog, server, "config", "--global", "credential.helper", "store")
+    gitconfig = Path(cog.env["HOME"]) / ".gitconfig"
+    other_lines = [line for line in gitconfig.read_text().splitlines()]
+
+    first = cog.ok("setup-git", server.host)
+    assert first.stdout == ""
+    assert f"wrote {key}" in first.stderr
+    second = cog.ok("setup-git", server.host)
+    assert "nothing changed" in second.stderr
+    # One cog-cred entry, after the empty one that drops the inherited `store` for this host.
+    assert helpers(cog, server, key) == ["", "cog-cred --profile default"]
+    assert helpers(cog, server, "credential.https://other.example.com.helper") == ["store"]
+    assert helpers(cog, server, "credential.helper") == ["store"]
+    assert all(line in gitconfig.read_text().splitlines() for line in other_lines)
+
+    listed = git(cog, server, "ls-remote", server.url + "project.git")
+    assert listed.returncode == 0, listed.stderr
+    assert "refs/heads/main" in listed.stdout
+    work = tmp_path / "clone"
+    clone = git(cog, server, "clone", "-q", server.url + "project.git", str(work))
+    assert clone.returncode == 0, clone.stderr
+    assert (work / "README").read_text() == "hello\n"
+    log = git_server_log(server)
+    assert {entry["jti"] for entry in log if entry["status"] == 200} == {claims(stored(bus, "access"))["jti"]}
+    # The reset entry kept git from handing the token to `store`: nothing in plain text.
+    assert not (Path(cog.env["HOME"]) / ".git-credentials").exists()
+    assert stored(bus, "access") not in gitconfig.read_text()
+
+
+def git_server_log(server):
+    return list(server.request_log)
+
+
+def test_setup_git_with_another_profile_switches_the_host(cog, bus, https_server, helper_bin, signed_in):
+    cog.ok("configure", "--profile", "work", "--user-pool-id", signed_in.pool_id, "--client-id", signed_in.client_id,
+           "--endpoint-url", signed_in.url, "--username", signed_in.username)
+    key = f"credential.https://{https_server.host}.helper"
+    git(cog, https_server, "config", "--global", "--add", key, "cache")
+    cog.ok("setup-git", https_server.host)
+    switched = cog.ok("setup-git", "-p", "work", f"https://{https_server.host}/")
+    assert "Replaced the host's other helpers: cog-cred --profile default" in switched.stderr
+    assert helpers(cog, https_server, key) == ["", "cog-cred --profile work"]
+
+
+def test_setup_git_local_writes_the_repository_only(cog, bus, https_server, helper_bin, tmp_path):
+    server = https_server
+    key = f"credential.https://{server.host}.helper"
+    repository = tmp_path / "repository"
+    assert git(cog, server, "init", "-q", str(repository)).returncode == 0
+    git(cog, server, "remote", "add", "origin", server.url + "project.git", cwd=repository)
+    # Outside a repository: a usage error, nothing written anywhere.
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    refused = run_in(cog, outside, "setup-git", "--local", server.host, env={"GIT_CEILING_DIRECTORIES": str(tmp_path)})
+    assert refused.returncode == 64, refused.stderr
+    assert refused.stderr.count("\n") == 1 and "inside a git repository" in refused.stderr
+
+    for _ in range(2):
+        written = run_in(cog, repository, "setup-git", "--local", server.host)
+        assert written.returncode == 0, written.stderr
+    assert helpers(cog, server, key, "--local", cwd=repository) == ["", "cog-cred --profile default"]
+    assert helpers(cog, server, key) == []  # the global configuration is untouched
+    fetched = git(cog, server, "fetch", "-q", "origin", cwd=repository)
+    assert fetched.returncode == 0, fetched.stderr
+
+
+def test_setup_git_without_git_or_with_a_bad_host_or_profile(cog, signed_in, helper_bin, tmp_path):
+    missing = cog.run("setup-git", "git.example.com", env={"PATH": str(helper_bin)})
+    assert missing.returncode == 69
+    assert missing.stderr.count("\n") == 1 and "cannot run git" in missing.stderr
+    for bad in ("https://git.example.com/team/repo.git", "http://git.example.com", "-x.example"):
+        result = cog.run("setup-git", "--", bad)
+        assert result.returncode == 64, (bad, result.stderr)
+    assert cog.run("setup-git", "-p", "nosuch", "git.example.com").returncode == 78
+    assert not (Path(cog.env["HOME"]) / ".gitconfig").exists()
+
+
+# --- setup-kubectl --------------------------------------------------------------------------------------
+
+@pytest.fixture
+def cluster(signed_in, tmp_path):
+    server = token_servers.start_kubernetes(signed_in, tmp_path)
+    yield server
+    server.stop()
+
+
+def kubeconfig_with_cluster(path, cluster, mode=0o640):
+    """A kubeconfig holding the cluster `prod` and someone else's user, as kubectl would have it."""
+    config = {
+        "apiVersion": "v1", "kind": "Config", "current-context": "",
+        "clusters": [{"name": "prod", "cluster": {"server": cluster.url,
+                                                  "certificate-authority-data": cluster.certificate_data}}],
+        "users": [{"name": "someone", "user": {"token": "someone-elses-token"}}],
+        "contexts": [{"name": "prod", "context": {"cluster": "prod", "user": "someone", "namespace": "team"}}],
+    }
+    path.write_text(json.dumps(config))
+    path.chmod(mode)
+    return path
+
+
+def view(binary, cog, config):
+    result = subprocess.run([str(binary), "--kubeconfig", str(config), "config", "view", "--raw", "-o", "json"],
+                            env=cog.env, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+def get_pods(binary, cog, config, *context):
+    return subprocess.run([str(binary), "--kubeconfig", str(config), *context, "get", "--raw",
+                           "/api/v1/namespaces/default/pods"], env=cog.env, capture_output=True, text=True, timeout=60)
+
+
+def test_setup_kubectl_binds_the_cluster_and_the_real_kubectl_uses_the_plugin(cog, signed_in, cluster, helper_bin,
+                                                                             tmp_path):
+    config = kubeconfig_with_cluster(tmp_path / "kubeconfig", cluster)
+    for _ in range(2):
+        result = cog.ok("setup-kubectl", "--cluster", "prod", "--kubeconfig", str(config))
+        assert result.stdout == ""
+    written = view("kubectl", cog, config)
+    ours = [user for user in written["users"] if user["name"] == "cog-cred-default"]
+    assert len(ours) == 1 and len(written["users"]) == 2
+    assert ours[0]["user"]["exec"]["apiVersion"] == V1
+    assert ours[0]["user"]["exec"]["args"] == ["kubectl-credential", "--profile", "default"]
+    assert ours[0]["user"]["exec"]["interactiveMode"] == "Never"
+    assert {user["name"]: user["user"] for user in written["users"]}["someone"] == {"token": "someone-elses-token"}
+    assert written["contexts"] == [{"name": "prod", "context": {"cluster": "prod", "user": "cog-cred-default",
+                                                                "namespace": "team"}}]
+    assert stat.S_IMODE(config.stat().st_mode) == 0o640  # kubectl kept the file's mode
+
+    pods = get_pods("kubectl", cog, config, "--context", "prod")
+    assert pods.returncode == 0, pods.stderr
+    assert json.loads(pods.stdout)["kind"] == "PodList"
+    assert admitted(cluster, signed_in), cluster.seen
+
+
+def test_setup_kubectl_follows_kubeconfig_and_creates_files_0600(cog, signed_in, cluster, helper_bin, tmp_path):
+    config = kubeconfig_with_cluster(tmp_path / "from-env", cluster)
+    cog.ok("setup-kubectl", "--cluster", "prod", "--user", "alice", env={"KUBECONFIG": str(config)})
+    assert sorted(user["name"] for user in view("kubectl", cog, config)["users"]) == ["alice", "someone"]
+    # Only the user, in a file that did not exist: kubectl creates it 0600, directory and all.
+    fresh = tmp_path / "new" / "kube" / "config"
+    result = cog.ok("setup-kubectl", "--kubeconfig", str(fresh), "--id-token")
+    assert "set-context --current --user=cog-cred-default" in result.stderr
+    assert stat.S_IMODE(fresh.stat().st_mode) == 0o600
+    assert view("kubectl", cog, fresh)["users"][0]["user"]["exec"]["args"][-1] == "--id-token"
+    # Neither: kubectl's ~/.kube/config.
+    default = Path(cog.env["HOME"]) / ".kube" / "config"
+    kubeconfig_with_cluster(default, cluster, mode=0o600)
+    cog.ok("setup-kubectl", "--cluster", "prod", env={"KUBECONFIG": None})
+    assert "cog-cred-default" in [user["name"] for user in view("kubectl", cog, default)["users"]]
+
+
+def test_setup_kubectl_with_debian_kubectl_1_20_says_to_write_the_user_by_hand(cog, signed_in, cluster, helper_bin,
+                                                                                tmp_path):
+    """Debian 12's kubectl 1.20 crashes in every `config set-credentials` (a nil map in its Go build)."""
+    (helper_bin / "kubectl").symlink_to(KUBECTL_120)
+    config = kubeconfig_with_cluster(tmp_path / "kubeconfig", cluster)
+    before = config.read_text()
+    result = cog.run("setup-kubectl", "--cluster", "prod", "--kubeconfig", str(config))
+    assert result.returncode == 69, result.stderr
+    assert result.stderr.count("\n") == 1 and "by hand" in result.stderr
+    assert config.read_text() == before
+
+
+def test_setup_kubectl_refusals_write_nothing(cog, signed_in, cluster, helper_bin, tmp_path):
+    config = kubeconfig_with_cluster(tmp_path / "kubeconfig", cluster)
+    before = config.read_text()
+    unknown = cog.run("setup-kubectl", "--cluster", "prdo", "--kubeconfig", str(config))
+    assert unknown.returncode == 78 and "no cluster 'prdo'" in unknown.stderr
+    assert cog.run("setup-kubectl").returncode == 64
+    assert cog.run("setup-kubectl", "--context", "x", "--kubeconfig", str(config)).returncode == 64
+    assert cog.run("setup-kubectl", "--cluster", "prod", "-p", "nosuch", "--kubeconfig", str(config)).returncode == 78
+    missing = cog.run("setup-kubectl", "--cluster", "prod", "--kubeconfig", str(config), env={"PATH": str(helper_bin)})
+    assert missing.returncode == 69 and "cannot run kubectl" in missing.stderr
+    assert config.read_text() == before
