@@ -20,7 +20,7 @@ enum UsageError {
             if let closest = NearMiss.closest(to: first, in: names) { line += "; did you mean '\(closest)'?" }
             return line + " (see: cog-cred --help)"
         }
-        let help = "(see: cog-cred \(first) --help)"
+        let help = "(see: cog-cred \(commandWords(arguments).joined(separator: " ")) --help)"
         // There is no --password: a password in argv is readable by every
         // user through /proc/PID/cmdline and ps. Say what to use instead,
         // never repeating the value.
@@ -35,6 +35,17 @@ enum UsageError {
             return "\(unknown)\(typed)'\(guess) \(help)"
         }
         return "\(parserMessage) \(help)"
+    }
+
+    /// The words naming the command, a nested one's too (`mfa enable`), as typed.
+    static func commandWords(_ arguments: [String]) -> [String] {
+        var command: ParsableCommand.Type = CogCredCommand.self
+        var words: [String] = []
+        for word in arguments.prefix(while: { !$0.hasPrefix("-") }) {
+            guard let nested = HelpText.subcommand(named: word, of: command) else { break }
+            (command, words) = (nested, words + [word])
+        }
+        return words
     }
 
     /// The long options (`--password-stdin`) of the command `arguments`

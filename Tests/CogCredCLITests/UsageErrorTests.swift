@@ -16,7 +16,7 @@ import Testing
         #expect(UsageError.line("Unknown option '--passwrod-stdin'. Did you mean '--password-stdin'?", arguments: ["sign-in", "--passwrod-stdin"])
             == "Unknown option '--passwrod-stdin'; did you mean '--password-stdin'? (see: cog-cred sign-in --help)")
         #expect(UsageError.line("Unknown option '--prnt-uri'", arguments: ["mfa", "enable", "--prnt-uri", "totp"])
-            == "Unknown option '--prnt-uri'; did you mean '--print-uri'? (see: cog-cred mfa --help)")
+            == "Unknown option '--prnt-uri'; did you mean '--print-uri'? (see: cog-cred mfa enable --help)")
         #expect(UsageError.line("Unknown option '--zzzzzz'", arguments: ["token", "--zzzzzz"]) == "Unknown option '--zzzzzz' (see: cog-cred token --help)")
     }
 
