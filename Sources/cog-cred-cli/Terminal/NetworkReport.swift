@@ -56,12 +56,16 @@ final class NetworkReport: TransportObserver {
     /// "https://cognito-idp.../ InitiateAuth": the URL without any query,
     /// and the action when the URL does not say it.
     static func place(_ request: HTTPRequest) -> String {
-        let url = String(request.url.prefix { $0 != "?" && $0 != "#" }).oneLine(limit: 200)
-        return request.action.map { "\(url) \($0)" } ?? url
+        request.action.map { "\(url(request)) \($0)" } ?? url(request)
     }
 
+    /// "https://cognito-idp.../ (InitiateAuth, attempt 2)", for the person waiting.
     static func describe(_ request: HTTPRequest) -> String {
-        let action = request.action.map { "\($0), " } ?? ""
-        return "\(String(request.url.prefix { $0 != "?" && $0 != "#" }).oneLine(limit: 200)) (\(action)attempt \(request.attempt))"
+        "\(url(request)) (\(request.action.map { "\($0), " } ?? "")attempt \(request.attempt))"
+    }
+
+    /// The URL as far as its path: a query or a fragment could carry something secret.
+    static func url(_ request: HTTPRequest) -> String {
+        String(request.url.prefix { $0 != "?" && $0 != "#" }).oneLine(limit: 200)
     }
 }
