@@ -120,7 +120,8 @@ struct CogCredCommand: ParsableCommand, HelpExamples {
                 Output.data("cog-cred: \(ErrorWording.line(failure).printable)")
                 finish(1)
             }
-            Output.error(Wiring.describe(failure))
+            let line = Wiring.describe(failure)
+            Output.error(failure.category == .temporary ? NetworkReport.shared.waited(adding: line) : line)
             finish(ExitStatus.code(for: failure.category))
         } catch {
             let code = exitCode(for: error)

@@ -560,3 +560,22 @@ def test_a_wait_is_said_while_it_lasts(cog, bus, double, proxy):
         plan(proxy)
     assert WAIT_LINE.fullmatch(line) and line.endswith("(GetTokensFromRefreshToken, attempt 1)"), line
     assert proc.returncode == 0 and rest.startswith("Refreshed (profile 'default')") and rest.count("\n") == 1, rest
+
+
+@pytest.mark.parametrize("fault", ["status_503", "throttle"])
+def test_answers_to_try_later_name_the_url_and_the_whole_wait(cog, bus, session, proxy, fault):
+    """Not only a wait for no answer: a call answered 503 or throttled at
+    every attempt says where, and how long all the attempts took."""
+    before = all_stored(bus)
+    clear_fault_log(proxy)
+    plan(proxy, {**FAULTS[fault][0], "times": -1})
+    result = cog.run("refresh")
+    plan(proxy)
+    # The last call's attempts (a 503 to GetTokensFromRefreshToken is that
+    # action missing, as on moto: the refresh goes on with InitiateAuth).
+    log = [entry for entry in fault_log(proxy) if entry["mode_applied"] == FAULTS[fault][0]["mode"]]
+    attempts = len([entry for entry in log if entry["action"] == log[-1]["action"]])
+    assert result.returncode == 75 and FAULTS[fault][2] in result.stderr, result.stderr
+    assert re.search(rf"\({re.escape(proxy.url)}: {attempts} attempts over \d+\.\d s\)$", said(result.stderr).strip()), \
+        (attempts, result.stderr)
+    assert all_stored(bus) == before

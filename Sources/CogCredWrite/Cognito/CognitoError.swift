@@ -72,7 +72,7 @@ public enum CognitoError: Error, Sendable, Equatable {
             // The URL and the whole wait, once retries gave up (curl's
             // detail times one attempt only).
             let at = error.gaveUp.map { " at \($0.url.oneLine(limit: 200))" } ?? ""
-            let waited = error.gaveUp.map { "; \($0.attempts) \($0.attempts == 1 ? "attempt" : "attempts") over \(($0.seconds * 10).rounded() / 10) s" } ?? ""
+            let waited = error.gaveUp.map { "; \($0.wait)" } ?? ""
             let detail = error.detail.oneLine() + waited
             switch error.kind {
             case .timedOut: return "Cognito\(at) did not answer in time (\(detail))"

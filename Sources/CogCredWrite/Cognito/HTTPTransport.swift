@@ -86,6 +86,13 @@ public struct TransportError: Error, Sendable, Equatable {
         public var url: String
         public var attempts: Int
         public var seconds: Double
+
+        public init(url: String, attempts: Int, seconds: Double) {
+            (self.url, self.attempts, self.seconds) = (url, attempts, seconds)
+        }
+
+        /// "4 attempts over 3.9 s": the whole wait, as errors say it.
+        public var wait: String { "\(attempts) \(attempts == 1 ? "attempt" : "attempts") over \((seconds * 10).rounded() / 10) s" }
     }
 
     public init(_ kind: Kind, _ detail: String, nothingSent: Bool = false) {

@@ -5,9 +5,10 @@ import Synchronization
 /// What a person sees of the requests a command makes: nothing while they
 /// are quick; one line once a call, its retries included, has waited about
 /// two seconds (the endpoint, the action, the attempt then in flight); a
-/// failure's error then names the URL and the whole wait
-/// (CognitoError.summary). With the debug trace on, a line for each
-/// exchange as well. Never a header, a body or a query: nothing secret.
+/// failure's error then names the URL and the whole wait (CognitoError.summary
+/// when no answer came, `waited(adding:)` when the answers were refusals
+/// to try later). With the debug trace on, a line for each exchange as
+/// well. Never a header, a body or a query: nothing secret.
 final class NetworkReport: TransportObserver {
     static let shared = NetworkReport()
     /// Seconds a call may take before it is mentioned.
@@ -21,6 +22,8 @@ final class NetworkReport: TransportObserver {
         /// Bumped by every start and end, so a pending mention of an
         /// exchange that ended since stays silent.
         var generation = 0
+        /// The last call: where, and how long all its attempts took.
+        var last: TransportError.GaveUp?
     }
 
     private let state = Mutex(State())
@@ -30,6 +33,7 @@ final class NetworkReport: TransportObserver {
         let (generation, mentioned, delay) = state.withLock { s in
             if request.attempt == 1 { (s.callStart, s.mentioned) = (now, false) }
             s.generation += 1
+            s.last = TransportError.GaveUp(url: NetworkReport.url(request), attempts: request.attempt, seconds: seconds(since: s.callStart))
             return (s.generation, s.mentioned, max(0, NetworkReport.patience - seconds(since: s.callStart)))
         }
         DebugTrace.line("\(request.method) \(NetworkReport.place(request)) (attempt \(request.attempt))")
@@ -44,13 +48,26 @@ final class NetworkReport: TransportObserver {
         }
     }
 
-    func didFinish(_ request: HTTPRequest, _ outcome: Result<HTTPResponse, TransportError>, seconds: Double) {
-        state.withLock { $0.generation += 1 }
+    func didFinish(_ request: HTTPRequest, _ outcome: Result<HTTPResponse, TransportError>, seconds took: Double) {
+        state.withLock { s in
+            s.generation += 1
+            s.last?.seconds = seconds(since: s.callStart)
+        }
         let result = switch outcome {
         case .success(let response): "HTTP \(response.status)"
         case .failure(let error): "no answer (\(error.detail.oneLine(limit: 160)))"
         }
-        DebugTrace.line("\(request.method) \(NetworkReport.place(request)) (attempt \(request.attempt)): \(result) in \(DebugTrace.milliseconds(seconds))")
+        DebugTrace.line("\(request.method) \(NetworkReport.place(request)) (attempt \(request.attempt)): \(result) in \(DebugTrace.milliseconds(took))")
+    }
+
+    /// A temporary failure's line, with where and how long the last call
+    /// waited when it was tried again or was slow (a 5xx or throttling
+    /// answered each time), unless the line names its URL already.
+    func waited(adding line: String) -> String {
+        guard let last = state.withLock({ $0.last }), last.attempts > 1 || last.seconds >= NetworkReport.patience,
+            !line.contains(last.url)
+        else { return line }
+        return "\(line) (\(last.url): \(last.wait))"
     }
 
     /// "https://cognito-idp.../ InitiateAuth": the URL without any query,
