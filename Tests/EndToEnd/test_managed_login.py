@@ -280,11 +280,14 @@ def test_ctrl_c_while_waiting_stores_nothing(cog, bus, domain, tmp_path):
             probe.bind((address, port))
 
 
-def sign_in_by_pasting(cog):
-    """`sign-in --no-browser` on a terminal, signed in "on another machine"
-    (the managed login's pages with urllib), the address pasted back."""
+def sign_in_by_pasting(cog, args=("sign-in", "--no-browser"), env=None, said_first=None):
+    """`sign-in --no-browser` (or `args`) on a terminal, signed in "on another
+    machine" (the managed login's pages with urllib), the address pasted
+    back; `said_first`: a line expected before the address."""
     pexpect = pytest.importorskip("pexpect")
-    child = pexpect.spawn(cog.binary, ["sign-in", "--no-browser"], env=cog.env, encoding="utf-8", timeout=30)
+    child = pexpect.spawn(cog.binary, list(args), env=env or cog.env, encoding="utf-8", timeout=30)
+    if said_first:
+        child.expect(said_first)
     child.expect(r"(http://\S+/oauth2/authorize\?\S+)")
     address = child.match.group(1)
     child.expect("paste the address")
@@ -320,17 +323,8 @@ def test_status_asks_the_managed_login_about_a_browser_sign_in(cog, bus, domain)
 
 def test_with_no_browser_here_it_says_so_at_once_and_offers_the_paste(cog, bus, domain):
     """Over SSH: no display, no $BROWSER. Not the whole timeout in silence."""
-    pexpect = pytest.importorskip("pexpect")
     env = {k: v for k, v in cog.env.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY", "BROWSER")}
-    child = pexpect.spawn(cog.binary, ["sign-in"], env=env, encoding="utf-8", timeout=30)
-    child.expect("no browser could be started here")
-    child.expect(r"(http://\S+/oauth2/authorize\?\S+)")
-    address = child.match.group(1)
-    child.expect("paste the address")
-    child.sendline(sign_in_without_a_browser(address))
-    child.expect(pexpect.EOF)
-    child.close()
-    assert child.exitstatus == 0, child.before
+    sign_in_by_pasting(cog, ["sign-in"], env=env, said_first="no browser could be started here")
     assert items(bus) == {"access", "id", "refresh"}
     # Without a terminal: said at once, before the wait, which then ends as before.
     headless = subprocess.Popen([cog.binary, "sign-in", "--timeout", "2"], env=env, stdout=subprocess.PIPE,
