@@ -54,7 +54,7 @@ let package = Package(
         // calls, verification. Unit-tested with in-memory fakes.
         .target(
             name: "CogCredWrite",
-            dependencies: ["CogCredRead", "CCurl", "COpenSSL", "CLinux", "CSecret"]
+            dependencies: ["CogCredRead", "CCurl", "COpenSSL", "CLinux", "CSecret", "CFido2"]
         ),
         // Everything a read needs and nothing that loads libcurl, OpenSSL or
         // Foundation: paths, profiles and the config file, JWT claims, the
@@ -96,6 +96,10 @@ let package = Package(
             dependencies: ["CLinux"],
             cSettings: [.unsafeFlags(libsecretHeaders)]
         ),
+        // libfido2 (security keys, for passkeys), loaded by dlopen when a
+        // passkey is first needed, not linked (CFido2.h says why); its header
+        // (libfido2-dev) is on the compiler's own path.
+        .target(name: "CFido2", dependencies: ["CLinux"]),
         // Linux calls Swift cannot make directly (CLinux.h says which), and
         // base64url by glibc's b64_pton, in libresolv.
         .target(name: "CLinux", linkerSettings: [.linkedLibrary("resolv")]),

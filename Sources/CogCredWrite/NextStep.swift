@@ -21,6 +21,10 @@ public enum NextStep: Sendable, Equatable {
     case enableTOTPAgain
     /// See the user's devices and their keys.
     case listDevices(profile: String)
+    /// See the user's passkeys and their ids.
+    case listPasskeys(profile: String)
+    /// Check the profile's passkey relying party against the pool's.
+    case checkRelyingParty
     /// Name the device to forget, as listed by the devices command.
     case nameDeviceToForget(profile: String)
     /// Allow the browser more time.

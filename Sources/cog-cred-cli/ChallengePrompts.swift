@@ -17,6 +17,12 @@ struct ChallengePrompts: ChallengeAnswers {
     var answersFromStdin = false
     /// `--print-uri`: a new authenticator's otpauth:// URI on stdout too.
     var printURI = false
+    /// A passkey's PIN and touch.
+    var securityKey = SecurityKeyPrompts()
+
+    func securityKeyPIN(retriesLeft: Int?) throws -> String { try securityKey.securityKeyPIN(retriesLeft: retriesLeft) }
+
+    func touchSecurityKey(choosing: Bool) { securityKey.touchSecurityKey(choosing: choosing) }
 
     func rememberDevice(name: String) -> Bool {
         // Without a terminal the pool's question goes unanswered: not
@@ -79,26 +85,22 @@ struct ChallengePrompts: ChallengeAnswers {
         return try PasswordInput.prompt("Answer: ", flagHint: "--answer -")
     }
 
-    func chooseSignInMethod(from methods: [SignInMethod], passkeyOffered: Bool) throws -> SignInMethod {
+    func chooseSignInMethod(from methods: [SignInMethod]) throws -> SignInMethod {
         let names = methods.map(\.rawValue)
-        // A passkey needs a browser: the managed login offers it.
-        let passkey = passkeyOffered ? "; a passkey: cog-cred sign-in --browser" : ""
         if let method, !(methodIsDefault && !methods.contains(method)) {
             guard methods.contains(method) else {
-                throw InputError(
-                    "Cognito offers \(names.joined(separator: ", ")) to this user, not \(method.rawValue)\(passkey)", category: .usage)
+                throw InputError("Cognito offers \(names.joined(separator: ", ")) to this user, not \(method.rawValue)", category: .usage)
             }
             return method
         }
         guard !methods.isEmpty else {
-            throw AuthError.unsupportedChallenge("a choice of sign-in with nothing but \(passkeyOffered ? "a passkey" : "factors it does not know")\(passkey)")
+            throw AuthError.unsupportedChallenge("a choice of sign-in with nothing but factors it does not know")
         }
         guard PasswordInput.hasTerminal else {
             throw AuthError.challengeNeedsInput(
-                challenge: "a choice of sign-in method (it offers \(names.joined(separator: ", "))\(passkey))",
+                challenge: "a choice of sign-in method (it offers \(names.joined(separator: ", ")))",
                 flag: "--method \(names.joined(separator: "|"))")
         }
-        if !passkey.isEmpty { Output.note("The pool also offers a passkey, which needs the browser: cog-cred sign-in --browser.") }
         let menu = methods.enumerated().map { "\($0.offset + 1)) \($0.element.rawValue)" }.joined(separator: "  ")
         let answer = try PasswordInput.ask("Sign in with: \(menu)? ")
         if let number = Int(answer), number >= 1, number <= methods.count { return methods[number - 1] }

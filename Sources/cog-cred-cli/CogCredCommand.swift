@@ -72,7 +72,7 @@ struct CogCredCommand: ParsableCommand, HelpExamples {
             ]),
             CommandGroup(name: "Account", subcommands: [
                 SignUp.self, ConfirmSignUp.self, ResendCode.self, ForgotPassword.self, ConfirmForgotPassword.self,
-                ChangePassword.self, MFA.self, Devices.self,
+                ChangePassword.self, MFA.self, Devices.self, PasskeyCommand.self,
             ]),
             CommandGroup(name: "Settings", subcommands: [Configure.self, Profiles.self, SetupGit.self, SetupKubectl.self]),
         ]

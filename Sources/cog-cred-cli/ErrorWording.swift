@@ -34,6 +34,8 @@ enum ErrorWording {
             return forPasswordReset ? ": run cog-cred forgot-password again for a new one" : ": run cog-cred resend-code for a new one"
         case .enableTOTPAgain: return ": check the app's clock and run cog-cred mfa enable totp again"
         case .listDevices(let profile): return ": cog-cred devices\(profileFlag(profile)) lists them"
+        case .listPasskeys(let profile): return ": cog-cred passkey list\(profileFlag(profile)) lists them"
+        case .checkRelyingParty: return ": check --passkey-rp-id (cog-cred configure) against the pool's WebAuthn relying party id"
         case .nameDeviceToForget(let profile): return ": name the device to forget; cog-cred devices\(profileFlag(profile)) lists them"
         case .waitLongerForBrowser: return " (--timeout SECONDS allows longer)"
         case .checkProfile: return "; check it with cog-cred configure"

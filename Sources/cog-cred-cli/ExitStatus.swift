@@ -8,6 +8,9 @@ enum ExitStatus {
     /// sysexits' EX_UNAVAILABLE covers a missing support program.
     static let unavailable: Int32 = 69
     static let temporaryFailure: Int32 = 75
+    /// sysexits' EX_PROTOCOL: the endpoint broke the protocol (a passkey
+    /// challenge for another relying party than the profile's).
+    static let protocolError: Int32 = 76
     static let notAuthenticated: Int32 = 77
     static let configuration: Int32 = 78
     static let other: Int32 = 1
@@ -20,7 +23,8 @@ enum ExitStatus {
         case .temporary: return temporaryFailure
         case .notAuthenticated: return notAuthenticated
         case .configuration: return configuration
-        case .programUnavailable: return unavailable
+        case .programUnavailable, .authenticatorUnavailable: return unavailable
+        case .protocolViolation: return protocolError
         case .other: return other
         }
     }

@@ -114,17 +114,19 @@ struct Wiring {
 
     /// The profile's token manager, talking to the real Secret Service and
     /// the profile's Cognito endpoint under one deadline for the command.
-    func tokenManager(_ options: ProfileOptions) throws(ConfigError) -> TokenManager {
+    func tokenManager(_ options: ProfileOptions, authenticator: String? = nil) throws(ConfigError) -> TokenManager {
         let name = try options.name(environment)
         do {
-            return try tokenManager(named: name)
+            return try tokenManager(named: name, authenticator: authenticator)
         } catch .profileNotFound(let profile, let path, let nearest, _) where options.profile == nil && environment["COG_CRED_PROFILE"] == name {
             // Not typed here: say where the name came from, or the typo is hard to find.
             throw .profileNotFound(profile: profile, path: path, nearest: nearest, fromEnvironment: true)
         }
     }
 
-    func tokenManager(named name: String) throws(ConfigError) -> TokenManager {
+    /// `authenticator`: the security key's device path (`--authenticator`),
+    /// else COG_CRED_AUTHENTICATOR's, else the first key libfido2 finds.
+    func tokenManager(named name: String, authenticator: String? = nil) throws(ConfigError) -> TokenManager {
         let profile = try configStore.profile(name)
         let environment = self.environment
         let deadline = self.deadline(profile)
@@ -169,9 +171,10 @@ struct Wiring {
                 caBundle: caBundle, identityCleartext: identityEndpoint.allowsCleartext, stsCleartext: sts.allowsCleartext,
                 transport: Wiring.transport)
         }
+        let device = authenticator ?? environment["COG_CRED_AUTHENTICATOR"].flatMap { $0.isEmpty ? nil : $0 }
         return TokenManager(
             profileName: name, profile: profile, store: store, cognito: cognito, oauth: oauth, identity: identity,
-            refreshMemory: FileRefreshMemory(directory: paths.stateDirectory), lock: refreshLock(profile),
+            authenticator: { Fido2Authenticator(path: device) }, refreshMemory: FileRefreshMemory(directory: paths.stateDirectory), lock: refreshLock(profile),
             warn: { Output.note($0) })
     }
 

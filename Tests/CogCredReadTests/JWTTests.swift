@@ -116,7 +116,7 @@ import CogCredTestSupport
     @Test func listsAreSpokenFromTheirCases() {
         #expect([String]().spoken() == "" && ["a"].spoken() == "a" && ["a", "b"].spoken("and") == "a and b")
         #expect(AuthFlow.names.spoken() == "srp, password, browser, choice, custom or custom-srp")
-        #expect(SignInMethod.names.spoken() == "email-otp, sms-otp, password or srp")
+        #expect(SignInMethod.names.spoken() == "email-otp, sms-otp, password, srp or passkey")
         #expect(TokenOutput.Format.names.spoken() == "bare, header, json or env")
     }
 

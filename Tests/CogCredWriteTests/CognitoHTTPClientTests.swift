@@ -55,7 +55,7 @@ import Synchronization
         let transport = FakeTransport(status: 200, body: #"{"ChallengeName":"SELECT_CHALLENGE","Session":"s1","ChallengeParameters":{},"AvailableChallenges":["PASSWORD","PASSWORD_SRP","EMAIL_OTP","WEB_AUTHN"]}"#)
         let outcome = try client(transport).startSignIn(.choice(.smsOTP), username: "alice", deviceKey: nil)
         guard case .challenge(let pending) = outcome else { Issue.record("expected a challenge, got \(outcome)"); return }
-        #expect(pending.challenge == .chooseSignInMethod([.password, .srp, .emailOTP], passkey: true))
+        #expect(pending.challenge == .chooseSignInMethod([.password, .srp, .emailOTP, .passkey]))
         #expect(pending.session == "s1")
         let body = try JSONSerialization.jsonObject(with: try #require(transport.last).body) as! [String: Any]
         #expect(body["AuthFlow"] as? String == "USER_AUTH")

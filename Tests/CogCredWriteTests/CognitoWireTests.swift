@@ -35,9 +35,9 @@ import CogCredTestSupport
     @Test func theChoicesOfSignInAreTheAvailableChallenges() throws {
         let pending = try CognitoWire.pending(
             name: "SELECT_CHALLENGE", session: nil, parameters: [:], available: ["PASSWORD_SRP", "SMS_OTP", "WEB_AUTHN", "PASSWORD"])
-        #expect(pending.challenge == .chooseSignInMethod([.srp, .smsOTP, .password], passkey: true))
+        #expect(pending.challenge == .chooseSignInMethod([.srp, .smsOTP, .passkey, .password]))
         let without = try CognitoWire.pending(name: "SELECT_CHALLENGE", session: nil, parameters: [:], available: ["EMAIL_OTP"])
-        #expect(without.challenge == .chooseSignInMethod([.emailOTP], passkey: false))
+        #expect(without.challenge == .chooseSignInMethod([.emailOTP]))
     }
 
     @Test func anIncompleteSRPChallengeIsABadResponse() {

@@ -155,6 +155,51 @@ final class FakeCognito: CognitoClient {
         try deviceCall("forget \(deviceKey)")
     }
 
+    /// Passkeys: the options StartWebAuthnRegistration answers, the
+    /// credentials completed, ListWebAuthnCredentials' pages, and the calls
+    /// in order ("start", "complete ID", "list TOKEN", "delete ID").
+    struct Passkeys {
+        var options: WebAuthn.CreationOptions? = nil
+        var completed: [WebAuthn.RegistrationCredential] = []
+        var pages: [[Passkey]] = []
+        var calls: [String] = []
+        var error: CognitoError? = nil
+    }
+
+    let passkeyState = Mutex(Passkeys())
+
+    private func passkeyCall(_ call: String) throws(CognitoError) {
+        let error = passkeyState.withLock { s in
+            s.calls.append(call)
+            return s.error
+        }
+        if let error { throw error }
+    }
+
+    func startPasskeyRegistration(accessToken: String) throws(CognitoError) -> WebAuthn.CreationOptions {
+        try passkeyCall("start")
+        guard let options = passkeyState.withLock({ $0.options }) else { throw .deadlineExceeded }
+        return options
+    }
+
+    func completePasskeyRegistration(accessToken: String, credential: WebAuthn.RegistrationCredential) throws(CognitoError) {
+        try passkeyCall("complete \(credential.id)")
+        passkeyState.withLock { $0.completed.append(credential) }
+    }
+
+    func listPasskeys(accessToken: String, nextToken: String?) throws(CognitoError) -> (passkeys: [Passkey], next: String?) {
+        try passkeyCall("list \(nextToken ?? "-")")
+        return passkeyState.withLock { s in
+            let index = Int(nextToken ?? "0") ?? 0
+            let page = index < s.pages.count ? s.pages[index] : []
+            return (page, index + 1 < s.pages.count ? String(index + 1) : nil)
+        }
+    }
+
+    func deletePasskey(accessToken: String, id: String) throws(CognitoError) {
+        try passkeyCall("delete \(id)")
+    }
+
     /// The signed-in user's MFA, as GetUser answers it; every change made,
     /// and the software tokens associated (the secret) and verified (the code).
     let mfa = Mutex(MFASettings(enabled: [], preferred: nil))
@@ -280,7 +325,7 @@ final class FakeTransport: HTTPTransport {
 /// test watches one, no lock: a single caller.
 func makeManager(
     store: any TokenStore = InMemoryTokenStore(), cognito: FakeCognito = FakeCognito(), oauth: FakeOAuth? = nil,
-    identity: FakeIdentity? = nil, profile: Profile = testProfile, clock: FakeClock,
+    identity: FakeIdentity? = nil, authenticator: FakeAuthenticator = FakeAuthenticator(), profile: Profile = testProfile, clock: FakeClock,
     refreshMemory: any RefreshAPIMemory = InMemoryRefreshMemory(), lock: any RefreshLock = NoRefreshLock(),
     warn: @escaping @Sendable (String) -> Void = { _ in }
 ) -> TokenManager {
@@ -294,7 +339,47 @@ func makeManager(
             guard let identity else { throw CognitoError.deadlineExceeded }
             return identity
         },
-        clock: clock, refreshMemory: refreshMemory, lock: lock, warn: warn)
+        authenticator: { authenticator }, clock: clock, refreshMemory: refreshMemory, lock: lock, warn: warn)
+}
+
+/// A security key that signs with fixed bytes and records what it was asked
+/// (nothing, when a request must not reach it).
+final class FakeAuthenticator: Authenticator {
+    struct State {
+        var assertions: [AssertionRequest] = []
+        var creations: [CredentialRequest] = []
+        var failure: PasskeyError? = nil
+        /// Asks the prompts for a PIN first.
+        var wantsPIN = false
+        var pinsGiven: [String] = []
+    }
+
+    let state = Mutex(State())
+    static let credentialID: [UInt8] = [1, 2, 3, 4, 250, 251]
+
+    func assertion(_ request: AssertionRequest, prompts: any PasskeyPrompts) throws -> Assertion {
+        let (failure, wantsPIN) = state.withLock { s in
+            s.assertions.append(request)
+            return (s.failure, s.wantsPIN)
+        }
+        if wantsPIN { try note(prompts.securityKeyPIN(retriesLeft: 8)) }
+        prompts.touchSecurityKey(choosing: false)
+        if let failure { throw failure }
+        return Assertion(credentialID: Self.credentialID, authenticatorData: [9, 9, 9], signature: [7, 7], userHandle: [5])
+    }
+
+    func makeCredential(_ request: CredentialRequest, prompts: any PasskeyPrompts) throws -> NewCredential {
+        let (failure, wantsPIN) = state.withLock { s in
+            s.creations.append(request)
+            return (s.failure, s.wantsPIN)
+        }
+        if wantsPIN { try note(prompts.securityKeyPIN(retriesLeft: 8)) }
+        prompts.touchSecurityKey(choosing: false)
+        if let failure { throw failure }
+        return NewCredential(id: Self.credentialID, authenticatorData: [8, 8], format: "none", attestationStatement: [0xA0], transports: ["usb"])
+    }
+
+    private func note(_ pin: String) { state.withLock { $0.pinsGiven.append(pin) } }
 }
 
 
@@ -308,14 +393,28 @@ struct ScriptedAnswers: ChallengeAnswers {
     var customAnswers: [String] = []
     /// The answer to "remember this device?".
     var remember = false
+    /// The security key's PIN.
+    var pin: String? = nil
     let seen = Seen()
+
+    func securityKeyPIN(retriesLeft: Int?) throws -> String {
+        seen.pins.append(retriesLeft)
+        guard let pin else { throw AuthError.challengeNeedsInput(challenge: "the security key's PIN", flag: "--pin-stdin") }
+        return pin
+    }
+
+    func touchSecurityKey(choosing: Bool) { seen.touches += 1 }
 
     final class Seen: @unchecked Sendable {
         var uris: [String] = []
         /// Each code asked for: its kind and where it was sent.
         var codes: [(MFAKind, String?)] = []
-        /// Each SELECT_CHALLENGE: what was offered, and what not.
-        var methods: [([SignInMethod], Bool)] = []
+        /// Each SELECT_CHALLENGE: what was offered.
+        var methods: [[SignInMethod]] = []
+        /// Each PIN asked for: the tries left the key said.
+        var pins: [Int?] = []
+        /// Each touch asked for.
+        var touches = 0
         /// Each first-factor code asked for.
         var signInCodes: [(MFAKind, String?)] = []
         /// Each custom challenge's parameters.
@@ -340,8 +439,8 @@ struct ScriptedAnswers: ChallengeAnswers {
         return code
     }
 
-    func chooseSignInMethod(from methods: [SignInMethod], passkeyOffered: Bool) throws -> SignInMethod {
-        seen.methods.append((methods, passkeyOffered))
+    func chooseSignInMethod(from methods: [SignInMethod]) throws -> SignInMethod {
+        seen.methods.append(methods)
         guard let method else { throw AuthError.challengeNeedsInput(challenge: "SELECT_CHALLENGE", flag: "--method") }
         return method
     }

@@ -156,8 +156,7 @@ import CogCredTestSupport
         try manager(InMemoryTokenStore(), cognito).signIn(
             username: "alice", password: { readPasswords += 1; return "pw" }, flow: .choice, answers: answers)
         #expect(cognito.userAuthCalls.withLock { $0 } == [[:]])
-        #expect(answers.seen.methods.map(\.0) == [[.password, .srp, .emailOTP]])
-        #expect(answers.seen.methods.map(\.1) == [true])
+        #expect(answers.seen.methods == [[.password, .srp, .emailOTP, .passkey]])
         let (name, responses) = try #require(cognito.responses.withLock { $0.first })
         #expect(name == "SELECT_CHALLENGE" && responses == ["USERNAME": "alice", "ANSWER": "PASSWORD", "PASSWORD": "pw"])
         #expect(readPasswords == 1)

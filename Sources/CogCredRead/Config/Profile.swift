@@ -25,6 +25,10 @@ public struct Profile: Sendable, Equatable {
     /// With the choice flow, the `SignInMethod` asked for first (else
     /// Cognito offers the pool's choices).
     public var method: String?
+    /// The WebAuthn relying party id passkeys are made and used for (the
+    /// pool's: its domain unless set otherwise). A challenge naming any
+    /// other is refused before the security key is asked anything.
+    public var passkeyRPID: String?
     /// A PEM file of CA certificates for HTTPS to the endpoint (a proxy or
     /// emulator with a private CA); AWS_CA_BUNDLE overrides it.
     public var caBundle: String?
@@ -77,6 +81,7 @@ public struct Profile: Sendable, Equatable {
         static let clientSecretInKeyring = "client-secret-in-keyring"
         static let authFlow = "auth-flow"
         static let method = "method"
+        static let passkeyRPID = "passkey-rp-id"
         static let caBundle = "ca-bundle"
         static let gitURLs = "git-urls"
         static let dockerRegistries = "docker-registries"
@@ -106,6 +111,7 @@ public struct Profile: Sendable, Equatable {
         clientSecretInKeyring = try json.optionalBool(Key.clientSecretInKeyring)
         authFlow = try json.optionalString(Key.authFlow)
         method = try json.optionalString(Key.method)
+        passkeyRPID = try json.optionalString(Key.passkeyRPID)
         caBundle = try json.optionalString(Key.caBundle)
         gitURLs = try json.optionalStrings(Key.gitURLs)
         dockerRegistries = try json.optionalStrings(Key.dockerRegistries)
@@ -133,6 +139,7 @@ public struct Profile: Sendable, Equatable {
         members[Key.clientSecretInKeyring] = clientSecretInKeyring.map { .bool($0) }
         members[Key.authFlow] = authFlow.map { .string($0) }
         members[Key.method] = method.map { .string($0) }
+        members[Key.passkeyRPID] = passkeyRPID.map { .string($0) }
         members[Key.caBundle] = caBundle.map { .string($0) }
         members[Key.gitURLs] = gitURLs.map { .array($0.map { .string($0) }) }
         members[Key.dockerRegistries] = dockerRegistries.map { .array($0.map { .string($0) }) }
@@ -178,6 +185,14 @@ public struct Profile: Sendable, Equatable {
     public static let defaultBrowserScopes = ["openid", "email", "profile"]
 
     public var effectiveRedirectURI: String { redirectURI ?? Profile.defaultRedirectURI }
+
+    /// The relying party passkeys are pinned to: `passkeyRPID`, else the
+    /// host of the managed-login domain (Cognito's default RP id is the
+    /// pool's domain); nil when the profile names neither.
+    public var passkeyRelyingParty: String? {
+        if let passkeyRPID { return passkeyRPID }
+        return domain.flatMap(ProfileValidation.host(of:))
+    }
 
     /// How the profile gets its tokens.
     public var effectiveGrant: Grant {
@@ -227,6 +242,9 @@ public struct Profile: Sendable, Equatable {
         }
         if let method, SignInMethod(rawValue: method) == nil {
             throw .invalidValue("method", "must be " + SignInMethod.names.spoken())
+        }
+        if let passkeyRPID, let problem = ProfileValidation.relyingPartyProblem(passkeyRPID) {
+            throw .invalidValue("passkey-rp-id", problem)
         }
         if let redirectURI, let problem = ProfileValidation.redirectURIProblem(redirectURI) {
             throw .invalidValue("redirect-uri", problem)
@@ -291,6 +309,8 @@ public enum SignInMethod: String, Sendable, CaseIterable {
     case smsOTP = "sms-otp"
     case password
     case srp
+    /// A passkey on a FIDO2 security key (WebAuthn); no password.
+    case passkey
 
     /// Every method by its name on the command line, in order.
     public static var names: [String] { allCases.map { $0.rawValue } }

@@ -111,6 +111,29 @@ public enum ProfileValidation {
         return ok ? nil : "'\(prefix.oneLine(limit: 70))' is neither a URL nor a Cognito domain prefix (lowercase letters, digits, '-')"
     }
 
+    /// A WebAuthn relying party id: a host name (`auth.example.com`), in
+    /// lowercase, with no scheme, port or path; the origin a security key
+    /// signs for is `https://` and it.
+    public static func relyingPartyProblem(_ id: String) -> String? {
+        let labels = id.split(separator: ".", omittingEmptySubsequences: false)
+        let ok = !id.isEmpty && id.utf8.count <= 253
+            && labels.allSatisfy { label in
+                !label.isEmpty && label.utf8.count <= 63 && label.first != "-" && label.last != "-"
+                    && label.utf8.allSatisfy { ($0 >= 97 && $0 <= 122) || ($0 >= 48 && $0 <= 57) || $0 == 45 }
+            }
+        return ok ? nil : "'\(id.oneLine(limit: 70))' is not a relying party id: a host name in lowercase, such as auth.example.com"
+    }
+
+    /// The host of an `https://HOST[:PORT][/...]` URL, lowercased; nil when
+    /// it is no relying party id (an address, say).
+    public static func host(of url: String) -> String? {
+        let lower = url.lowercased()
+        guard lower.hasPrefix("https://") || lower.hasPrefix("http://") else { return nil }
+        let authority = lower.drop(while: { $0 != "/" }).dropFirst(2).prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        let host = String(authority.split(separator: "@").last?.prefix { $0 != ":" } ?? "")
+        return relyingPartyProblem(host) == nil ? host : nil
+    }
+
     static func isAlnum(_ b: UInt8) -> Bool {
         (b >= 48 && b <= 57) || (b >= 65 && b <= 90) || (b >= 97 && b <= 122)
     }

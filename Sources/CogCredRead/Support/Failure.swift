@@ -18,6 +18,11 @@ public enum FailureCategory: Sendable, Equatable {
     /// A program cog-cred runs (git, kubectl: the setup commands) is not
     /// installed, or crashes instead of doing its part.
     case programUnavailable
+    /// A security key (for a passkey) cannot be reached.
+    case authenticatorUnavailable
+    /// The other side broke the protocol: a passkey challenge for another
+    /// relying party than the profile's.
+    case protocolViolation
     /// Anything else.
     case other
 }

@@ -39,6 +39,8 @@ public enum FirstFactor: Sendable, Equatable {
     case srp(srpA: String)
     case emailOTP
     case smsOTP
+    /// A passkey: Cognito answers with the WebAuthn challenge.
+    case passkey
 
     /// The method this factor is.
     public var method: SignInMethod {
@@ -47,6 +49,7 @@ public enum FirstFactor: Sendable, Equatable {
         case .srp: return .srp
         case .emailOTP: return .emailOTP
         case .smsOTP: return .smsOTP
+        case .passkey: return .passkey
         }
     }
 }
@@ -67,9 +70,8 @@ public enum Challenge: Sendable, Equatable {
     case oneTimeCode(MFAKind, destination: String?)
     /// Choose the second factor among these.
     case chooseMFA([MFAKind])
-    /// Choose how to sign in, among the first factors this tool can answer;
-    /// `passkey`: the pool offers a passkey too (for now, the managed login's).
-    case chooseSignInMethod([SignInMethod], passkey: Bool)
+    /// Choose how to sign in, among the first factors this tool can answer.
+    case chooseSignInMethod([SignInMethod])
     /// Set a new password (an administrator's temporary one was used); the
     /// pool requires these attributes too, which a terminal cannot give.
     case newPassword(requiredAttributes: [String])
@@ -79,7 +81,7 @@ public enum Challenge: Sendable, Equatable {
     /// The pool's own challenge (Lambda triggers), with its public
     /// parameters (the names the user is addressed by left out).
     case custom([String: String])
-    /// A passkey: the WebAuthn request options, as JSON.
+    /// Sign with a passkey: the WebAuthn request options, as JSON.
     case passkey(requestOptions: String?)
     /// A challenge this tool does not know, by Cognito's name.
     case unknown(String)
@@ -137,6 +139,8 @@ public enum ChallengeAnswer: Sendable, Equatable {
     case custom(String)
     /// MFA is set up (VerifySoftwareToken accepted the first code).
     case mfaSetUp
+    /// A passkey's assertion: the WebAuthn credential, as JSON.
+    case passkey(credential: String)
 }
 
 /// The client's proof of a password, for `Challenge.passwordVerifier` and

@@ -156,6 +156,14 @@ public protocol CognitoClient: Sendable {
     func listDevices(accessToken: String, paginationToken: String?) throws(CognitoError) -> (devices: [UserDevice], next: String?)
     /// ForgetDevice: the device is no longer the user's.
     func forgetDevice(accessToken: String, deviceKey: String) throws(CognitoError)
+    /// StartWebAuthnRegistration: the options a key makes a new passkey for.
+    func startPasskeyRegistration(accessToken: String) throws(CognitoError) -> WebAuthn.CreationOptions
+    /// CompleteWebAuthnRegistration: the key's new credential, for Cognito to keep.
+    func completePasskeyRegistration(accessToken: String, credential: WebAuthn.RegistrationCredential) throws(CognitoError)
+    /// ListWebAuthnCredentials, one page: the user's passkeys and the token of the next page.
+    func listPasskeys(accessToken: String, nextToken: String?) throws(CognitoError) -> (passkeys: [Passkey], next: String?)
+    /// DeleteWebAuthnCredential.
+    func deletePasskey(accessToken: String, id: String) throws(CognitoError)
     /// RevokeToken: ends one refresh token and the tokens issued from it.
     func revokeToken(refreshToken: String) throws(CognitoError)
     /// GlobalSignOut: ends every token of the user, on every device.
@@ -178,6 +186,32 @@ extension CognitoClient {
     /// aws.cognito.signin.user.admin scope.
     public func confirmSession(accessToken: String) throws(CognitoError) {
         _ = try mfaSettings(accessToken: accessToken)
+    }
+}
+
+/// One of the user's passkeys, as Cognito lists it.
+public struct Passkey: Sendable, Equatable {
+    /// The credential id (base64url), which `passkey remove` takes.
+    public var id: String
+    /// Cognito's name for it (it names passkeys itself).
+    public var name: String?
+    public var relyingParty: String?
+    /// "cross-platform" (a security key) or "platform".
+    public var attachment: String?
+    public var transports: [String]
+    /// Seconds since the epoch.
+    public var created: Int64?
+
+    public init(
+        id: String, name: String? = nil, relyingParty: String? = nil, attachment: String? = nil, transports: [String] = [],
+        created: Int64? = nil
+    ) {
+        self.id = id
+        self.name = name
+        self.relyingParty = relyingParty
+        self.attachment = attachment
+        self.transports = transports
+        self.created = created
     }
 }
 

@@ -206,6 +206,31 @@ public struct CognitoHTTPClient: CognitoClient {
         let _: CognitoWire.Empty = try call("ForgetDevice", CognitoWire.DeviceRequest(accessToken: accessToken, deviceKey: deviceKey))
     }
 
+    public func startPasskeyRegistration(accessToken: String) throws(CognitoError) -> WebAuthn.CreationOptions {
+        let response: CognitoWire.StartWebAuthnRegistrationResponse = try call(
+            "StartWebAuthnRegistration", CognitoWire.SessionRequest(accessToken: accessToken))
+        guard let options = response.credentialCreationOptions else {
+            throw .badResponse(httpStatus: 200, detail: "no CredentialCreationOptions in the answer")
+        }
+        return options
+    }
+
+    public func completePasskeyRegistration(accessToken: String, credential: WebAuthn.RegistrationCredential) throws(CognitoError) {
+        let _: CognitoWire.Empty = try call(
+            "CompleteWebAuthnRegistration", CognitoWire.CompleteWebAuthnRegistrationRequest(accessToken: accessToken, credential: credential))
+    }
+
+    public func listPasskeys(accessToken: String, nextToken: String?) throws(CognitoError) -> (passkeys: [Passkey], next: String?) {
+        let response: CognitoWire.ListWebAuthnCredentialsResponse = try call(
+            "ListWebAuthnCredentials", CognitoWire.ListWebAuthnCredentialsRequest(accessToken: accessToken, nextToken: nextToken, maxResults: 20))
+        return ((response.credentials ?? []).compactMap(\.passkey), response.nextToken.flatMap { $0.isEmpty ? nil : $0 })
+    }
+
+    public func deletePasskey(accessToken: String, id: String) throws(CognitoError) {
+        let _: CognitoWire.Empty = try call(
+            "DeleteWebAuthnCredential", CognitoWire.DeleteWebAuthnCredentialRequest(accessToken: accessToken, credentialId: id))
+    }
+
     public func revokeToken(refreshToken: String) throws(CognitoError) {
         let _: CognitoWire.Empty = try call(
             "RevokeToken", CognitoWire.RevokeTokenRequest(token: refreshToken, clientId: clientID, clientSecret: clientSecret))

@@ -94,7 +94,7 @@ enum CognitoWire {
         case "SMS_OTP": return .oneTimeCode(.sms, destination: destination)
         case "SELECT_MFA_TYPE": return .chooseMFA(list(parameters["MFAS_CAN_CHOOSE"]).compactMap(mfaKind(named:)))
         case "SELECT_CHALLENGE":
-            return .chooseSignInMethod(available.compactMap(signInMethod(named:)), passkey: available.contains("WEB_AUTHN"))
+            return .chooseSignInMethod(available.compactMap(signInMethod(named:)))
         case "NEW_PASSWORD_REQUIRED": return .newPassword(requiredAttributes: list(parameters["requiredAttributes"]))
         case "MFA_SETUP":
             let offered = list(parameters["MFAS_CAN_SETUP"])
@@ -142,6 +142,8 @@ enum CognitoWire {
             responses["ANSWER"] = text
         case .mfaSetUp:
             break
+        case .passkey(let credential):
+            responses["CREDENTIAL"] = credential
         }
         return responses
     }
@@ -150,7 +152,7 @@ enum CognitoWire {
         switch factor {
         case .password(let password): return ["PASSWORD": password]
         case .srp(let srpA): return ["SRP_A": srpA]
-        case .emailOTP, .smsOTP: return [:]
+        case .emailOTP, .smsOTP, .passkey: return [:]
         }
     }
 
@@ -188,6 +190,7 @@ enum CognitoWire {
         case .smsOTP: return "SMS_OTP"
         case .password: return "PASSWORD"
         case .srp: return "PASSWORD_SRP"
+        case .passkey: return "WEB_AUTHN"
         }
     }
 
@@ -199,9 +202,18 @@ enum CognitoWire {
 
     static func encoder() -> JSONEncoder {
         let encoder = JSONEncoder()
-        encoder.keyEncodingStrategy = .custom { path in Key(path.last.map { $0.stringValue.prefix(1).uppercased() + $0.stringValue.dropFirst() } ?? "") }
+        encoder.keyEncodingStrategy = .custom { path in
+            let name = path.last?.stringValue ?? ""
+            // Inside a WebAuthn object the names are W3C's, as they are.
+            if path.dropLast().contains(where: { webAuthnMembers.contains($0.stringValue) }) { return Key(name) }
+            return Key(name.prefix(1).uppercased() + name.dropFirst())
+        }
         return encoder
     }
+
+    /// Members that carry a WebAuthn object (W3C's lowerCamel names, which
+    /// the decoder's rule leaves as they are too).
+    static let webAuthnMembers: Set<String> = ["credential"]
 
     static func decoder() -> JSONDecoder {
         let decoder = JSONDecoder()
@@ -465,6 +477,49 @@ enum CognitoWire {
 
         var devices: [Device]?
         var paginationToken: String?
+    }
+
+    // MARK: - Passkeys (WebAuthn registration and management)
+
+    struct StartWebAuthnRegistrationResponse: Decodable {
+        var credentialCreationOptions: WebAuthn.CreationOptions?
+    }
+
+    struct CompleteWebAuthnRegistrationRequest: Encodable {
+        var accessToken: String
+        var credential: WebAuthn.RegistrationCredential
+    }
+
+    struct ListWebAuthnCredentialsRequest: Encodable {
+        var accessToken: String
+        var nextToken: String?
+        var maxResults: Int
+    }
+
+    struct ListWebAuthnCredentialsResponse: Decodable {
+        struct Credential: Decodable {
+            var credentialId: String?
+            var friendlyCredentialName: String?
+            var relyingPartyId: String?
+            var authenticatorAttachment: String?
+            var authenticatorTransports: [String]?
+            var createdAt: Double?
+
+            var passkey: Passkey? {
+                guard let credentialId, !credentialId.isEmpty else { return nil }
+                return Passkey(
+                    id: credentialId, name: friendlyCredentialName, relyingParty: relyingPartyId, attachment: authenticatorAttachment,
+                    transports: authenticatorTransports ?? [], created: createdAt.map { Int64($0.rounded(.down)) })
+            }
+        }
+
+        var credentials: [Credential]?
+        var nextToken: String?
+    }
+
+    struct DeleteWebAuthnCredentialRequest: Encodable {
+        var accessToken: String
+        var credentialId: String
     }
 
     /// Actions that answer `{}`.

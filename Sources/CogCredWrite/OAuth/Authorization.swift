@@ -38,7 +38,7 @@ public struct AuthorizationRequest: Sendable {
     }
 
     /// PKCE's S256 challenge: base64url(SHA-256(verifier)).
-    public var challenge: String { Self.base64URL(Digest.sha256(Array(verifier.utf8))) }
+    public var challenge: String { Base64URL.encode(Digest.sha256(Array(verifier.utf8))) }
 
     /// `<domain>/oauth2/authorize?...`, what the browser opens.
     public var url: String {
@@ -105,14 +105,7 @@ public struct AuthorizationRequest: Sendable {
     public static func randomToken(_ bytes: Int) -> String {
         var random = [UInt8](repeating: 0, count: bytes)
         precondition(RAND_bytes(&random, Int32(bytes)) == 1, "RAND_bytes failed")
-        return base64URL(random)
-    }
-
-    static func base64URL(_ bytes: [UInt8]) -> String {
-        var text = Data(bytes).base64EncodedString()
-        text = String(text.map { $0 == "+" ? "-" : $0 == "/" ? "_" : $0 })
-        while text.hasSuffix("=") { text.removeLast() }
-        return text
+        return Base64URL.encode(random)
     }
 
     /// `a=1&b=x%20y` (with `+` as space) as a dictionary; the first of a repeated name wins.

@@ -103,7 +103,12 @@ public enum AuthError: ExplainedFailure, Equatable {
         case ("NotAuthorizedException", _), ("UserNotFoundException", _), ("UserNotConfirmedException", _),
             ("PasswordResetRequiredException", _):
             return .notAuthenticated
-        case ("ResourceNotFoundException", .devices): return .dataError
+        case ("ResourceNotFoundException", .devices), ("ResourceNotFoundException", .passkeys): return .dataError
+        case ("WebAuthnChallengeNotFoundException", _): return .temporary
+        case ("WebAuthnNotEnabledException", _), ("WebAuthnConfigurationMissingException", _), ("WebAuthnRelyingPartyMismatchException", _),
+            ("WebAuthnOriginNotAllowedException", _), ("WebAuthnClientMismatchException", _):
+            return .configuration
+        case ("WebAuthnCredentialNotSupportedException", _): return .dataError
         case ("ResourceNotFoundException", _), ("InvalidIdentityPoolConfigurationException", _), ("AccessDenied", _):
             return .configuration
         case ("InvalidIdentityToken", _), ("ExpiredTokenException", _): return .notAuthenticated
@@ -150,13 +155,27 @@ public enum AuthError: ExplainedFailure, Equatable {
             (problem, step) = ("the session has expired or was revoked", .signInAgain(profile: profile))
         case ("NotAuthorizedException", .confirmSignUp):
             (problem, step) = ("the account cannot be confirmed; it may be confirmed already", .trySignIn)
-        case ("NotAuthorizedException", .mfaSettings) where lacksScope, ("NotAuthorizedException", .devices) where lacksScope:
+        case ("NotAuthorizedException", .mfaSettings) where lacksScope, ("NotAuthorizedException", .devices) where lacksScope,
+            ("NotAuthorizedException", .passkeys) where lacksScope:
             // A browser sign-in's tokens carry only the scopes it asked for.
             (problem, step) = ("the access token lacks the aws.cognito.signin.user.admin scope \(operation.verb) needs", .getAdminScope)
-        case ("NotAuthorizedException", .mfaSettings(let profile)), ("NotAuthorizedException", .devices(let profile)):
+        case ("NotAuthorizedException", .mfaSettings(let profile)), ("NotAuthorizedException", .devices(let profile)),
+            ("NotAuthorizedException", .passkeys(let profile)):
             (problem, step) = ("the session is no longer valid", .signInAgain(profile: profile))
         case ("ResourceNotFoundException", .devices(let profile)):
             (problem, step) = ("you have no such device", .listDevices(profile: profile))
+        case ("ResourceNotFoundException", .passkeys(let profile)):
+            (problem, step) = ("you have no passkey with that id", .listPasskeys(profile: profile))
+        case ("WebAuthnChallengeNotFoundException", _):
+            (problem, step) = ("Cognito's passkey challenge expired before the key answered; try again", nil)
+        case ("WebAuthnNotEnabledException", _), ("WebAuthnConfigurationMissingException", _):
+            (problem, step) = ("the user pool does not offer passkeys (docs/passkeys.md says what it needs)", nil)
+        case ("WebAuthnRelyingPartyMismatchException", _), ("WebAuthnOriginNotAllowedException", _):
+            (problem, step) = ("Cognito's passkey relying party is not this profile's", .checkRelyingParty)
+        case ("WebAuthnClientMismatchException", _):
+            (problem, step) = ("the passkey registration began with another app client's token: sign in again", nil)
+        case ("WebAuthnCredentialNotSupportedException", _):
+            (problem, step) = ("Cognito does not accept this security key's passkey", nil)
         case ("EnableSoftwareTokenMFAException", .mfaSettings), ("CodeMismatchException", .mfaSettings):
             (problem, step) = ("the authenticator's code is incorrect", .enableTOTPAgain)
         case ("NotAuthorizedException", .changePassword(let profile)):
@@ -227,6 +246,8 @@ public enum AuthOperation: Sendable, Equatable {
     case awsCredentials
     case mfaSettings(profile: String)
     case devices(profile: String)
+    /// Adding, listing or removing passkeys.
+    case passkeys(profile: String)
     /// `status` asking Cognito whether the stored session still stands.
     case checkSession(profile: String)
 
@@ -245,6 +266,7 @@ public enum AuthOperation: Sendable, Equatable {
         case .awsCredentials: return "getting AWS credentials from the identity pool"
         case .mfaSettings: return "reading or changing the MFA settings"
         case .devices: return "listing or forgetting devices"
+        case .passkeys: return "adding, listing or removing passkeys"
         case .checkSession: return "checking the session with Cognito"
         }
     }

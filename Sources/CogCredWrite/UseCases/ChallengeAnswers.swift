@@ -2,7 +2,7 @@
 /// more than the password. The executable implements it with prompts and
 /// flags; each method throws `AuthError.challengeNeedsInput` when it has
 /// neither a terminal nor a flag to answer from.
-public protocol ChallengeAnswers {
+public protocol ChallengeAnswers: PasskeyPrompts {
     /// A new password is required (the administrator's temporary one was used): the password to set.
     func newPassword(for username: String) throws -> String
     /// The current code of an authenticator app, or the code sent by SMS
@@ -13,10 +13,8 @@ public protocol ChallengeAnswers {
     /// Setting up an authenticator before signing in: show the otpauth://
     /// URI (and a QR code) and return the first code the app shows.
     func setUpAuthenticator(uri: String) throws -> String
-    /// Choice-based sign-in: how to sign in, of the methods the pool offers
-    /// this user; `passkeyOffered`: a passkey too, which this command line
-    /// leaves to the managed login in a browser.
-    func chooseSignInMethod(from methods: [SignInMethod], passkeyOffered: Bool) throws -> SignInMethod
+    /// Choice-based sign-in: how to sign in, of the methods the pool offers this user.
+    func chooseSignInMethod(from methods: [SignInMethod]) throws -> SignInMethod
     /// A one-time code as the first factor: the code sent by email or SMS to
     /// `destination` (masked, as Cognito says it).
     func signInCode(_ kind: MFAKind, destination: String?) throws -> String

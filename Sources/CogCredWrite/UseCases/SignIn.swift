@@ -91,6 +91,10 @@ extension TokenManager {
                 return .srp(srpA: try newSRP())
             case .emailOTP: return .emailOTP
             case .smsOTP: return .smsOTP
+            case .passkey:
+                // A profile with no relying party: refused before anything is sent.
+                _ = try passkeyCeremony(prompts: answers)
+                return .passkey
             }
         }
         let start: SignInStart
@@ -135,11 +139,11 @@ extension TokenManager {
                 guard let device, let deviceSRP else { throw unsupported }
                 answer = .passwordProof(
                     try deviceSRP.proof(step, poolName: device.groupKey, userID: device.key, password: device.password, now: clock.now()))
-            case .chooseSignInMethod(let methods, let passkey):
+            case .chooseSignInMethod(let methods):
                 // Only when asked for: offered to an SRP profile, answering
                 // "password" would send the password to whoever asked.
                 guard flow == .choice else { throw unsupported }
-                let chosen = try answers.chooseSignInMethod(from: methods, passkeyOffered: passkey)
+                let chosen = try answers.chooseSignInMethod(from: methods)
                 codeSignsIn = chosen == .emailOTP || chosen == .smsOTP
                 answer = .signInMethod(try factor(chosen))
             case .oneTimeCode(let kind, let destination) where codeSignsIn || kind == .sms:
@@ -160,7 +164,11 @@ extension TokenManager {
                 guard kinds?.contains(.totp) ?? true else { throw unsupported }
                 pending.session = try setUpAuthenticator(cognito, session: pending.session, userID: userID, answers: answers)
                 answer = .mfaSetUp
-            case .passkey, .unknown:
+            case .passkey(let options):
+                // Only for a passkey chosen (or preferred) as the first factor.
+                guard flow == .choice, let options else { throw unsupported }
+                answer = .passkey(credential: try passkeyCeremony(prompts: answers).signIn(options: options, username: userID))
+            case .unknown:
                 throw unsupported
             }
             let answering = pending

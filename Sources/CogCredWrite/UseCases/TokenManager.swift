@@ -2,7 +2,7 @@
 /// clock, the refresh lock. Each use case is an extension in a file of its
 /// own, read top to bottom: CurrentToken (hand out a fresh token), Refresh,
 /// SaveTokens, SignInWay, SignIn (with DeviceConfirmation), BrowserSignIn,
-/// SignOut, RejectedToken, SessionStatus, Devices, MFASettings and
+/// SignOut, RejectedToken, SessionStatus, Devices, Passkeys, MFASettings and
 /// AWSCredentialsFromIdentityPool. The use cases about profiles rather than
 /// one session are ConfiguredProfiles'.
 ///
@@ -26,6 +26,9 @@ public struct TokenManager: Sendable {
     let makeOAuth: @Sendable () throws -> any OAuthClient
     /// The identity pool and STS (`aws-credentials`), made on first use.
     let makeIdentity: @Sendable () throws -> any CognitoIdentityClient
+    /// The security key passkeys are made and used with (libfido2's, in the
+    /// executable), made when a passkey is first needed.
+    let makeAuthenticator: @Sendable () -> any Authenticator
     let clock: any Clock
     let refreshMemory: any RefreshAPIMemory
     let lock: any RefreshLock
@@ -38,6 +41,7 @@ public struct TokenManager: Sendable {
         cognito: @escaping @Sendable () throws -> any CognitoClient,
         oauth: @escaping @Sendable () throws -> any OAuthClient = { throw ConfigError.missingDomain },
         identity: @escaping @Sendable () throws -> any CognitoIdentityClient = { throw CognitoError.deadlineExceeded },
+        authenticator: @escaping @Sendable () -> any Authenticator = { Fido2Authenticator(path: nil) },
         clock: any Clock = SystemClock(),
         refreshMemory: any RefreshAPIMemory = InMemoryRefreshMemory(), lock: any RefreshLock,
         warn: @escaping @Sendable (String) -> Void = { _ in }
@@ -48,6 +52,7 @@ public struct TokenManager: Sendable {
         self.makeCognito = cognito
         self.makeOAuth = oauth
         self.makeIdentity = identity
+        self.makeAuthenticator = authenticator
         self.clock = clock
         self.refreshMemory = refreshMemory
         self.lock = lock

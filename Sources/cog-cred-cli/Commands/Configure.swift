@@ -18,7 +18,7 @@ struct Configure: ParsableCommand, HelpExamples {
     static let examples = [
         "cog-cred configure --user-pool-id us-east-1_Abc123 --client-id 1example23456789",
         "cog-cred configure --profile work --auth-flow browser --domain my-app",
-        "cog-cred configure --profile work --show",
+        "cog-cred configure --auth-flow choice --method passkey --passkey-rp-id auth.example.com",
         "cog-cred configure --profile old --delete",
     ]
 
@@ -50,6 +50,7 @@ struct Configure: ParsableCommand, HelpExamples {
     var grant: String? { signIn.grant }
     var authFlow: String? { signIn.authFlow }
     var method: String? { signIn.method }
+    var passkeyRpId: String? { signIn.passkeyRpId }
     var domain: String? { browser.domain }
     var scopes: String? { browser.scopes }
     var redirectUri: String? { browser.redirectUri }
@@ -68,7 +69,7 @@ struct Configure: ParsableCommand, HelpExamples {
     var changesSettings: Bool {
         let values: [Any?] = [userPoolId, clientId, region, endpointUrl, allowInsecureHttp, username, domain, scopes, redirectUri,
                               identityProvider, logoutUri, identityPoolId, roleArn, basicFlow, grant, connectTimeout, requestTimeout, commandTimeout, authFlow, method,
-                              caBundle]
+                              caBundle, passkeyRpId]
         return values.contains { $0 != nil } || !gitURLs.isEmpty || !dockerRegistries.isEmpty || clientSecretStdin
             || removeClientSecret
     }
@@ -132,6 +133,7 @@ struct Configure: ParsableCommand, HelpExamples {
         if let commandTimeout { profile.commandTimeout = commandTimeout }
         if let authFlow { profile.authFlow = authFlow.isEmpty ? nil : authFlow }
         if let method { profile.method = method.isEmpty ? nil : method }
+        if let passkeyRpId { profile.passkeyRPID = passkeyRpId.isEmpty ? nil : passkeyRpId }
         if let caBundle {
             if !caBundle.isEmpty && access(caBundle, R_OK) != 0 {
                 throw ValidationError("--ca-bundle: cannot read \(caBundle)")
@@ -172,6 +174,9 @@ struct Configure: ParsableCommand, HelpExamples {
         if clientSecretStdin { Output.note("The app client secret is in the Secret Service, not in the file.") }
         if profile.method != nil && profile.effectiveAuthFlow != .choice {
             Output.note("cog-cred: note: --method applies to --auth-flow choice; this profile signs in with \(profile.effectiveAuthFlow.rawValue)")
+        }
+        if profile.method == SignInMethod.passkey.rawValue && profile.passkeyRelyingParty == nil {
+            Output.note("cog-cred: note: a passkey sign-in needs the pool's relying party: add --passkey-rp-id ID (or --domain)")
         }
         if change.dropsClientSecret {
             Output.note(
@@ -233,6 +238,12 @@ struct ConfigureSignIn: ParsableArguments {
         help: ArgumentHelp("With --auth-flow choice, the method asked for first: \(SignInMethod.names.spoken()) ('' clears it: Cognito lists the choices).", valueName: "method"),
         completion: Completions.signInMethods)
     var method: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "The pool's WebAuthn relying party id, which passkeys are made and used for (default: the host of --domain; '' clears it); a challenge for any other is refused.",
+            valueName: "id"))
+    var passkeyRpId: String?
 }
 
 /// The pool's managed login (--auth-flow browser, sign-in --browser).

@@ -32,9 +32,18 @@ struct SignIn: ParsableCommand, HelpExamples {
             or read from the next line of standard input with --code -), password or srp with \
             the password; configure --method keeps a default. Without a method, Cognito lists \
             what the pool offers this user: chosen on the terminal, or without one sign-in \
-            exits 77 naming --method and the choices. A passkey is listed as \
-            such: the managed login (--browser) signs in with one. --method alone means \
-            --auth-flow choice.
+            exits 77 naming --method and the choices. --method alone means --auth-flow choice.
+
+            --method passkey signs in with a passkey on a FIDO2 security key (USB or NFC, \
+            through libfido2; --authenticator or COG_CRED_AUTHENTICATOR names one) and reads \
+            no password. The key signs only for the profile's relying party (configure \
+            --passkey-rp-id, by default the host of --domain): a challenge for any other is \
+            refused (exit 76) before the key is asked anything. "Touch your security key" \
+            is said while it waits; its PIN, when it needs one, is asked for on the terminal \
+            or read from the next line of standard input with --pin-stdin, and tried once \
+            only (a wrong one exits 77 with the tries left). Passkeys synced to a phone or a \
+            platform sign in through the managed login (--browser). cog-cred passkey adds, \
+            lists and removes passkeys.
 
             --auth-flow custom (or configure --auth-flow custom) answers the pool's own \
             challenges (CUSTOM_AUTH, its Lambda triggers) with no password; custom-srp \
@@ -73,8 +82,8 @@ struct SignIn: ParsableCommand, HelpExamples {
     static let examples = [
         "cog-cred sign-in",
         "cog-cred sign-in --profile work --username alice",
-        "cog-cred sign-in --auth-flow choice --method email-otp",
-        "cog-cred sign-in --browser",
+        "cog-cred sign-in --method email-otp",
+        "cog-cred sign-in --method passkey --authenticator /dev/hidraw3",
     ]
 
     @OptionGroup var profileOptions: ProfileOptions
@@ -106,6 +115,8 @@ struct SignIn: ParsableCommand, HelpExamples {
         help: ArgumentHelp("With --auth-flow choice: \(SignInMethod.names.spoken()) (default: the profile's, else Cognito's list).", valueName: "method"),
         completion: Completions.signInMethods)
     var method: String?
+
+    @OptionGroup(title: "Security key (--method passkey)") var securityKey: SecurityKeyOptions
 
     @Option(help: ArgumentHelp("The one-time code of --method email-otp or sms-otp; '-' reads it from standard input when it is sent.", valueName: "code"))
     var code: String?
@@ -149,7 +160,7 @@ struct SignIn: ParsableCommand, HelpExamples {
 
     func run() throws {
         let wiring = Wiring()
-        let manager = try wiring.tokenManager(profileOptions)
+        let manager = try wiring.tokenManager(profileOptions, authenticator: securityKey.authenticator)
         let way = manager.signInWay(
             flow: authFlow.flatMap(AuthFlow.init(rawValue:)), method: method.flatMap(SignInMethod.init(rawValue:)),
             browser: browser || noBrowser)
@@ -187,7 +198,7 @@ struct SignIn: ParsableCommand, HelpExamples {
         let answers = ChallengePrompts(
             newPasswordFromStdin: newPasswordStdin, mfaCode: mfaCode,
             mfaType: mfaType.flatMap(MFAKind.init(optionName:)), code: code, method: preferred, methodIsDefault: method == nil,
-            answersFromStdin: answer == "-", printURI: printURI)
+            answersFromStdin: answer == "-", printURI: printURI, securityKey: securityKey.prompts)
         let device = DeviceOptions(name: deviceName ?? Self.hostName(), remember: rememberDevice)
         return try manager.signIn(
             username: user, password: readPassword, flow: flow, method: preferred, device: device, answers: answers)

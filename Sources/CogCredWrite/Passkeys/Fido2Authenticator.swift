@@ -1,0 +1,225 @@
+import CFido2
+import CogCredRead
+
+/// A security key through libfido2 (loaded when first needed; CFido2.h says
+/// why): a USB or NFC key libfido2 finds, the one at `path`
+/// (`/dev/hidrawN`), or a virtual one at `unix:/path/to/socket`.
+///
+/// The PIN rule is the browsers': asked when verification is required, or
+/// preferred and the key has a PIN (a key with a PIN wants it to make a
+/// credential too); a key with a built-in verifier (a fingerprint) uses
+/// that instead when it has no PIN. A wrong PIN is never tried again here:
+/// every try costs the person one of the key's retries.
+public struct Fido2Authenticator: Authenticator {
+    /// The device to use; nil: the first found (with several, the one touched).
+    public var path: String?
+
+    public init(path: String?) {
+        self.path = path
+    }
+
+    /// At most this many keys are looked at.
+    static let maxDevices = 16
+
+    public func assertion(_ request: AssertionRequest, prompts: any PasskeyPrompts) throws -> Assertion {
+        try withDevice(timeoutMilliseconds: request.timeoutMilliseconds, prompts: prompts) { device in
+            guard let assert = cfido2_assert_new() else { throw PasskeyError.authenticatorFailed("out of memory") }
+            var owned: OpaquePointer? = assert
+            defer { cfido2_assert_free(&owned) }
+            try check(cfido2_assert_set_rp(assert, request.relyingParty))
+            try check(request.clientData.withUnsafeBufferPointer { cfido2_assert_set_clientdata(assert, $0.baseAddress, $0.count) })
+            for id in request.allowCredentials {
+                try check(id.withUnsafeBufferPointer { cfido2_assert_allow_cred(assert, $0.baseAddress, $0.count) })
+            }
+            let pin = try verification(request.userVerification, device: device, registering: false, prompts: prompts)
+            if pin == nil, request.userVerification != .discouraged, cfido2_dev_has_uv(device) {
+                try check(cfido2_assert_set_uv(assert, FIDO_OPT_TRUE))
+            }
+            prompts.touchSecurityKey(choosing: false)
+            try perform(device: device, timeoutMilliseconds: request.timeoutMilliseconds) { cfido2_dev_get_assert(device, assert, pin) }
+            return try chosenAssertion(assert, username: request.username)
+        }
+    }
+
+    public func makeCredential(_ request: CredentialRequest, prompts: any PasskeyPrompts) throws -> NewCredential {
+        try withDevice(timeoutMilliseconds: request.timeoutMilliseconds, prompts: prompts) { device in
+            guard let cred = cfido2_cred_new() else { throw PasskeyError.authenticatorFailed("out of memory") }
+            var owned: OpaquePointer? = cred
+            defer { cfido2_cred_free(&owned) }
+            try check(cfido2_cred_set_type(cred, Int32(COSE_ES256)))
+            try check(request.clientData.withUnsafeBufferPointer { cfido2_cred_set_clientdata(cred, $0.baseAddress, $0.count) })
+            try check(cfido2_cred_set_rp(cred, request.relyingParty, request.relyingPartyName))
+            try check(
+                request.userID.withUnsafeBufferPointer {
+                    cfido2_cred_set_user(cred, $0.baseAddress, $0.count, request.userName, request.userDisplayName)
+                })
+            try check(cfido2_cred_set_rk(cred, FIDO_OPT_TRUE))
+            for id in request.excludeCredentials {
+                try check(id.withUnsafeBufferPointer { cfido2_cred_exclude(cred, $0.baseAddress, $0.count) })
+            }
+            let pin = try verification(request.userVerification, device: device, registering: true, prompts: prompts)
+            if pin == nil, request.userVerification != .discouraged, cfido2_dev_has_uv(device) {
+                try check(cfido2_cred_set_uv(cred, FIDO_OPT_TRUE))
+            }
+            prompts.touchSecurityKey(choosing: false)
+            try perform(device: device, timeoutMilliseconds: request.timeoutMilliseconds) { cfido2_dev_make_cred(device, cred, pin) }
+            let statement = bytes(cfido2_cred_attstmt_ptr(cred), cfido2_cred_attstmt_len(cred))
+            guard let format = cfido2_cred_fmt(cred).map({ String(cString: $0) }), CBOR.isMap(statement) else {
+                throw PasskeyError.authenticatorFailed("the key's attestation cannot be read")
+            }
+            return NewCredential(
+                id: bytes(cfido2_cred_id_ptr(cred), cfido2_cred_id_len(cred)),
+                authenticatorData: bytes(cfido2_cred_authdata_raw_ptr(cred), cfido2_cred_authdata_raw_len(cred)),
+                format: format, attestationStatement: statement, transports: [transport])
+        }
+    }
+
+    /// How the key is reached, as WebAuthn names transports.
+    var transport: String { path?.hasPrefix("nfc:") == true ? "nfc" : "usb" }
+
+    // MARK: - The device
+
+    /// Opens the key (loading libfido2 first), runs `body`, closes it.
+    func withDevice<T>(timeoutMilliseconds: Int, prompts: any PasskeyPrompts, _ body: (OpaquePointer) throws -> T) throws -> T {
+        guard cfido2_load() == 1 else { throw PasskeyError.libraryMissing(String(cString: cfido2_load_failure())) }
+        let device = try open(timeoutMilliseconds: timeoutMilliseconds, prompts: prompts)
+        defer { close(device) }
+        _ = cfido2_dev_set_timeout(device, Int32(clamping: timeoutMilliseconds))
+        return try body(device)
+    }
+
+    func open(timeoutMilliseconds: Int, prompts: any PasskeyPrompts) throws -> OpaquePointer {
+        if let path { return try open(path: path) ?? { throw PasskeyError.noAuthenticator(tried: path) }() }
+        let paths = devicePaths()
+        switch paths.count {
+        case 0: throw PasskeyError.noAuthenticator(tried: "the USB security keys libfido2 finds: none")
+        case 1: return try open(path: paths[0]) ?? { throw PasskeyError.noAuthenticator(tried: paths[0]) }()
+        default: return try touched(paths, timeoutMilliseconds: timeoutMilliseconds, prompts: prompts)
+        }
+    }
+
+    func open(path: String) -> OpaquePointer? {
+        guard let device = cfido2_dev_new() else { return nil }
+        if cfido2_dev_open(device, path) == FIDO_OK, cfido2_dev_is_fido2(device) { return device }
+        var owned: OpaquePointer? = device
+        _ = cfido2_dev_close(device)
+        cfido2_dev_free(&owned)
+        return nil
+    }
+
+    func close(_ device: OpaquePointer) {
+        var owned: OpaquePointer? = device
+        _ = cfido2_dev_close(device)
+        cfido2_dev_free(&owned)
+    }
+
+    func devicePaths() -> [String] {
+        guard let list = cfido2_dev_info_new(Self.maxDevices) else { return [] }
+        var owned: OpaquePointer? = list
+        defer { cfido2_dev_info_free(&owned, Self.maxDevices) }
+        var found = 0
+        guard cfido2_dev_info_manifest(list, Self.maxDevices, &found) == FIDO_OK else { return [] }
+        return (0..<found).compactMap { cfido2_dev_info_path(list, $0).map { String(cString: $0) } }
+    }
+
+    /// Several keys: each blinks for a touch, and the one touched is used
+    /// (libfido2's touch requests ask no key for a credential).
+    func touched(_ paths: [String], timeoutMilliseconds: Int, prompts: any PasskeyPrompts) throws -> OpaquePointer {
+        let devices = paths.compactMap { open(path: $0) }.filter { cfido2_dev_get_touch_begin($0) == FIDO_OK }
+        guard !devices.isEmpty else { throw PasskeyError.noAuthenticator(tried: paths.joined(separator: ", ")) }
+        prompts.touchSecurityKey(choosing: true)
+        var chosen: OpaquePointer? = nil
+        let deadline = Deadline(secondsFromNow: Double(timeoutMilliseconds) / 1000)
+        while chosen == nil && deadline.remaining > 0 {
+            for device in devices where chosen == nil {
+                var touched: Int32 = 0
+                if cfido2_dev_get_touch_status(device, &touched, 50) == FIDO_OK, touched != 0 { chosen = device }
+            }
+        }
+        for device in devices where device != chosen {
+            _ = cfido2_dev_cancel(device)
+            close(device)
+        }
+        guard let chosen else { throw PasskeyError.timedOut(seconds: timeoutMilliseconds / 1000) }
+        // As OpenSSH's sk-usbhid does: the key touched serves the request.
+        return chosen
+    }
+
+    // MARK: - PIN and verification
+
+    /// The PIN to send, if the browsers' rule asks for one.
+    func verification(_ wanted: WebAuthn.UserVerification, device: OpaquePointer, registering: Bool, prompts: any PasskeyPrompts) throws
+        -> String?
+    {
+        let hasPIN = cfido2_dev_has_pin(device)
+        let builtIn = cfido2_dev_has_uv(device)
+        let asks: Bool
+        switch wanted {
+        case .required:
+            guard hasPIN || builtIn else { throw PasskeyError.cannotVerifyUser }
+            asks = hasPIN && !builtIn
+        case .preferred: asks = hasPIN && !builtIn
+        case .discouraged: asks = false
+        }
+        // A key with a PIN wants it to make a credential, whatever the options.
+        guard asks || (registering && hasPIN && !builtIn) else { return nil }
+        var retries: Int32 = -1
+        let counted = cfido2_dev_get_retry_count(device, &retries) == FIDO_OK
+        if counted && retries == 0 { throw PasskeyError.pinBlocked }
+        return try prompts.securityKeyPIN(retriesLeft: counted ? Int(retries) : nil)
+    }
+
+    // MARK: - Results
+
+    /// Runs a request that waits for the person, and words its failure.
+    func perform(device: OpaquePointer, timeoutMilliseconds: Int, _ call: () -> Int32) throws {
+        let deadline = Deadline(secondsFromNow: Double(timeoutMilliseconds) / 1000)
+        let code = call()
+        guard code != FIDO_OK else { return }
+        switch code {
+        case FIDO_ERR_PIN_INVALID:
+            var retries: Int32 = -1
+            let counted = cfido2_dev_get_retry_count(device, &retries) == FIDO_OK
+            throw PasskeyError.wrongPIN(retriesLeft: counted ? Int(retries) : nil)
+        case FIDO_ERR_PIN_BLOCKED: throw PasskeyError.pinBlocked
+        case FIDO_ERR_PIN_AUTH_BLOCKED: throw PasskeyError.pinAuthBlocked
+        case FIDO_ERR_NO_CREDENTIALS: throw PasskeyError.noCredential
+        case FIDO_ERR_CREDENTIAL_EXCLUDED: throw PasskeyError.alreadyRegistered
+        case FIDO_ERR_OPERATION_DENIED, FIDO_ERR_KEEPALIVE_CANCEL: throw PasskeyError.declined
+        case FIDO_ERR_UNSUPPORTED_OPTION, FIDO_ERR_PIN_REQUIRED, FIDO_ERR_PIN_NOT_SET, FIDO_ERR_UV_BLOCKED:
+            throw PasskeyError.cannotVerifyUser
+        case FIDO_ERR_ACTION_TIMEOUT, FIDO_ERR_USER_ACTION_TIMEOUT, FIDO_ERR_TIMEOUT:
+            throw PasskeyError.timedOut(seconds: timeoutMilliseconds / 1000)
+        case FIDO_ERR_RX where deadline.remaining == 0:
+            // libfido2's own deadline (fido_dev_set_timeout) ends a read as a failed one.
+            throw PasskeyError.timedOut(seconds: timeoutMilliseconds / 1000)
+        default:
+            throw PasskeyError.authenticatorFailed("libfido2: \(String(cString: cfido2_strerr(code)))")
+        }
+    }
+
+    func check(_ code: Int32) throws {
+        guard code == FIDO_OK else { throw PasskeyError.authenticatorFailed("libfido2: \(String(cString: cfido2_strerr(code)))") }
+    }
+
+    /// The assertion to send: the user's own when the key holds several
+    /// passkeys for the relying party (no allowed list), else the first.
+    func chosenAssertion(_ assert: OpaquePointer, username: String) throws -> Assertion {
+        let count = cfido2_assert_count(assert)
+        guard count > 0 else { throw PasskeyError.noCredential }
+        let index = (0..<count).first { cfido2_assert_user_name(assert, $0).map { String(cString: $0) } == username } ?? 0
+        guard let data = CBOR.byteString(bytes(cfido2_assert_authdata_ptr(assert, index), cfido2_assert_authdata_len(assert, index))) else {
+            throw PasskeyError.authenticatorFailed("the key's authenticator data is not a CBOR byte string")
+        }
+        let user = bytes(cfido2_assert_user_id_ptr(assert, index), cfido2_assert_user_id_len(assert, index))
+        return Assertion(
+            credentialID: bytes(cfido2_assert_id_ptr(assert, index), cfido2_assert_id_len(assert, index)), authenticatorData: data,
+            signature: bytes(cfido2_assert_sig_ptr(assert, index), cfido2_assert_sig_len(assert, index)),
+            userHandle: user.isEmpty ? nil : user)
+    }
+
+    func bytes(_ pointer: UnsafePointer<UInt8>?, _ count: Int) -> [UInt8] {
+        guard let pointer, count > 0 else { return [] }
+        return Array(UnsafeBufferPointer(start: pointer, count: count))
+    }
+}

@@ -1,0 +1,83 @@
+import CogCredRead
+
+/// The client's half of WebAuthn, for a sign-in (get) and a registration
+/// (create): checks Cognito's options against the profile's relying party,
+/// writes the client data, asks the key, and writes the credential Cognito
+/// takes back.
+///
+/// The one rule it exists for: this command line writes the origin itself
+/// (`https://<rpId>`), so whatever relying party the options named would
+/// be signed for. Options naming any but the profile's are refused before
+/// the key is asked anything: an endpoint that is not the user's Cognito
+/// cannot obtain an assertion for another site where the same key holds a
+/// passkey.
+struct PasskeyCeremony {
+    /// The profile's pinned relying party id.
+    let relyingParty: String
+    let authenticator: any Authenticator
+    let prompts: any PasskeyPrompts
+
+    /// A browser's default wait when the options name none.
+    static let defaultTimeoutMilliseconds = 60_000
+    /// At most this long, whatever the options say.
+    static let maxTimeoutMilliseconds = 600_000
+
+    /// Answers a WEB_AUTHN challenge: the credential, as CREDENTIAL's JSON.
+    func signIn(options text: String, username: String) throws -> String {
+        let options = try WebAuthn.RequestOptions.parse(text)
+        try pin(options.rpId)
+        var allowed: [[UInt8]] = []
+        for descriptor in options.allowCredentials ?? [] where descriptor.type == "public-key" {
+            guard let id = Base64URL.decode(descriptor.id), !id.isEmpty else {
+                throw PasskeyError.malformedOptions("the passkey challenge allows a credential whose id is not base64url")
+            }
+            allowed.append(id)
+        }
+        let clientData = WebAuthn.clientData(type: "webauthn.get", challenge: options.challenge, relyingParty: relyingParty)
+        let assertion = try authenticator.assertion(
+            AssertionRequest(
+                relyingParty: relyingParty, clientData: clientData, allowCredentials: allowed,
+                userVerification: .named(options.userVerification), timeoutMilliseconds: timeout(options.timeout), username: username),
+            prompts: prompts)
+        return WebAuthn.AssertionCredential(assertion, clientData: clientData).json
+    }
+
+    /// Answers StartWebAuthnRegistration's options: the new credential.
+    func register(_ options: WebAuthn.CreationOptions) throws -> WebAuthn.RegistrationCredential {
+        try pin(options.rp.id)
+        try WebAuthn.checkChallenge(options.challenge)
+        let algorithms = options.pubKeyCredParams.filter { $0.type == "public-key" }.map(\.alg)
+        guard algorithms.contains(WebAuthn.es256) else { throw PasskeyError.unsupportedAlgorithm(algorithms) }
+        guard let userID = Base64URL.decode(options.user.id), !userID.isEmpty, userID.count <= 64 else {
+            throw PasskeyError.malformedOptions("the registration's user id is not base64url of 1 to 64 bytes")
+        }
+        var excluded: [[UInt8]] = []
+        for descriptor in options.excludeCredentials ?? [] where descriptor.type == "public-key" {
+            guard let id = Base64URL.decode(descriptor.id), !id.isEmpty else {
+                throw PasskeyError.malformedOptions("the registration excludes a credential whose id is not base64url")
+            }
+            excluded.append(id)
+        }
+        let clientData = WebAuthn.clientData(type: "webauthn.create", challenge: options.challenge, relyingParty: relyingParty)
+        let credential = try authenticator.makeCredential(
+            CredentialRequest(
+                relyingParty: relyingParty, relyingPartyName: options.rp.name ?? relyingParty, userID: userID,
+                userName: options.user.name, userDisplayName: options.user.displayName ?? options.user.name, clientData: clientData,
+                excludeCredentials: excluded, userVerification: .named(options.authenticatorSelection?.userVerification),
+                timeoutMilliseconds: timeout(options.timeout)),
+            prompts: prompts)
+        return WebAuthn.RegistrationCredential(credential, clientData: clientData)
+    }
+
+    /// The relying party the options name (none: the caller's, which is the
+    /// pinned one) must be the profile's.
+    func pin(_ named: String?) throws(PasskeyError) {
+        guard let named else { return }
+        guard named == relyingParty else { throw .relyingPartyMismatch(sent: named, pinned: relyingParty) }
+    }
+
+    func timeout(_ milliseconds: Double?) -> Int {
+        guard let milliseconds, milliseconds.isFinite, milliseconds >= 1000 else { return Self.defaultTimeoutMilliseconds }
+        return min(Int(milliseconds), Self.maxTimeoutMilliseconds)
+    }
+}

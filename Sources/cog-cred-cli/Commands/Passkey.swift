@@ -1,0 +1,140 @@
+import ArgumentParser
+import CogCredWrite
+
+/// `cog-cred passkey`: the signed-in user's passkeys: added with a security
+/// key (StartWebAuthnRegistration, the key, CompleteWebAuthnRegistration),
+/// listed (ListWebAuthnCredentials) and removed (DeleteWebAuthnCredential),
+/// with their access token.
+struct PasskeyCommand: ParsableCommand, HelpExamples {
+    static let configuration = CommandConfiguration(
+        commandName: "passkey",
+        abstract: "Add a passkey on a security key, list your passkeys, or remove one.",
+        discussion: """
+            A passkey lets you sign in with a FIDO2 security key and no password \
+            (cog-cred sign-in --method passkey), on a pool that offers passkeys \
+            (docs/passkeys.md). cog-cred passkey add makes one on the key (USB or NFC, \
+            through libfido2; --authenticator or COG_CRED_AUTHENTICATOR names it) for the \
+            profile's relying party (configure --passkey-rp-id, by default the host of \
+            --domain) and registers it with Cognito, which names it. The key asks for a \
+            touch, and for its PIN when it has one (on the terminal, or --pin-stdin). \
+            cog-cred passkey list prints one line a passkey: its name, id, when it was \
+            added (RFC 3339, UTC) and how it is attached; --json prints an array of \
+            {"id", "name", "relying_party", "attachment", "transports", "created"}. \
+            cog-cred passkey remove ID removes one (exit 65 for an id Cognito does not know). \
+            All three need the aws.cognito.signin.user.admin scope, which a sign-in through \
+            the pool's API has, and a browser sign-in has only when --scopes asks for it; \
+            the access token is refreshed first when it is too old.
+            """,
+        subcommands: [Add.self, List.self, Remove.self],
+        defaultSubcommand: List.self)
+    static let examples = [
+        "cog-cred passkey add",
+        "cog-cred passkey list --json",
+        "cog-cred passkey remove AbCdEf0123456789",
+    ]
+
+    struct Add: ParsableCommand, HelpExamples {
+        static let configuration = CommandConfiguration(abstract: "Make a passkey on a security key and register it with Cognito.")
+        static let examples = [
+            "cog-cred passkey add",
+            "cog-cred passkey add --profile work --authenticator /dev/hidraw3",
+        ]
+
+        @OptionGroup var profileOptions: ProfileOptions
+        @OptionGroup(title: "Security key") var securityKey: SecurityKeyOptions
+
+        func run() throws {
+            let manager = try Wiring().tokenManager(profileOptions, authenticator: securityKey.authenticator)
+            let added = try manager.addPasskey(prompts: securityKey.prompts)
+            let name = added?.name.map { " '\($0.printable)'" } ?? ""
+            Output.note("Added passkey\(name)\(added.map { " (\($0.id.printable))" } ?? ""): sign in with cog-cred sign-in --method passkey.")
+        }
+    }
+
+    struct List: ParsableCommand, HelpExamples {
+        static let configuration = CommandConfiguration(abstract: "Print your passkeys.")
+        static let examples = [
+            "cog-cred passkey list",
+            "cog-cred passkey list --profile work --json",
+        ]
+
+        @OptionGroup var profileOptions: ProfileOptions
+
+        @Flag(help: "Print JSON.")
+        var json = false
+
+        func run() throws {
+            let passkeys = try Wiring().tokenManager(profileOptions).passkeys()
+            if json { return Output.data(compactJSON(passkeys.map(PasskeyJSON.init))) }
+            if passkeys.isEmpty { return Output.note("No passkeys: cog-cred passkey add makes one on a security key.") }
+            for passkey in passkeys { Output.data(Self.line(passkey)) }
+        }
+
+        /// One passkey, one line; its name and id are Cognito's words, so
+        /// neither can bring a control character to the terminal.
+        static func line(_ passkey: Passkey) -> String {
+            let created = passkey.created.map(rfc3339) ?? "-"
+            return "\((passkey.name ?? "-").printable)  \(passkey.id.printable)  \(created)  \((passkey.attachment ?? "-").printable)"
+        }
+    }
+
+    struct Remove: ParsableCommand, HelpExamples {
+        static let configuration = CommandConfiguration(abstract: "Remove a passkey by its id (cog-cred passkey list shows them).")
+        static let examples = [
+            "cog-cred passkey remove AbCdEf0123456789",
+            "cog-cred passkey remove --profile work AbCdEf0123456789",
+        ]
+
+        @OptionGroup var profileOptions: ProfileOptions
+
+        @Argument(help: ArgumentHelp("The passkey's id, as cog-cred passkey list shows it.", valueName: "id"))
+        var id: String
+
+        func validate() throws {
+            // A credential id is base64url (WebAuthn), at most 1023 bytes' worth.
+            let alphabet = id.utf8.allSatisfy { ($0 >= 48 && $0 <= 57) || ($0 >= 65 && $0 <= 90) || ($0 >= 97 && $0 <= 122) || $0 == 45 || $0 == 95 }
+            if id.isEmpty || id.utf8.count > 1400 || !alphabet {
+                throw ValidationError("'\(id.printable)' is not a passkey id (cog-cred passkey list shows them)")
+            }
+        }
+
+        func run() throws {
+            try Wiring().tokenManager(profileOptions).removePasskey(id)
+            Output.note("Removed passkey \(id): it no longer signs in.")
+        }
+    }
+}
+
+/// One passkey of `passkey list --json`: every key always there, null when Cognito did not say.
+struct PasskeyJSON: Encodable {
+    var id: String
+    var name: String?
+    var relyingParty: String?
+    var attachment: String?
+    var transports: [String]
+    var created: String?
+
+    enum CodingKeys: String, CodingKey {
+        case id, name, attachment, transports, created
+        case relyingParty = "relying_party"
+    }
+
+    init(_ passkey: Passkey) {
+        id = passkey.id
+        name = passkey.name
+        relyingParty = passkey.relyingParty
+        attachment = passkey.attachment
+        transports = passkey.transports
+        created = passkey.created.map(rfc3339)
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(name, forKey: .name)
+        try container.encode(relyingParty, forKey: .relyingParty)
+        try container.encode(attachment, forKey: .attachment)
+        try container.encode(transports, forKey: .transports)
+        try container.encode(created, forKey: .created)
+    }
+}
