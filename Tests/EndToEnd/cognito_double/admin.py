@@ -9,7 +9,7 @@ from urllib.parse import urlsplit
 
 from .constants import (DEFAULT_CONFIG, DEFAULT_PASSWORD_POLICY, DEVICE_TRACKING_MODES, EMAIL_MFA_CHALLENGES,
                         FIRST_AUTH_FACTORS, IDENTITY_ID_PATTERN, KID, MFA_MODES, MODE_METHODS, OAUTH_FLOWS,
-                        ROLE_ARN_PATTERN, SCOPE_PATTERN)
+                        ROLE_ARN_PATTERN, SCOPE_PATTERN, WEBAUTHN_USER_VERIFICATIONS)
 from .crypto import new_totp_secret, totp_key
 from .wire import int_b64url
 
@@ -34,6 +34,11 @@ class AdminApi:
             # DeviceKey -> see _issue_device; a forgotten device is deleted, so its key is unknown again.
             self.devices = {}
             self.device_pages = {}    # ListDevices PaginationToken -> {"username", "sub", "offset"}
+            # Passkeys: CredentialId (base64url) -> see complete_web_authn_registration, in
+            # registration order; a deleted one is gone. Start's challenges by their text.
+            self.passkeys = {}
+            self.registration_challenges = {}
+            self.passkey_pages = {}   # ListWebAuthnCredentials NextToken -> {"username", "sub", "offset"}
             self.calls = {}           # "Action[:AuthFlow|:ChallengeName]" -> count
             self.requests = []        # one record per Cognito request, in order
             # Managed login: login_session -> {"request", "federated", "expires_at", "used"},
@@ -112,6 +117,13 @@ class AdminApi:
             "identity_pool_misconfigured": lambda v: isinstance(v, bool),
             "identity_allow_classic_flow": lambda v: isinstance(v, bool),
             "device_tracking": lambda v: v in DEVICE_TRACKING_MODES,
+            # A domain name (what an RP id is): no scheme, port or path.
+            "webauthn_rp_id": lambda v: v is None or (isinstance(v, str) and re.fullmatch(
+                r"[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*",
+                v) is not None),
+            "webauthn_user_verification": lambda v: v in WEBAUTHN_USER_VERIFICATIONS,
+            "webauthn_configured": lambda v: isinstance(v, bool),
+            "webauthn_registration_lifetime": non_negative_int,
         }
         for key, value in patch.items():
             if key not in checks:
@@ -236,6 +248,18 @@ class AdminApi:
                 raise LookupError(f"user {name!r} has no device {key!r}")
             del self.devices[key]
             return {"forgotten": key}
+
+    def passkeys_info(self, username) -> dict:
+        """GET /_double/passkeys: a user's passkeys as the double keeps them (the
+        sign count too, which no API shows), and the RP id now in force."""
+        with self.lock:
+            name = self._admin_user(username)
+            return {"username": name, "rp_id": self._webauthn_rp_id(), "passkeys": [
+                {"credential_id": cid, "name": record["name"], "aaguid": record["aaguid"],
+                 "algorithm": record["algorithm"], "rp_id": record["rp_id"], "attachment": record["attachment"],
+                 "transports": list(record["transports"]), "sign_count": record["sign_count"],
+                 "created": record["created"], "last_used": record["last_used"]}
+                for cid, record in self._passkeys_of(name)]}
 
     def stats(self) -> dict:
         with self.lock:

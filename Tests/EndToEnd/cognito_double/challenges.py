@@ -168,16 +168,20 @@ class SignInChallenges:
         self._check_srp_proof(state, responses, self._pool_name(), username)
         if not self.users[username]["confirmed"]:
             raise CognitoError("UserNotConfirmedException", "User is not confirmed.")
-        # Both SDKs send DEVICE_KEY with InitiateAuth and again here; either will do, but not two.
-        device_key, again = state.get("device_key"), self._device_key_given(responses)
-        if device_key is not None and again is not None and again != device_key:
-            raise invalid_parameter("DEVICE_KEY is not the one InitiateAuth sent")
-        device_key = device_key or again
+        device_key = self._session_device_key(state, responses)
         if state.get("then_custom"):
             if device_key is not None:
                 self._user_device(username, device_key)  # the password is proven: see _after_password
             return self._custom_round(username, 0, device_key)
         return self._after_password(username, device_key)
+
+    def _session_device_key(self, state: dict, responses: dict):
+        """The DEVICE_KEY of a sign-in whose answer ends it: both SDKs send it
+        with InitiateAuth and again in the answer; either will do, but not two."""
+        device_key, again = state.get("device_key"), self._device_key_given(responses)
+        if device_key is not None and again is not None and again != device_key:
+            raise invalid_parameter("DEVICE_KEY is not the one InitiateAuth sent")
+        return device_key or again
 
     def _check_srp_proof(self, state: dict, responses: dict, pool_name: str, user_id: str) -> None:
         """A (DEVICE_)PASSWORD_VERIFIER answer's proof against its Session's

@@ -81,6 +81,12 @@ DEFAULT_CONFIG = {
     "identity_allow_classic_flow": True,     # False: GetOpenIdToken refuses, as with AllowClassicFlow off
     # Remembered devices (DEVICE_TRACKING_MODES): None off, "always", or "opt_in" (UpdateDeviceStatus decides).
     "device_tracking": None,
+    # Passkeys (WebAuthn; the pool's WebAuthnConfiguration). The RP id None is the pool's
+    # domain, which the double serves: the host of its base URL (real Cognito: the same default).
+    "webauthn_rp_id": None,
+    "webauthn_user_verification": "preferred",  # WEBAUTHN_USER_VERIFICATIONS; Cognito's default
+    "webauthn_configured": True,  # False: no RelyingPartyId and no domain (WebAuthnConfigurationMissingException)
+    "webauthn_registration_lifetime": 300,  # seconds a StartWebAuthnRegistration challenge can be completed
 }
 
 # The characters Cognito's policy counts as symbols (its documented list).
@@ -140,6 +146,23 @@ FEDERATED_EMAIL = "jdoe@corporate.example"
 # What moto's server answers for an action it does not implement (Werkzeug's
 # page for an unhandled exception, then it hangs up): clients must treat it as
 # "no such action here" and fall back, exactly as they would against moto.
+# Passkeys (WebAuthn): see webauthn.py and README.md.
+WEBAUTHN_USER_VERIFICATIONS = ("preferred", "required")  # WebAuthnConfiguration.UserVerification
+# pubKeyCredParams as Cognito offers them: ES256 and RS256 (COSE algorithm numbers), in this order.
+WEBAUTHN_ALGORITHMS = (-7, -257)
+WEBAUTHN_REGISTRATION_TIMEOUT_MS = 60000  # CredentialCreationOptions.timeout, as Cognito's
+WEBAUTHN_PAGE_DEFAULT = 10  # ListWebAuthnCredentials without MaxResults (see README.md)
+WEBAUTHN_PAGE_MAX = 20      # the API's maximum MaxResults
+# The W3C JSON forms' binary values (Base64URLString): base64url without padding, as amplify-js checks.
+BASE64URL_PATTERN = re.compile(r"[A-Za-z0-9_-]*")
+# FriendlyCredentialName: Cognito names a passkey itself, by its authenticator (AAGUID);
+# the double knows these few, and calls any other a security key.
+WEBAUTHN_AAGUID_NAMES = {
+    "ea9b8d66-4d01-1d21-3ce4-b6b48cb575d4": "Google Password Manager",
+    "fbfc3007-154e-4ecc-8c0b-6e020557d7bd": "iCloud Keychain",
+    "08987058-cadc-4b81-b6e1-30de50dcbe96": "Windows Hello",
+}
+WEBAUTHN_DEFAULT_NAME = "Security key"
 MOTO_500_BODY = (b"<!doctype html>\n<html lang=en>\n<title>500 Internal Server Error</title>\n"
                  b"<h1>Internal Server Error</h1>\n<p>The server encountered an internal error and was "
                  b"unable to complete your request. Either the server is overloaded or there is an error "

@@ -19,11 +19,12 @@ from .refresh import RefreshAndSignOut
 from .sign_in import SignIn
 from .tokens import Tokens
 from .users import UsersAndCodes
+from .webauthn import Passkeys
 
 
 class CognitoDouble(AdminApi, CognitoEndpoint, SignIn, SignInChallenges, RefreshAndSignOut, RememberedDevices,
-                    AccountLifecycle, MfaSettings, IdentityPools, ManagedLogin, SharedChecks, UsersAndCodes,
-                    Tokens):
+                    Passkeys, AccountLifecycle, MfaSettings, IdentityPools, ManagedLogin, SharedChecks,
+                    UsersAndCodes, Tokens):
     """All state of the fake pool. Every public method takes the lock, because
     ThreadingHTTPServer serves each connection on its own thread."""
 
@@ -54,6 +55,10 @@ class CognitoDouble(AdminApi, CognitoEndpoint, SignIn, SignInChallenges, Refresh
             "ListDevices": self.list_devices,
             "UpdateDeviceStatus": self.update_device_status,
             "ForgetDevice": self.forget_device,
+            "StartWebAuthnRegistration": self.start_web_authn_registration,
+            "CompleteWebAuthnRegistration": self.complete_web_authn_registration,
+            "ListWebAuthnCredentials": self.list_web_authn_credentials,
+            "DeleteWebAuthnCredential": self.delete_web_authn_credential,
         }
         # Identity pool actions (X-Amz-Target AWSCognitoIdentityService.<Action>).
         self.identity_actions = {
@@ -78,6 +83,7 @@ class CognitoDouble(AdminApi, CognitoEndpoint, SignIn, SignInChallenges, Refresh
             **{name: (self._answer_email_mfa, (name + "_CODE",)) for name in EMAIL_MFA_CHALLENGES},
             "SMS_OTP": (self._answer_sms_otp, ("SMS_OTP_CODE",)),
             "SELECT_CHALLENGE": (self._answer_select_challenge, ("ANSWER",)),
+            "WEB_AUTHN": (self._answer_web_authn, ("CREDENTIAL",)),
             "CUSTOM_CHALLENGE": (self._answer_custom_challenge, ("ANSWER",)),
             "SELECT_MFA_TYPE": (self._answer_select_mfa_type, ("ANSWER",)),
             "MFA_SETUP": (self._answer_mfa_setup, ()),

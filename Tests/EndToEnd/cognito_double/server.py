@@ -58,6 +58,8 @@ class Handler(BaseHTTPRequestHandler):
             self._admin(lambda: double.codes(query.get("username")))
         elif url.path == "/_double/devices":
             self._admin(lambda: double.devices_info(query.get("username")))
+        elif url.path == "/_double/passkeys":
+            self._admin(lambda: double.passkeys_info(query.get("username")))
         elif url.path == "/_double/last_authorize":
             self._admin(double.last_authorize_request)
         elif url.path == "/_double/aws_credentials":

@@ -101,7 +101,7 @@ class SignIn:
             raise invalid_parameter(f"PREFERRED_CHALLENGE {preferred!r} is not a first factor")
         device_key = self._device_key_given(params)
         available = self._first_factors(username)
-        if preferred in available and preferred != "WEB_AUTHN":
+        if preferred in available:
             return self._first_factor(username, preferred, params, device_key)
         return {"ChallengeName": "SELECT_CHALLENGE", "ChallengeParameters": {}, "AvailableChallenges": available,
                 "Session": self._new_session(username, "SELECT_CHALLENGE", available=available,
@@ -139,7 +139,7 @@ class SignIn:
         """The first factors this user may choose, in this pool."""
         allowed, user = self.config["allowed_first_auth_factors"], self.users[username]
         has = {"PASSWORD": True, "PASSWORD_SRP": True, "EMAIL_OTP": "email" in user["attributes"],
-               "SMS_OTP": "phone_number" in user["attributes"], "WEB_AUTHN": user["passkey"]}
+               "SMS_OTP": "phone_number" in user["attributes"], "WEB_AUTHN": self._offers_passkey(username)}
         return [f for f in ("PASSWORD", "PASSWORD_SRP", "EMAIL_OTP", "SMS_OTP", "WEB_AUTHN")
                 if (f in allowed or (f == "PASSWORD_SRP" and "PASSWORD" in allowed)) and has[f]]
 
@@ -159,7 +159,7 @@ class SignIn:
                 raise invalid_parameter("Missing required parameter SRP_A")
             return self._srp_challenge(username, given["SRP_A"], with_session=True, device_key=device_key)
         if factor == "WEB_AUTHN":
-            raise invalid_parameter("The Cognito double lists WEB_AUTHN but does not implement it")
+            return self._web_authn_challenge(username, device_key)
         if factor == "EMAIL_OTP":
             # The same challenge, and code, as email MFA; a right code ends the sign-in.
             return self._mfa_challenge(username, "EMAIL_OTP", device_key)

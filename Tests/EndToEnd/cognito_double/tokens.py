@@ -96,6 +96,12 @@ class Tokens:
         """The canonical username of a live access token this pool issued;
         with `scope`, one that grants it (GetUser wants API_SCOPE: Cognito's
         "Access Token does not have required scopes")."""
+        return self._verified_access_claims(token, scope)["username"]
+
+    def _verified_access_claims(self, token: str, scope: str = None) -> dict:
+        """The claims of a live access token this pool issued (checked as
+        _verify_access_token says), for an action that needs more than the
+        user: e.g. the app client it was issued to (client_id)."""
         invalid = not_authorized("Invalid Access Token")
         parts = token.split(".")
         if len(parts) != 3:
@@ -124,4 +130,4 @@ class Tokens:
             raise not_authorized("Access Token has been revoked")
         if scope is not None and scope not in str(claims.get("scope", "")).split():
             raise not_authorized("Access Token does not have required scopes")
-        return username
+        return claims

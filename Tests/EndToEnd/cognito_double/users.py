@@ -37,7 +37,7 @@ class UsersAndCodes:
             "pending_totp_secret": None,       # AssociateSoftwareToken's, until VerifySoftwareToken
             "totp_secret": None,               # base32, for SOFTWARE_TOKEN_MFA
             "sms_code": None,                  # the last SMS_MFA (or SMS_OTP) code "sent"
-            "passkey": False,                  # offers WEB_AUTHN in USER_AUTH (listed only)
+            "passkey": False,                  # offers WEB_AUTHN without a registered passkey (one elsewhere)
             "email_code": None,                # the last email MFA code "sent"
             "identities": None,                # a federated user's `identities` claim (managed login)
         }
