@@ -134,7 +134,8 @@ if Context.environment["COG_CRED_FUZZ"] != nil {
         ("fuzz-cognito-response", "FuzzCognitoResponse"), ("fuzz-config", "FuzzConfig"),
         ("fuzz-kubernetes-exec-info", "FuzzKubernetesExecInfo"), ("fuzz-docker-credential", "FuzzDockerCredential"),
         ("fuzz-oauth-callback", "FuzzOAuthCallback"), ("fuzz-token-response", "FuzzTokenResponse"),
-        ("fuzz-identity-response", "FuzzIdentityResponse"),
+        ("fuzz-identity-response", "FuzzIdentityResponse"), ("fuzz-passkey-options", "FuzzPasskeyOptions"),
+        ("fuzz-authenticator-answer", "FuzzAuthenticatorAnswer"),
     ] {
         package.targets.append(.executableTarget(name: target, dependencies: ["CogCredWrite", "CFuzzer"], path: "Tests/Fuzz/\(target)"))
         package.products.append(.executable(name: product, targets: [target]))

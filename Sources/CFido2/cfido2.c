@@ -28,7 +28,8 @@
     X(fido_cred_set_type) X(fido_cred_set_clientdata) X(fido_cred_set_rp) X(fido_cred_set_user) X(fido_cred_set_rk)      \
     X(fido_cred_set_uv) X(fido_cred_exclude) X(fido_dev_make_cred) X(fido_cred_id_ptr) X(fido_cred_id_len)               \
     X(fido_cred_authdata_raw_ptr) X(fido_cred_authdata_raw_len) X(fido_cred_fmt) X(fido_cred_attstmt_ptr)                \
-    X(fido_cred_attstmt_len)
+    X(fido_cred_attstmt_len) X(fido_assert_set_up) X(fido_cbor_info_new) X(fido_cbor_info_free) X(fido_dev_get_cbor_info)   \
+    X(fido_cbor_info_maxcredcntlst)
 
 CLINUX_LIBRARY_TABLE(FUNCTIONS);
 static clinux_library library = CLINUX_LIBRARY_INIT;
@@ -151,6 +152,13 @@ bool cfido2_dev_is_fido2(const fido_dev_t *dev) { return api.fido_dev_is_fido2(d
 int cfido2_dev_get_retry_count(fido_dev_t *dev, int *retries) { return api.fido_dev_get_retry_count(dev, retries); }
 int cfido2_dev_get_touch_begin(fido_dev_t *dev) { return api.fido_dev_get_touch_begin(dev); }
 int cfido2_dev_get_touch_status(fido_dev_t *dev, int *touched, int ms) { return api.fido_dev_get_touch_status(dev, touched, ms); }
+uint64_t cfido2_dev_max_credentials_in_list(fido_dev_t *dev) {
+    fido_cbor_info_t *info = api.fido_cbor_info_new();
+    if (!info) return 0;
+    uint64_t count = api.fido_dev_get_cbor_info(dev, info) == FIDO_OK ? api.fido_cbor_info_maxcredcntlst(info) : 0;
+    api.fido_cbor_info_free(&info);
+    return count;
+}
 
 fido_dev_info_t *cfido2_dev_info_new(size_t count) { return api.fido_dev_info_new(count); }
 void cfido2_dev_info_free(fido_dev_info_t **list, size_t count) { api.fido_dev_info_free(list, count); }
@@ -169,6 +177,7 @@ int cfido2_assert_allow_cred(fido_assert_t *assert, const unsigned char *id, siz
     return api.fido_assert_allow_cred(assert, id, length);
 }
 int cfido2_assert_set_uv(fido_assert_t *assert, fido_opt_t uv) { return api.fido_assert_set_uv(assert, uv); }
+int cfido2_assert_set_up(fido_assert_t *assert, fido_opt_t up) { return api.fido_assert_set_up(assert, up); }
 int cfido2_dev_get_assert(fido_dev_t *dev, fido_assert_t *assert, const char *pin) { return api.fido_dev_get_assert(dev, assert, pin); }
 size_t cfido2_assert_count(const fido_assert_t *assert) { return api.fido_assert_count(assert); }
 const unsigned char *cfido2_assert_id_ptr(const fido_assert_t *assert, size_t index) { return api.fido_assert_id_ptr(assert, index); }

@@ -42,6 +42,9 @@ bool cfido2_dev_is_fido2(const fido_dev_t *dev);
 int cfido2_dev_get_retry_count(fido_dev_t *dev, int *retries);
 int cfido2_dev_get_touch_begin(fido_dev_t *dev);
 int cfido2_dev_get_touch_status(fido_dev_t *dev, int *touched, int ms);
+/// GetInfo's maxCredentialCountInList: how many credentials the key takes
+/// in one list; 0 when it does not say (CTAP 2.0 keys) or cannot be asked.
+uint64_t cfido2_dev_max_credentials_in_list(fido_dev_t *dev);
 
 fido_dev_info_t *cfido2_dev_info_new(size_t count);
 void cfido2_dev_info_free(fido_dev_info_t **list, size_t count);
@@ -54,6 +57,7 @@ int cfido2_assert_set_rp(fido_assert_t *assert, const char *rp);
 int cfido2_assert_set_clientdata(fido_assert_t *assert, const unsigned char *data, size_t length);
 int cfido2_assert_allow_cred(fido_assert_t *assert, const unsigned char *id, size_t length);
 int cfido2_assert_set_uv(fido_assert_t *assert, fido_opt_t uv);
+int cfido2_assert_set_up(fido_assert_t *assert, fido_opt_t up);
 int cfido2_dev_get_assert(fido_dev_t *dev, fido_assert_t *assert, const char *pin);
 size_t cfido2_assert_count(const fido_assert_t *assert);
 const unsigned char *cfido2_assert_id_ptr(const fido_assert_t *assert, size_t index);

@@ -3,10 +3,10 @@
 /// hands an assertion's over in (its raw accessor came in 1.14), and
 /// writing the attestation object a registration sends (WebAuthn 6.5.4).
 /// Only definite lengths, as CTAP2's canonical CBOR has.
-enum CBOR {
+public enum CBOR {
     /// The content of the byte string that is the whole of `bytes`; nil for
     /// anything else (another type, a length that does not match).
-    static func byteString(_ bytes: [UInt8]) -> [UInt8]? {
+    public static func byteString(_ bytes: [UInt8]) -> [UInt8]? {
         guard let first = bytes.first, first >> 5 == 2 else { return nil }
         let additional = Int(first & 0x1F)
         var length = 0
@@ -29,7 +29,7 @@ enum CBOR {
 
     /// `{"fmt": format, "attStmt": statement, "authData": authenticatorData}`;
     /// `statement` is CBOR already (a map), as libfido2 gives it.
-    static func attestationObject(format: String, statement: [UInt8], authenticatorData: [UInt8]) -> [UInt8] {
+    public static func attestationObject(format: String, statement: [UInt8], authenticatorData: [UInt8]) -> [UInt8] {
         // The keys in CTAP2's canonical order: shorter first.
         var out = header(major: 5, length: 3)
         out += text("fmt") + text(format)
@@ -39,7 +39,7 @@ enum CBOR {
     }
 
     /// Whether `bytes` begins with a map, as an attestation statement must.
-    static func isMap(_ bytes: [UInt8]) -> Bool { bytes.first.map { $0 >> 5 == 5 } ?? false }
+    public static func isMap(_ bytes: [UInt8]) -> Bool { bytes.first.map { $0 >> 5 == 5 } ?? false }
 
     static func text(_ string: String) -> [UInt8] {
         header(major: 3, length: string.utf8.count) + Array(string.utf8)

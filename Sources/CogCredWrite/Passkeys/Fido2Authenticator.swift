@@ -28,7 +28,9 @@ public struct Fido2Authenticator: Authenticator {
             defer { cfido2_assert_free(&owned) }
             try check(cfido2_assert_set_rp(assert, request.relyingParty))
             try check(request.clientData.withUnsafeBufferPointer { cfido2_assert_set_clientdata(assert, $0.baseAddress, $0.count) })
-            for id in request.allowCredentials {
+            let allowed = try held(request.allowCredentials, relyingParty: request.relyingParty, clientData: request.clientData, device: device)
+            if allowed?.isEmpty == true { throw PasskeyError.noCredential }
+            for id in allowed ?? request.allowCredentials {
                 try check(id.withUnsafeBufferPointer { cfido2_assert_allow_cred(assert, $0.baseAddress, $0.count) })
             }
             let pin = try verification(request.userVerification, device: device, registering: false, prompts: prompts)
@@ -54,7 +56,9 @@ public struct Fido2Authenticator: Authenticator {
                     cfido2_cred_set_user(cred, $0.baseAddress, $0.count, request.userName, request.userDisplayName)
                 })
             try check(cfido2_cred_set_rk(cred, FIDO_OPT_TRUE))
-            for id in request.excludeCredentials {
+            let excluded = try held(request.excludeCredentials, relyingParty: request.relyingParty, clientData: request.clientData, device: device)
+            if excluded?.isEmpty == false { throw PasskeyError.alreadyRegistered }
+            for id in excluded ?? request.excludeCredentials {
                 try check(id.withUnsafeBufferPointer { cfido2_cred_exclude(cred, $0.baseAddress, $0.count) })
             }
             let pin = try verification(request.userVerification, device: device, registering: true, prompts: prompts)
@@ -143,6 +147,39 @@ public struct Fido2Authenticator: Authenticator {
         guard let chosen else { throw PasskeyError.timedOut(seconds: timeoutMilliseconds / 1000) }
         // As OpenSSH's sk-usbhid does: the key touched serves the request.
         return chosen
+    }
+
+    // MARK: - Lists longer than the key takes
+
+    /// Which of `ids` the key holds for `relyingParty`; nil when the whole
+    /// list fits in one request. A key takes only so many credentials in a
+    /// list (GetInfo's maxCredentialCountInList; a CTAP 2.0 key says
+    /// nothing, so one), and Cognito lists every passkey of the user's,
+    /// those on other keys too: as browsers and python-fido2 do, the key is
+    /// asked a batch at a time without a touch (GetAssertion with up=false,
+    /// which signs nothing the relying party would take).
+    func held(_ ids: [[UInt8]], relyingParty: String, clientData: [UInt8], device: OpaquePointer) throws -> [[UInt8]]? {
+        let limit = max(1, Int(clamping: cfido2_dev_max_credentials_in_list(device)))
+        guard ids.count > limit else { return nil }
+        var held: [[UInt8]] = []
+        for start in stride(from: 0, to: ids.count, by: limit) {
+            guard let probe = cfido2_assert_new() else { throw PasskeyError.authenticatorFailed("out of memory") }
+            var owned: OpaquePointer? = probe
+            defer { cfido2_assert_free(&owned) }
+            try check(cfido2_assert_set_rp(probe, relyingParty))
+            try check(clientData.withUnsafeBufferPointer { cfido2_assert_set_clientdata(probe, $0.baseAddress, $0.count) })
+            try check(cfido2_assert_set_up(probe, FIDO_OPT_FALSE))
+            for id in ids[start..<min(start + limit, ids.count)] {
+                try check(id.withUnsafeBufferPointer { cfido2_assert_allow_cred(probe, $0.baseAddress, $0.count) })
+            }
+            let code = cfido2_dev_get_assert(device, probe, nil)
+            if code == FIDO_ERR_NO_CREDENTIALS { continue }
+            try perform(device: device, timeoutMilliseconds: 0) { code }
+            for index in 0..<cfido2_assert_count(probe) {
+                held.append(bytes(cfido2_assert_id_ptr(probe, index), cfido2_assert_id_len(probe, index)))
+            }
+        }
+        return held
     }
 
     // MARK: - PIN and verification

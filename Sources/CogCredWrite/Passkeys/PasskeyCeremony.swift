@@ -11,11 +11,17 @@ import CogCredRead
 /// the key is asked anything: an endpoint that is not the user's Cognito
 /// cannot obtain an assertion for another site where the same key holds a
 /// passkey.
-struct PasskeyCeremony {
+public struct PasskeyCeremony {
     /// The profile's pinned relying party id.
     let relyingParty: String
     let authenticator: any Authenticator
     let prompts: any PasskeyPrompts
+
+    public init(relyingParty: String, authenticator: any Authenticator, prompts: any PasskeyPrompts) {
+        self.relyingParty = relyingParty
+        self.authenticator = authenticator
+        self.prompts = prompts
+    }
 
     /// A browser's default wait when the options name none.
     static let defaultTimeoutMilliseconds = 60_000
@@ -23,7 +29,7 @@ struct PasskeyCeremony {
     static let maxTimeoutMilliseconds = 600_000
 
     /// Answers a WEB_AUTHN challenge: the credential, as CREDENTIAL's JSON.
-    func signIn(options text: String, username: String) throws -> String {
+    public func signIn(options text: String, username: String) throws -> String {
         let options = try WebAuthn.RequestOptions.parse(text)
         try pin(options.rpId)
         var allowed: [[UInt8]] = []
@@ -43,7 +49,7 @@ struct PasskeyCeremony {
     }
 
     /// Answers StartWebAuthnRegistration's options: the new credential.
-    func register(_ options: WebAuthn.CreationOptions) throws -> WebAuthn.RegistrationCredential {
+    public func register(_ options: WebAuthn.CreationOptions) throws -> WebAuthn.RegistrationCredential {
         try pin(options.rp.id)
         try WebAuthn.checkChallenge(options.challenge)
         let algorithms = options.pubKeyCredParams.filter { $0.type == "public-key" }.map(\.alg)
