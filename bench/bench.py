@@ -189,6 +189,7 @@ def main():
     server, url = start_double()
     try:
         results.append(burst(url))
+        results.append(passkey_sign_in(url))
     finally:
         server.shutdown()
         server.server_close()
@@ -231,6 +232,29 @@ def burst(url):
         assert refreshes() == before + 1, f"{refreshes() - before} refreshes for one burst"
     return {"name": "64 concurrent `cog-cred token` (expired token)", "reference": "one `cog-cred refresh`",
             "ours": summary(bursts), "ref": summary(singles), "target": 3.0, "note": "exactly one refresh operation per burst"}
+
+
+def passkey_sign_in(url):
+    """6: a passkey sign-in (USER_AUTH, the WEB_AUTHN challenge, libfido2 and
+    the tests' software authenticator on a UNIX socket), against the test
+    double (moto has no WebAuthn), beside an SRP sign-in of the same user
+    against the same double."""
+    from soft_authenticator import SoftAuthenticator
+
+    rp = "auth.bench.test"
+    double_admin(url, "config", {"allowed_first_auth_factors": ["PASSWORD", "WEB_AUTHN"], "webauthn_rp_id": rp})
+    double_admin(url, "users", {"username": "passkey", "password": PASSWORD})
+    cog("configure", "--profile", "passkey", "--user-pool-id", "us-east-1_double", "--client-id", "doubleclient",
+        "--endpoint-url", url, "--username", "passkey", "--passkey-rp-id", rp)
+    cog("sign-in", "--profile", "passkey", "--password-stdin", input=PASSWORD + "\n")
+    with tempfile.TemporaryDirectory() as directory, SoftAuthenticator(directory) as key:
+        cog("passkey", "add", "--profile", "passkey", "--authenticator", key.device)
+        (ours,) = hyperfine([f"{COG} sign-in --profile passkey --method passkey --authenticator {key.device}"],
+                            runs(60, 3), runs(5, 1))
+    (srp,) = hyperfine([f"printf '%s\\n' '{PASSWORD}' | {COG} sign-in --profile passkey --password-stdin --auth-flow srp"],
+                       runs(60, 3), runs(5, 1), shell=True)
+    return {"name": "`cog-cred sign-in --method passkey` (virtual security key, test double)",
+            "reference": "`cog-cred sign-in` (srp flow, test double)", "ours": summary(ours), "ref": summary(srp), "target": 1.5}
 
 
 def machine():

@@ -25,12 +25,15 @@ struct CogCredCommand: ParsableCommand, HelpExamples {
               65  malformed input data: an empty password, a code that is not
                   6 digits, a bad email address, a password the pool rejects
               69  the Secret Service is unavailable or locked; setup-git,
-                  setup-kubectl: git or kubectl is not installed
+                  setup-kubectl: git or kubectl is not installed; a
+                  passkey: no security key found (or no libfido2)
               74  the output could not be written (stdout closed or full)
               75  temporary failure: network, timeout, throttling,
                   Cognito 5xx or an unreadable answer
               77  not signed in, credentials rejected, session expired, or
                   the tokens belong to another pool or app client
+              76  a passkey challenge for another relying party than the
+                  profile's (refused before the security key is asked)
               78  the profile is missing or its configuration is invalid,
                   or the endpoint is not Cognito (a 4xx without its JSON error)
               1   anything else; docker-credential: every failure, with the
@@ -60,6 +63,9 @@ struct CogCredCommand: ParsableCommand, HelpExamples {
                                  --no-prompt); without them: 69 at once
               COG_CRED_UNLOCK_WAIT   seconds to wait for that dialog (120)
               COG_CRED_DEBUG     1: the trace --debug turns on
+              COG_CRED_AUTHENTICATOR   the security key for passkeys, when
+                                 --authenticator is not given (/dev/hidrawN
+                                 or unix:/path/to/socket)
             """,
         version: cogCredVersion,
         // Grouped by what a reader comes for; the help prints them in this

@@ -134,11 +134,10 @@ def test_without_a_method_the_pools_choices(cog, bus, profile):
     pexpect = pytest.importorskip("pexpect")
     profile.admin("users", {"username": USER, "password": PASSWORD, "passkey": True,
                             "attributes": {"email": USER, "phone_number": "+15555550123"}})
-    # No terminal: exit 77, naming --method, what the pool offers, and the browser for a passkey.
+    # No terminal: exit 77, naming --method and what the pool offers, a passkey too.
     missing = no_terminal(cog, "sign-in")
     assert missing.returncode == 77, missing.stderr
-    assert "--method password|srp|email-otp|sms-otp" in missing.stderr
-    assert "passkey: cog-cred sign-in --browser" in missing.stderr
+    assert "--method password|srp|email-otp|sms-otp|passkey" in missing.stderr
     assert all_stored(bus)["refresh"] is None
     # A method the user lacks: what the pool offers instead.
     profile.admin("users", {"username": USER, "password": PASSWORD, "attributes": {"email": USER}})
@@ -180,7 +179,7 @@ def test_the_password_is_asked_for_only_when_the_choice_needs_it(cog, bus, profi
 
 def test_method_and_flow_are_checked(cog, bus, profile):
     bad = cog.run("sign-in", "--method", "fingerprint")
-    assert bad.returncode == 64 and "--method must be email-otp, sms-otp, password or srp" in bad.stderr
+    assert bad.returncode == 64 and "--method must be email-otp, sms-otp, password, srp or passkey" in bad.stderr
     mixed = cog.run("sign-in", "--method", "email-otp", "--auth-flow", "srp")
     assert mixed.returncode == 64 and "--method goes with --auth-flow choice" in mixed.stderr
     assert cog.run("configure", "--method", "fingerprint").returncode == 64
