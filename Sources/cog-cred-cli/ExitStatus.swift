@@ -9,7 +9,8 @@ enum ExitStatus {
     static let unavailable: Int32 = 69
     static let temporaryFailure: Int32 = 75
     /// sysexits' EX_PROTOCOL: the endpoint broke the protocol (a passkey
-    /// challenge for another relying party than the profile's).
+    /// challenge for another relying party than the profile's, passkey
+    /// options that cannot be read, key types no security key makes).
     static let protocolError: Int32 = 76
     static let notAuthenticated: Int32 = 77
     static let configuration: Int32 = 78

@@ -12,7 +12,8 @@ struct SecurityKeyPrompts: PasskeyPrompts {
     func securityKeyPIN(retriesLeft: Int?) throws -> String {
         if pinFromStdin { return try PasswordInput.fromStandardInput(what: "security key PIN") }
         guard PasswordInput.hasTerminal else {
-            throw AuthError.challengeNeedsInput(challenge: "the security key's PIN", flag: "--pin-stdin")
+            // As a password: input only a terminal or the flag can give (64).
+            throw InputError("the security key needs its PIN and there is no terminal to ask on: give it with --pin-stdin", category: .usage)
         }
         let left = retriesLeft.map { " (\($0) \($0 == 1 ? "try" : "tries") left)" } ?? ""
         return try PasswordInput.prompt("PIN for the security key\(left): ")

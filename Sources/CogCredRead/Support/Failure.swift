@@ -21,7 +21,8 @@ public enum FailureCategory: Sendable, Equatable {
     /// A security key (for a passkey) cannot be reached.
     case authenticatorUnavailable
     /// The other side broke the protocol: a passkey challenge for another
-    /// relying party than the profile's.
+    /// relying party than the profile's, or passkey options that cannot be
+    /// read or asked for key types no security key makes.
     case protocolViolation
     /// Anything else.
     case other

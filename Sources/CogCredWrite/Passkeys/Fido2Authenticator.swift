@@ -22,7 +22,8 @@ public struct Fido2Authenticator: Authenticator {
     static let maxDevices = 16
 
     public func assertion(_ request: AssertionRequest, prompts: any PasskeyPrompts) throws -> Assertion {
-        try withDevice(timeoutMilliseconds: request.timeoutMilliseconds, prompts: prompts) { device in
+        try withDevice(timeoutMilliseconds: request.timeoutMilliseconds, prompts: prompts) { opened in
+            let device = opened.handle
             guard let assert = cfido2_assert_new() else { throw PasskeyError.authenticatorFailed("out of memory") }
             var owned: OpaquePointer? = assert
             defer { cfido2_assert_free(&owned) }
@@ -44,7 +45,8 @@ public struct Fido2Authenticator: Authenticator {
     }
 
     public func makeCredential(_ request: CredentialRequest, prompts: any PasskeyPrompts) throws -> NewCredential {
-        try withDevice(timeoutMilliseconds: request.timeoutMilliseconds, prompts: prompts) { device in
+        try withDevice(timeoutMilliseconds: request.timeoutMilliseconds, prompts: prompts) { opened in
+            let device = opened.handle
             guard let cred = cfido2_cred_new() else { throw PasskeyError.authenticatorFailed("out of memory") }
             var owned: OpaquePointer? = cred
             defer { cfido2_cred_free(&owned) }
@@ -74,41 +76,58 @@ public struct Fido2Authenticator: Authenticator {
             return NewCredential(
                 id: bytes(cfido2_cred_id_ptr(cred), cfido2_cred_id_len(cred)),
                 authenticatorData: bytes(cfido2_cred_authdata_raw_ptr(cred), cfido2_cred_authdata_raw_len(cred)),
-                format: format, attestationStatement: statement, transports: [transport])
+                format: format, attestationStatement: statement, transports: [opened.transport])
         }
     }
-
-    /// How the key is reached, as WebAuthn names transports.
-    var transport: String { path?.hasPrefix("nfc:") == true ? "nfc" : "usb" }
 
     // MARK: - The device
 
+    /// An open key, and the path it was opened at.
+    struct Device {
+        let handle: OpaquePointer
+        let path: String
+
+        /// How the key is reached, as WebAuthn names transports.
+        var transport: String { path.hasPrefix("nfc:") ? "nfc" : "usb" }
+    }
+
     /// Opens the key (loading libfido2 first), runs `body`, closes it.
-    func withDevice<T>(timeoutMilliseconds: Int, prompts: any PasskeyPrompts, _ body: (OpaquePointer) throws -> T) throws -> T {
+    func withDevice<T>(timeoutMilliseconds: Int, prompts: any PasskeyPrompts, _ body: (Device) throws -> T) throws -> T {
         guard cfido2_load() == 1 else { throw PasskeyError.libraryMissing(String(cString: cfido2_load_failure())) }
         let device = try open(timeoutMilliseconds: timeoutMilliseconds, prompts: prompts)
-        defer { close(device) }
-        _ = cfido2_dev_set_timeout(device, Int32(clamping: timeoutMilliseconds))
+        defer { close(device.handle) }
+        _ = cfido2_dev_set_timeout(device.handle, Int32(clamping: timeoutMilliseconds))
         return try body(device)
     }
 
-    func open(timeoutMilliseconds: Int, prompts: any PasskeyPrompts) throws -> OpaquePointer {
-        if let path { return try open(path: path) ?? { throw PasskeyError.noAuthenticator(tried: path) }() }
-        let paths = devicePaths()
-        switch paths.count {
-        case 0: throw PasskeyError.noAuthenticator(tried: "the USB security keys libfido2 finds: none")
-        case 1: return try open(path: paths[0]) ?? { throw PasskeyError.noAuthenticator(tried: paths[0]) }()
-        default: return try touched(paths, timeoutMilliseconds: timeoutMilliseconds, prompts: prompts)
+    func open(timeoutMilliseconds: Int, prompts: any PasskeyPrompts) throws -> Device {
+        if let path { return Device(handle: try open(path: path), path: path) }
+        var tried: [String] = []
+        var found: [Device] = []
+        for path in devicePaths() {
+            do {
+                found.append(Device(handle: try open(path: path), path: path))
+            } catch let PasskeyError.noAuthenticator(why) {
+                tried.append(why)
+            }
+        }
+        switch found.count {
+        case 0:
+            throw PasskeyError.noAuthenticator(tried: tried.isEmpty ? "the security keys libfido2 finds: none" : tried.joined(separator: "; "))
+        case 1: return found[0]
+        default: return try touched(found, timeoutMilliseconds: timeoutMilliseconds, prompts: prompts)
         }
     }
 
-    func open(path: String) -> OpaquePointer? {
-        guard let device = cfido2_dev_new() else { return nil }
-        if cfido2_dev_open(device, path) == FIDO_OK, cfido2_dev_is_fido2(device) { return device }
-        var owned: OpaquePointer? = device
-        _ = cfido2_dev_close(device)
-        cfido2_dev_free(&owned)
-        return nil
+    /// Opens a FIDO2 key; what was wrong when it cannot (no such device, no
+    /// permission, a key that speaks U2F only).
+    func open(path: String) throws(PasskeyError) -> OpaquePointer {
+        guard let device = cfido2_dev_new() else { throw .authenticatorFailed("out of memory") }
+        let opened = cfido2_dev_open(device, path)
+        if opened == FIDO_OK, cfido2_dev_is_fido2(device) { return device }
+        close(device)
+        let why = opened == FIDO_OK ? "a U2F-only key, which holds no passkeys" : "cannot open it: \(String(cString: cfido2_strerr(opened)))"
+        throw .noAuthenticator(tried: "\(path) (\(why))")
     }
 
     func close(_ device: OpaquePointer) {
@@ -127,24 +146,29 @@ public struct Fido2Authenticator: Authenticator {
     }
 
     /// Several keys: each blinks for a touch, and the one touched is used
-    /// (libfido2's touch requests ask no key for a credential).
-    func touched(_ paths: [String], timeoutMilliseconds: Int, prompts: any PasskeyPrompts) throws -> OpaquePointer {
-        let devices = paths.compactMap { open(path: $0) }.filter { cfido2_dev_get_touch_begin($0) == FIDO_OK }
-        guard !devices.isEmpty else { throw PasskeyError.noAuthenticator(tried: paths.joined(separator: ", ")) }
-        prompts.touchSecurityKey(choosing: true)
-        var chosen: OpaquePointer? = nil
-        let deadline = Deadline(secondsFromNow: Double(timeoutMilliseconds) / 1000)
-        while chosen == nil && deadline.remaining > 0 {
-            for device in devices where chosen == nil {
-                var touched: Int32 = 0
-                if cfido2_dev_get_touch_status(device, &touched, 50) == FIDO_OK, touched != 0 { chosen = device }
+    /// (libfido2's touch requests ask no key for a credential); the others
+    /// are closed.
+    func touched(_ devices: [Device], timeoutMilliseconds: Int, prompts: any PasskeyPrompts) throws -> Device {
+        let waiting = devices.filter { cfido2_dev_get_touch_begin($0.handle) == FIDO_OK }
+        var chosen: Device? = nil
+        if !waiting.isEmpty {
+            prompts.touchSecurityKey(choosing: true)
+            let deadline = Deadline(secondsFromNow: Double(timeoutMilliseconds) / 1000)
+            while chosen == nil && deadline.remaining > 0 {
+                for device in waiting where chosen == nil {
+                    var touched: Int32 = 0
+                    if cfido2_dev_get_touch_status(device.handle, &touched, 50) == FIDO_OK, touched != 0 { chosen = device }
+                }
             }
         }
-        for device in devices where device != chosen {
-            _ = cfido2_dev_cancel(device)
-            close(device)
+        for device in devices where device.handle != chosen?.handle {
+            _ = cfido2_dev_cancel(device.handle)
+            close(device.handle)
         }
-        guard let chosen else { throw PasskeyError.timedOut(seconds: timeoutMilliseconds / 1000) }
+        guard let chosen else {
+            if waiting.isEmpty { throw PasskeyError.noAuthenticator(tried: devices.map(\.path).joined(separator: ", ") + " (none answered)") }
+            throw PasskeyError.timedOut(seconds: timeoutMilliseconds / 1000)
+        }
         // As OpenSSH's sk-usbhid does: the key touched serves the request.
         return chosen
     }
@@ -223,8 +247,9 @@ public struct Fido2Authenticator: Authenticator {
         case FIDO_ERR_NO_CREDENTIALS: throw PasskeyError.noCredential
         case FIDO_ERR_CREDENTIAL_EXCLUDED: throw PasskeyError.alreadyRegistered
         case FIDO_ERR_OPERATION_DENIED, FIDO_ERR_KEEPALIVE_CANCEL: throw PasskeyError.declined
-        case FIDO_ERR_UNSUPPORTED_OPTION, FIDO_ERR_PIN_REQUIRED, FIDO_ERR_PIN_NOT_SET, FIDO_ERR_UV_BLOCKED:
+        case FIDO_ERR_UNSUPPORTED_OPTION, FIDO_ERR_PIN_REQUIRED, FIDO_ERR_PIN_NOT_SET:
             throw PasskeyError.cannotVerifyUser
+        case FIDO_ERR_UV_BLOCKED, FIDO_ERR_UV_INVALID: throw PasskeyError.builtInVerificationFailed
         case FIDO_ERR_ACTION_TIMEOUT, FIDO_ERR_USER_ACTION_TIMEOUT, FIDO_ERR_TIMEOUT:
             throw PasskeyError.timedOut(seconds: timeoutMilliseconds / 1000)
         case FIDO_ERR_RX where deadline.remaining == 0:

@@ -40,11 +40,11 @@ public struct PasskeyCeremony {
             allowed.append(id)
         }
         let clientData = WebAuthn.clientData(type: "webauthn.get", challenge: options.challenge, relyingParty: relyingParty)
-        let assertion = try authenticator.assertion(
-            AssertionRequest(
-                relyingParty: relyingParty, clientData: clientData, allowCredentials: allowed,
-                userVerification: .named(options.userVerification), timeoutMilliseconds: timeout(options.timeout), username: username),
-            prompts: prompts)
+        let request = AssertionRequest(
+            relyingParty: relyingParty, clientData: clientData, allowCredentials: allowed,
+            userVerification: .named(options.userVerification), timeoutMilliseconds: timeout(options.timeout), username: username)
+        // The person's time (a PIN, a touch) is not the network's.
+        let assertion = try PersonTime.waiting { try authenticator.assertion(request, prompts: prompts) }
         return WebAuthn.AssertionCredential(assertion, clientData: clientData).json
     }
 
@@ -65,13 +65,12 @@ public struct PasskeyCeremony {
             excluded.append(id)
         }
         let clientData = WebAuthn.clientData(type: "webauthn.create", challenge: options.challenge, relyingParty: relyingParty)
-        let credential = try authenticator.makeCredential(
-            CredentialRequest(
-                relyingParty: relyingParty, relyingPartyName: options.rp.name ?? relyingParty, userID: userID,
-                userName: options.user.name, userDisplayName: options.user.displayName ?? options.user.name, clientData: clientData,
-                excludeCredentials: excluded, userVerification: .named(options.authenticatorSelection?.userVerification),
-                timeoutMilliseconds: timeout(options.timeout)),
-            prompts: prompts)
+        let request = CredentialRequest(
+            relyingParty: relyingParty, relyingPartyName: options.rp.name ?? relyingParty, userID: userID,
+            userName: options.user.name, userDisplayName: options.user.displayName ?? options.user.name, clientData: clientData,
+            excludeCredentials: excluded, userVerification: .named(options.authenticatorSelection?.userVerification),
+            timeoutMilliseconds: timeout(options.timeout))
+        let credential = try PersonTime.waiting { try authenticator.makeCredential(request, prompts: prompts) }
         return WebAuthn.RegistrationCredential(credential, clientData: clientData)
     }
 

@@ -29,6 +29,9 @@ public enum PasskeyError: CogCredFailure, Equatable {
     /// Verification is required and the key can give none (no PIN set, no
     /// built-in verifier) (exit 77).
     case cannotVerifyUser
+    /// The key's built-in verifier (a fingerprint) did not recognise the
+    /// person, or is blocked after too many tries (exit 77).
+    case builtInVerificationFailed
     /// The key holds a passkey for this user already (exit 77).
     case alreadyRegistered
     /// Cognito asks for key types a security key cannot make (exit 76).
@@ -41,7 +44,8 @@ public enum PasskeyError: CogCredFailure, Equatable {
         case .noRelyingParty: return .configuration
         case .relyingPartyMismatch, .malformedOptions, .unsupportedAlgorithm: return .protocolViolation
         case .libraryMissing, .noAuthenticator: return .authenticatorUnavailable
-        case .noCredential, .declined, .timedOut, .wrongPIN, .pinBlocked, .pinAuthBlocked, .cannotVerifyUser, .alreadyRegistered:
+        case .noCredential, .declined, .timedOut, .wrongPIN, .pinBlocked, .pinAuthBlocked, .cannotVerifyUser, .builtInVerificationFailed,
+            .alreadyRegistered:
             return .notAuthenticated
         case .authenticatorFailed: return .other
         }
@@ -75,7 +79,10 @@ public enum PasskeyError: CogCredFailure, Equatable {
         case .pinAuthBlocked:
             return "the security key refuses PINs after too many wrong ones: unplug it, plug it in again and retry"
         case .cannotVerifyUser:
-            return "the pool requires user verification and this security key has no PIN: set one (fido2-token -S DEVICE), or use the browser"
+            return "the pool requires user verification and this security key cannot give it (no PIN set, no fingerprint):"
+                + " set a PIN (fido2-token -S DEVICE), or use the browser"
+        case .builtInVerificationFailed:
+            return "the security key's built-in verification (a fingerprint) failed or is blocked: try again, or use the key's PIN"
         case .alreadyRegistered:
             return "this security key holds a passkey for this user already (cog-cred passkey list)"
         case .unsupportedAlgorithm(let algorithms):

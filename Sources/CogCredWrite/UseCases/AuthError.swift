@@ -106,8 +106,9 @@ public enum AuthError: ExplainedFailure, Equatable {
         case ("ResourceNotFoundException", .devices), ("ResourceNotFoundException", .passkeys): return .dataError
         case ("WebAuthnChallengeNotFoundException", _): return .temporary
         case ("WebAuthnNotEnabledException", _), ("WebAuthnConfigurationMissingException", _), ("WebAuthnRelyingPartyMismatchException", _),
-            ("WebAuthnOriginNotAllowedException", _), ("WebAuthnClientMismatchException", _):
+            ("WebAuthnOriginNotAllowedException", _):
             return .configuration
+        case ("WebAuthnClientMismatchException", _): return .notAuthenticated
         case ("WebAuthnCredentialNotSupportedException", _): return .dataError
         case ("ResourceNotFoundException", _), ("InvalidIdentityPoolConfigurationException", _), ("AccessDenied", _):
             return .configuration

@@ -44,7 +44,8 @@ extension TokenManager {
         let issuers = try issuers()
         switch mode {
         case .elsewhere:
-            return try signIn(pasted: try person.pastedCallback(authorizeURL: request.url), of: request, issuers: issuers)
+            let pasted = try PersonTime.waiting { try person.pastedCallback(authorizeURL: request.url) }
+            return try signIn(pasted: pasted, of: request, issuers: issuers)
         case .here(let timeout):
             // Listening before the browser starts: it may come back at once.
             let loopback = try LoopbackSignIn(request)
@@ -54,7 +55,8 @@ extension TokenManager {
                 return try signIn(pasted: pasted, of: request, issuers: issuers)
             }
             person.show(authorizeURL: request.url, opened: opened)
-            guard let callback = try loopback.answer(within: Double(timeout), note: { person.note($0) }) else {
+            // The person's time at the browser is not the exchange's (PersonTime).
+            guard let callback = try PersonTime.waiting({ try loopback.answer(within: Double(timeout), note: { person.note($0) }) }) else {
                 throw AuthError.browserTimedOut(seconds: timeout)
             }
             return try signIn(callback, of: request, issuers: issuers)

@@ -12,7 +12,9 @@ enum PasswordInput {
     /// An empty line or no input at all is an error: an empty password is
     /// never what was meant.
     static func fromStandardInput(what: String = "password") throws(InputError) -> String {
-        guard var line = readLine(strippingNewline: true) else {
+        // Whoever answers (a person, a script waiting for a code to be sent)
+        // takes their time: not the command's network time (PersonTime).
+        guard var line = PersonTime.waiting({ readLine(strippingNewline: true) }) else {
             throw InputError("no \(what) on standard input (--password-stdin reads one line)")
         }
         if line.hasSuffix("\r") { line.removeLast() }
@@ -48,7 +50,7 @@ enum PasswordInput {
             }
         }
 
-        guard var bytes = readTerminalLine(from: fd, limit: 4096) else {
+        guard var bytes = PersonTime.waiting({ readTerminalLine(from: fd, limit: 4096) }) else {
             throw InputError("that password is longer than 4096 bytes")
         }
         if bytes.last == UInt8(ascii: "\r") { bytes.removeLast() }
@@ -99,7 +101,7 @@ enum PasswordInput {
         guard fd >= 0 else { throw InputError("no terminal to ask on", category: .usage) }
         defer { close(fd) }
         writeAll(fd, text)
-        guard let bytes = readTerminalLine(from: fd, limit: 1024) else {
+        guard let bytes = PersonTime.waiting({ readTerminalLine(from: fd, limit: 1024) }) else {
             throw InputError("that line is longer than 1024 bytes")
         }
         return String(decoding: bytes, as: UTF8.self).trimmingWhitespace()
