@@ -185,8 +185,11 @@ struct Wiring {
 }
 
 extension Wiring {
-    /// The command's overall time budget, started when first asked for.
-    func deadline(_ profile: Profile) -> Deadline { Deadline(secondsFromNow: profile.timeouts.command) }
+    /// The command's overall time budget, started when first asked for; the
+    /// time spent waiting for the person (PersonTime) is given back.
+    func deadline(_ profile: Profile) -> Deadline {
+        Deadline(secondsFromNow: profile.timeouts.command, givingBack: { PersonTime.total })
+    }
 
     func endpoint(_ profile: Profile) throws -> Endpoint.Resolved {
         try Endpoint.resolve(profile: profile, environment: environment)

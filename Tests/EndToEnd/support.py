@@ -221,3 +221,47 @@ def double_admin(url, path, body=None, status=200):
         got, answer = err.code, json.loads(err.read())
     assert got == status, answer
     return answer
+
+
+class DoubleClient:
+    """A raw client of the Cognito test double, for its self-checks: Cognito
+    calls on `POST /` (JSON as the AWS protocol sends it), admin calls under
+    /_double/."""
+
+    def __init__(self, url):
+        self.url = url
+
+    def _request(self, action, body):
+        from cognito_double import TARGET_PREFIX
+
+        return urllib.request.Request(self.url, data=json.dumps(body).encode(), method="POST", headers={
+            "Content-Type": "application/x-amz-json-1.1", "X-Amz-Target": TARGET_PREFIX + action})
+
+    def call(self, action, **body):
+        try:
+            with urllib.request.urlopen(self._request(action, body), timeout=10) as r:
+                return r.status, json.loads(r.read())
+        except urllib.error.HTTPError as err:
+            return err.code, json.loads(err.read())
+
+    def raw(self, action, **body):
+        """(status, headers, body bytes) for answers that may not be JSON."""
+        try:
+            with urllib.request.urlopen(self._request(action, body), timeout=10) as r:
+                return r.status, dict(r.headers), r.read()
+        except urllib.error.HTTPError as err:
+            return err.code, dict(err.headers), err.read()
+
+    def ok(self, action, **body):
+        status, answer = self.call(action, **body)
+        assert status == 200, answer
+        return answer
+
+    def fails(self, action, error, **body):
+        """The message of the error `error` that `action` must answer."""
+        status, answer = self.call(action, **body)
+        assert (status, answer.get("__type")) == (400, error), answer
+        return answer["message"]
+
+    def admin(self, path, body=None, status=200):
+        return double_admin(self.url, path, body, status)

@@ -27,7 +27,7 @@ from pycognito.aws_srp import AWSSRP
 
 from cognito_double import (DEFAULT_CONFIG, MOTO_500_BODY, SRP_K, SRP_N, TARGET_PREFIX, java_double, pad_hex,
                             parse_cognito_timestamp, secret_hash, srp_session_key, srp_verifier)
-from support import b64url, claims, double_admin
+from support import DoubleClient, b64url, claims, double_admin
 
 CLIENT = DEFAULT_CONFIG["client_id"]
 POOL_ID = DEFAULT_CONFIG["pool_id"]
@@ -36,44 +36,8 @@ EMAIL = "dora@example.com"
 SECRET = "s3cr3t-of-the-app-client"
 
 
-class Pool:
-    """A client of the double: Cognito calls on `POST /`, admin calls under /_double/."""
-
-    def __init__(self, url):
-        self.url = url
-
-    def call(self, action, **body):
-        req = urllib.request.Request(self.url, data=json.dumps(body).encode(), method="POST", headers={
-            "Content-Type": "application/x-amz-json-1.1", "X-Amz-Target": TARGET_PREFIX + action})
-        try:
-            with urllib.request.urlopen(req, timeout=10) as r:
-                return r.status, json.loads(r.read())
-        except urllib.error.HTTPError as err:
-            return err.code, json.loads(err.read())
-
-    def raw(self, action, **body):
-        """(status, headers, body bytes) for answers that may not be JSON."""
-        req = urllib.request.Request(self.url, data=json.dumps(body).encode(), method="POST", headers={
-            "Content-Type": "application/x-amz-json-1.1", "X-Amz-Target": TARGET_PREFIX + action})
-        try:
-            with urllib.request.urlopen(req, timeout=10) as r:
-                return r.status, dict(r.headers), r.read()
-        except urllib.error.HTTPError as err:
-            return err.code, dict(err.headers), err.read()
-
-    def ok(self, action, **body):
-        status, answer = self.call(action, **body)
-        assert status == 200, answer
-        return answer
-
-    def fails(self, action, error, **body):
-        """The message of the error `error` that `action` must answer."""
-        status, answer = self.call(action, **body)
-        assert (status, answer.get("__type")) == (400, error), answer
-        return answer["message"]
-
-    def admin(self, path, body=None, status=200):
-        return double_admin(self.url, path, body, status)
+class Pool(DoubleClient):
+    """The double's pool, as its tests call it."""
 
     # The calls most tests make, with the client id filled in.
     def sign_up(self, username=EMAIL, password=PASSWORD, email=EMAIL, **extra):

@@ -30,7 +30,7 @@ from fido2.cose import ES256, EdDSA
 from fido2.webauthn import AttestationObject, AttestedCredentialData, AuthenticatorData, CollectedClientData
 
 from cognito_double import DEFAULT_CONFIG, TARGET_PREFIX, secret_hash
-from support import NoRedirects, b64url, b64url_decode, claims, double_admin
+from support import DoubleClient, NoRedirects, b64url, b64url_decode, claims, double_admin
 
 CLIENT = DEFAULT_CONFIG["client_id"]
 USER, OTHER = "mia", "noah"
@@ -111,34 +111,8 @@ class Authenticator:
             "clientExtensionResults": {}, "authenticatorAttachment": "cross-platform"})
 
 
-class Pool:
-    """A client of the double: Cognito calls on `POST /`, admin calls under /_double/."""
-
-    def __init__(self, url):
-        self.url = url
-
-    def call(self, action, **body):
-        req = urllib.request.Request(self.url, data=json.dumps(body).encode(), method="POST", headers={
-            "Content-Type": "application/x-amz-json-1.1", "X-Amz-Target": TARGET_PREFIX + action})
-        try:
-            with urllib.request.urlopen(req, timeout=10) as r:
-                return r.status, json.loads(r.read())
-        except urllib.error.HTTPError as err:
-            return err.code, json.loads(err.read())
-
-    def ok(self, action, **body):
-        status, answer = self.call(action, **body)
-        assert status == 200, answer
-        return answer
-
-    def fails(self, action, error, **body):
-        """The message of the error `error` that `action` must answer."""
-        status, answer = self.call(action, **body)
-        assert (status, answer.get("__type")) == (400, error), answer
-        return answer["message"]
-
-    def admin(self, path, body=None, status=200):
-        return double_admin(self.url, path, body, status)
+class Pool(DoubleClient):
+    """The double's pool, as its tests call it."""
 
     def detail(self):
         """Why the double refused the last request (recorded, never answered)."""

@@ -18,13 +18,17 @@ public struct SystemClock: Clock {
 /// makes share one time budget.
 public struct Deadline: Sendable {
     private let end: Double
+    /// Seconds given back since the start (the time the command spent
+    /// waiting for the person, which is not the network's).
+    private let givenBack: (@Sendable () -> Double)?
 
-    public init(secondsFromNow: Double) {
+    public init(secondsFromNow: Double, givingBack givenBack: (@Sendable () -> Double)? = nil) {
         end = Deadline.monotonicSeconds() + secondsFromNow
+        self.givenBack = givenBack
     }
 
     /// Seconds left, never negative.
-    public var remaining: Double { max(0, end - Deadline.monotonicSeconds()) }
+    public var remaining: Double { max(0, end + (givenBack?() ?? 0) - Deadline.monotonicSeconds()) }
 
     static func monotonicSeconds() -> Double {
         var ts = timespec()

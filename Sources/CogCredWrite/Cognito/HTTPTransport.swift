@@ -142,7 +142,7 @@ struct RetryingPost {
         var attempt = 0
         let start = ContinuousClock.now
         while true {
-            let remaining = deadline.networkRemaining
+            let remaining = deadline.remaining
             guard remaining > 0.05 else { throw .deadlineExceeded }
             let request = HTTPRequest(
                 method: method, url: url, headers: headers, body: body, connectTimeout: min(timeouts.connect, remaining),
@@ -158,7 +158,7 @@ struct RetryingPost {
             }
             attempt += 1
             let pause = retryPolicy.pause(afterAttempt: attempt)
-            guard attempt < retryPolicy.maxAttempts, retryIf(failure), deadline.networkRemaining > pause + 0.1 else {
+            guard attempt < retryPolicy.maxAttempts, retryIf(failure), deadline.remaining > pause + 0.1 else {
                 guard case .transport(var lost) = failure else { throw failure }
                 lost.gaveUp = TransportError.GaveUp(url: url, attempts: attempt, seconds: seconds(since: start))
                 throw .transport(lost)

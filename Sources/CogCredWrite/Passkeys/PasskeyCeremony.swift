@@ -32,13 +32,7 @@ public struct PasskeyCeremony {
     public func signIn(options text: String, username: String) throws -> String {
         let options = try WebAuthn.RequestOptions.parse(text)
         try pin(options.rpId)
-        var allowed: [[UInt8]] = []
-        for descriptor in options.allowCredentials ?? [] where descriptor.type == "public-key" {
-            guard let id = Base64URL.decode(descriptor.id), !id.isEmpty else {
-                throw PasskeyError.malformedOptions("the passkey challenge allows a credential whose id is not base64url")
-            }
-            allowed.append(id)
-        }
+        let allowed = try ids(options.allowCredentials, "the passkey challenge allows")
         let clientData = WebAuthn.clientData(type: "webauthn.get", challenge: options.challenge, relyingParty: relyingParty)
         let request = AssertionRequest(
             relyingParty: relyingParty, clientData: clientData, allowCredentials: allowed,
@@ -57,13 +51,7 @@ public struct PasskeyCeremony {
         guard let userID = Base64URL.decode(options.user.id), !userID.isEmpty, userID.count <= 64 else {
             throw PasskeyError.malformedOptions("the registration's user id is not base64url of 1 to 64 bytes")
         }
-        var excluded: [[UInt8]] = []
-        for descriptor in options.excludeCredentials ?? [] where descriptor.type == "public-key" {
-            guard let id = Base64URL.decode(descriptor.id), !id.isEmpty else {
-                throw PasskeyError.malformedOptions("the registration excludes a credential whose id is not base64url")
-            }
-            excluded.append(id)
-        }
+        let excluded = try ids(options.excludeCredentials, "the registration excludes")
         let clientData = WebAuthn.clientData(type: "webauthn.create", challenge: options.challenge, relyingParty: relyingParty)
         let request = CredentialRequest(
             relyingParty: relyingParty, relyingPartyName: options.rp.name ?? relyingParty, userID: userID,
@@ -79,6 +67,18 @@ public struct PasskeyCeremony {
     func pin(_ named: String?) throws(PasskeyError) {
         guard let named else { return }
         guard named == relyingParty else { throw .relyingPartyMismatch(sent: named, pinned: relyingParty) }
+    }
+
+    /// The public-key credentials' ids, as bytes.
+    func ids(_ descriptors: [WebAuthn.CredentialDescriptor]?, _ what: String) throws(PasskeyError) -> [[UInt8]] {
+        var ids: [[UInt8]] = []
+        for descriptor in descriptors ?? [] where descriptor.type == "public-key" {
+            guard let id = Base64URL.decode(descriptor.id), !id.isEmpty else {
+                throw .malformedOptions("\(what) a credential whose id is not base64url")
+            }
+            ids.append(id)
+        }
+        return ids
     }
 
     func timeout(_ milliseconds: Double?) -> Int {

@@ -110,63 +110,68 @@ public enum WebAuthn {
         return Array((try? encoder.encode(data)) ?? Data())
     }
 
-    /// A sign-in's answer: PublicKeyCredential (an assertion) as JSON,
-    /// Cognito's CREDENTIAL.
-    struct AssertionCredential: Encodable, Sendable, Equatable {
-        struct Response: Encodable, Sendable, Equatable {
-            var clientDataJSON: String
-            var authenticatorData: String
-            var signature: String
-            var userHandle: String?
-        }
-
+    /// PublicKeyCredential as JSON (RegistrationResponseJSON,
+    /// AuthenticationResponseJSON): a key's answer, with what it answered.
+    public struct Credential<Response: Encodable & Sendable & Equatable>: Encodable, Sendable, Equatable {
         var id: String
         var rawId: String
         var type = "public-key"
         var response: Response
         var clientExtensionResults: [String: String] = [:]
+        /// A security key, never this machine's own authenticator.
         var authenticatorAttachment = "cross-platform"
 
-        init(_ assertion: Assertion, clientData: [UInt8]) {
-            id = Base64URL.encode(assertion.credentialID)
-            rawId = id
-            response = Response(
-                clientDataJSON: Base64URL.encode(clientData), authenticatorData: Base64URL.encode(assertion.authenticatorData),
-                signature: Base64URL.encode(assertion.signature), userHandle: assertion.userHandle.map(Base64URL.encode))
-        }
-
-        /// As CREDENTIAL carries it: a JSON string.
-        var json: String {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.withoutEscapingSlashes, .sortedKeys]
-            return String(decoding: (try? encoder.encode(self)) ?? Data(), as: UTF8.self)
+        init(id: [UInt8], response: Response) {
+            self.id = Base64URL.encode(id)
+            rawId = self.id
+            self.response = response
         }
     }
 
-    /// A registration's answer: PublicKeyCredential (an attestation) as
-    /// JSON, CompleteWebAuthnRegistration's Credential.
-    public struct RegistrationCredential: Encodable, Sendable, Equatable {
-        struct Response: Encodable, Sendable, Equatable {
-            var clientDataJSON: String
-            var attestationObject: String
-            var transports: [String]
-        }
+    struct AssertionResponse: Encodable, Sendable, Equatable {
+        var clientDataJSON: String
+        var authenticatorData: String
+        var signature: String
+        var userHandle: String?
+    }
 
-        var id: String
-        var rawId: String
-        var type = "public-key"
-        var response: Response
-        var clientExtensionResults: [String: String] = [:]
-        var authenticatorAttachment = "cross-platform"
+    public struct AttestationResponse: Encodable, Sendable, Equatable {
+        var clientDataJSON: String
+        var attestationObject: String
+        var transports: [String]
+    }
 
-        init(_ credential: NewCredential, clientData: [UInt8]) {
-            id = Base64URL.encode(credential.id)
-            rawId = id
-            let attestation = CBOR.attestationObject(
-                format: credential.format, statement: credential.attestationStatement, authenticatorData: credential.authenticatorData)
-            response = Response(
+    /// A sign-in's answer, Cognito's CREDENTIAL.
+    typealias AssertionCredential = Credential<AssertionResponse>
+    /// A registration's answer, CompleteWebAuthnRegistration's Credential.
+    public typealias RegistrationCredential = Credential<AttestationResponse>
+}
+
+extension WebAuthn.Credential where Response == WebAuthn.AssertionResponse {
+    init(_ assertion: Assertion, clientData: [UInt8]) {
+        self.init(
+            id: assertion.credentialID,
+            response: WebAuthn.AssertionResponse(
+                clientDataJSON: Base64URL.encode(clientData), authenticatorData: Base64URL.encode(assertion.authenticatorData),
+                signature: Base64URL.encode(assertion.signature), userHandle: assertion.userHandle.map(Base64URL.encode)))
+    }
+
+    /// As CREDENTIAL carries it: a JSON string.
+    var json: String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.withoutEscapingSlashes, .sortedKeys]
+        return String(decoding: (try? encoder.encode(self)) ?? Data(), as: UTF8.self)
+    }
+}
+
+extension WebAuthn.Credential where Response == WebAuthn.AttestationResponse {
+    init(_ credential: NewCredential, clientData: [UInt8]) {
+        let attestation = CBOR.attestationObject(
+            format: credential.format, statement: credential.attestationStatement, authenticatorData: credential.authenticatorData)
+        self.init(
+            id: credential.id,
+            response: WebAuthn.AttestationResponse(
                 clientDataJSON: Base64URL.encode(clientData), attestationObject: Base64URL.encode(attestation),
-                transports: credential.transports)
-        }
+                transports: credential.transports))
     }
 }

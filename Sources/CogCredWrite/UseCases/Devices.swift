@@ -7,22 +7,31 @@ extension TokenManager {
     public func devices() throws -> (devices: [UserDevice], current: String?) {
         let access = try currentToken(.access).value
         let cognito = try makeCognito()
-        var devices: [UserDevice] = []
-        var page: String? = nil
-        var pages = 0
-        repeat {
-            let token = page
-            let answer = try devicesCall { () throws(CognitoError) in try cognito.listDevices(accessToken: access, paginationToken: token) }
-            devices += answer.devices
-            page = answer.next
-            pages += 1
-        } while page != nil && pages < Self.maxDevicePages
+        let devices = try everyPage { token in
+            let page = try devicesCall { () throws(CognitoError) in try cognito.listDevices(accessToken: access, paginationToken: token) }
+            return (page.devices, page.next)
+        }
         return (devices, try rememberedDevice()?.key)
     }
 
-    /// At most this many pages of 60 (a service that kept answering with a
-    /// next page would otherwise never let `devices` end).
-    static let maxDevicePages = 100
+    /// At most this many pages (a service that kept answering with a next
+    /// page would otherwise never let a list end).
+    static let maxPages = 100
+
+    /// Every item of a paged list: `page` answers one page (nil: the first)
+    /// and the token of the next.
+    func everyPage<Item>(_ page: (String?) throws -> ([Item], next: String?)) throws -> [Item] {
+        var items: [Item] = []
+        var next: String? = nil
+        var pages = 0
+        repeat {
+            let answer = try page(next)
+            items += answer.0
+            next = answer.next
+            pages += 1
+        } while next != nil && pages < Self.maxPages
+        return items
+    }
 
     /// Forgets a device (ForgetDevice): `key`, or this machine's. Forgetting
     /// this machine deletes its keyring item too, so the next sign-in is a

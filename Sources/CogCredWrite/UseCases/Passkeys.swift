@@ -23,17 +23,10 @@ extension TokenManager {
     public func passkeys() throws -> [Passkey] {
         let access = try currentToken(.access).value
         let cognito = try makeCognito()
-        var passkeys: [Passkey] = []
-        var page: String? = nil
-        var pages = 0
-        repeat {
-            let token = page
-            let answer = try passkeysCall { () throws(CognitoError) in try cognito.listPasskeys(accessToken: access, nextToken: token) }
-            passkeys += answer.passkeys
-            page = answer.next
-            pages += 1
-        } while page != nil && pages < Self.maxDevicePages
-        return passkeys
+        return try everyPage { token in
+            let page = try passkeysCall { () throws(CognitoError) in try cognito.listPasskeys(accessToken: access, nextToken: token) }
+            return (page.passkeys, page.next)
+        }
     }
 
     /// Removes a passkey (DeleteWebAuthnCredential) by its credential id.
