@@ -12,6 +12,7 @@ import pytest
 
 from soft_authenticator import SoftAuthenticator
 from support import all_stored, b64url, configure_on_double, no_terminal, stored
+from test_managed_login import domain, sign_in_by_pasting  # noqa: F401 (a fixture: a profile at the managed login)
 
 PASSWORD = "Passkey-Password-1"
 USER = "pat@example.com"
@@ -186,6 +187,14 @@ def test_a_profile_without_a_relying_party_sends_nothing(cog, bus, double, key):
     assert result.returncode == 78 and "--passkey-rp-id" in result.stderr, result.stderr
     assert len([r for r in double.stats()["requests"] if r.get("action") == "InitiateAuth"]) == before
     assert key.commands == []
+
+
+@pytest.mark.parametrize("bad", ["https://auth.example.com", "auth.example.com:443", "Auth.Example.com", "auth..example.com", "x-.example"])
+def test_a_relying_party_id_is_a_host_name(cog, double, bad):
+    configure_on_double(cog, double.url, "--passkey-rp-id", RP)
+    result = cog.run("configure", "--passkey-rp-id", bad)
+    assert result.returncode == 64 and "not a relying party id" in result.stderr, result.stderr
+    assert json.loads(cog.config_file.read_text())["profiles"]["default"]["passkey-rp-id"] == RP
 
 
 def test_the_domains_host_is_the_default_relying_party(cog, bus, double, key):
@@ -381,6 +390,16 @@ def test_every_page_is_listed(cog, bus, pool, tmp_path):
     listed = json.loads(cog.ok("passkey", "list", "--json").stdout)
     assert len(listed) == 21 == len({p["id"] for p in listed})
     assert len([r for r in pool.stats()["requests"] if r.get("action") == "ListWebAuthnCredentials"]) >= 2
+
+
+def test_a_browser_sessions_token_without_the_admin_scope_says_so(cog, bus, domain):
+    """The managed login asks openid email profile unless told otherwise:
+    such a token cannot manage passkeys, and the error names the scope and
+    --scopes."""
+    sign_in_by_pasting(cog)
+    result = cog.run("passkey", "list")
+    assert result.returncode == 77, result.stderr
+    assert "aws.cognito.signin.user.admin" in result.stderr and "--scopes" in result.stderr
 
 
 def test_a_bad_id_is_a_usage_error(cog, bus, pool):

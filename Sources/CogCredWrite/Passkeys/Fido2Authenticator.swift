@@ -29,7 +29,7 @@ public struct Fido2Authenticator: Authenticator {
             defer { cfido2_assert_free(&owned) }
             try check(cfido2_assert_set_rp(assert, request.relyingParty))
             try check(request.clientData.withUnsafeBufferPointer { cfido2_assert_set_clientdata(assert, $0.baseAddress, $0.count) })
-            let allowed = try held(request.allowCredentials, relyingParty: request.relyingParty, clientData: request.clientData, device: device)
+            let allowed = try held(request.allowCredentials, of: request.relyingParty, clientData: request.clientData, device: opened)
             if allowed?.isEmpty == true { throw PasskeyError.noCredential }
             for id in allowed ?? request.allowCredentials {
                 try check(id.withUnsafeBufferPointer { cfido2_assert_allow_cred(assert, $0.baseAddress, $0.count) })
@@ -58,7 +58,7 @@ public struct Fido2Authenticator: Authenticator {
                     cfido2_cred_set_user(cred, $0.baseAddress, $0.count, request.userName, request.userDisplayName)
                 })
             try check(cfido2_cred_set_rk(cred, FIDO_OPT_TRUE))
-            let excluded = try held(request.excludeCredentials, relyingParty: request.relyingParty, clientData: request.clientData, device: device)
+            let excluded = try held(request.excludeCredentials, of: request.relyingParty, clientData: request.clientData, device: opened)
             if excluded?.isEmpty == false { throw PasskeyError.alreadyRegistered }
             for id in excluded ?? request.excludeCredentials {
                 try check(id.withUnsafeBufferPointer { cfido2_cred_exclude(cred, $0.baseAddress, $0.count) })
@@ -182,7 +182,8 @@ public struct Fido2Authenticator: Authenticator {
     /// those on other keys too: as browsers and python-fido2 do, the key is
     /// asked a batch at a time without a touch (GetAssertion with up=false,
     /// which signs nothing the relying party would take).
-    func held(_ ids: [[UInt8]], relyingParty: String, clientData: [UInt8], device: OpaquePointer) throws -> [[UInt8]]? {
+    func held(_ ids: [[UInt8]], of relyingParty: String, clientData: [UInt8], device opened: Device) throws -> [[UInt8]]? {
+        let device = opened.handle
         let limit = max(1, Int(clamping: cfido2_dev_max_credentials_in_list(device)))
         guard ids.count > limit else { return nil }
         var held: [[UInt8]] = []
@@ -198,7 +199,8 @@ public struct Fido2Authenticator: Authenticator {
             }
             let code = cfido2_dev_get_assert(device, probe, nil)
             if code == FIDO_ERR_NO_CREDENTIALS { continue }
-            try perform(device: device, timeoutMilliseconds: 0) { code }
+            // No touch or PIN is asked for: any failure but "none here" is the key's.
+            try check(code)
             for index in 0..<cfido2_assert_count(probe) {
                 held.append(bytes(cfido2_assert_id_ptr(probe, index), cfido2_assert_id_len(probe, index)))
             }
