@@ -90,6 +90,14 @@ import CogCredTestSupport
         #expect(key.state.withLock { $0.assertions.isEmpty })
     }
 
+    /// The options' timeout bounds the key's wait: at least a second, at
+    /// most ten minutes, whatever number came (fuzz-passkey-options found
+    /// one too large for an Int).
+    @Test(arguments: [(nil, 60_000), (10.0, 60_000), (2_000.0, 2_000), (6.6e99, 600_000), (Double.infinity, 60_000), (-1.0, 60_000)] as [(Double?, Int)])
+    func theTimeoutIsBounded(given: Double?, used: Int) {
+        #expect(ceremony(FakeAuthenticator()).timeout(given) == used)
+    }
+
     @Test func aRegistrationNeedsES256AndAUserIDAndPinsTheRelyingParty() throws {
         let key = FakeAuthenticator()
         var creation = WebAuthn.CreationOptions(

@@ -470,7 +470,7 @@ enum CognitoWire {
                 let attributes = Dictionary((deviceAttributes ?? []).map { ($0.name, $0.value ?? "") }) { first, _ in first }
                 let seen = deviceLastAuthenticatedDate ?? deviceLastModifiedDate ?? deviceCreateDate
                 return UserDevice(
-                    key: deviceKey, name: attributes["device_name"], lastSeen: seen.map { Int64($0.rounded(.down)) },
+                    key: deviceKey, name: attributes["device_name"], lastSeen: seen.flatMap { Int64(exactly: $0.rounded(.down)) },
                     remembered: attributes["dev:device_remembered_status"] == "remembered")
             }
         }
@@ -509,7 +509,7 @@ enum CognitoWire {
                 guard let credentialId, !credentialId.isEmpty else { return nil }
                 return Passkey(
                     id: credentialId, name: friendlyCredentialName, relyingParty: relyingPartyId, attachment: authenticatorAttachment,
-                    transports: authenticatorTransports ?? [], created: createdAt.map { Int64($0.rounded(.down)) })
+                    transports: authenticatorTransports ?? [], created: createdAt.flatMap { Int64(exactly: $0.rounded(.down)) })
             }
         }
 

@@ -83,6 +83,7 @@ public struct PasskeyCeremony {
 
     func timeout(_ milliseconds: Double?) -> Int {
         guard let milliseconds, milliseconds.isFinite, milliseconds >= 1000 else { return Self.defaultTimeoutMilliseconds }
-        return min(Int(milliseconds), Self.maxTimeoutMilliseconds)
+        // Bounded before it becomes an Int: a huge timeout must not trap.
+        return Int(min(milliseconds, Double(Self.maxTimeoutMilliseconds)))
     }
 }

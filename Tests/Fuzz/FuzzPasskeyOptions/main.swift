@@ -8,26 +8,27 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// libFuzzer entry: passkey options from whatever sits at the endpoint. The
-/// first byte picks which: even, a WEB_AUTHN challenge's
-/// CREDENTIAL_REQUEST_OPTIONS (a JSON string); odd, the body of
+/// libFuzzer entry: passkey answers from whatever sits at the endpoint. The
+/// first byte picks which (modulo 3): 0, a WEB_AUTHN challenge's
+/// CREDENTIAL_REQUEST_OPTIONS (a JSON string); 1, the body of
 /// StartWebAuthnRegistration's answer (CredentialCreationOptions, an
-/// object). The rest is it. Each goes through the whole ceremony with a key
-/// that signs anything, so the relying-party pin and the credential's JSON
-/// run too.
+/// object); 2, the body of ListWebAuthnCredentials' answer. The rest is it.
+/// Options go through the whole ceremony with a key that signs anything, so
+/// the relying-party pin and the credential's JSON run too.
 func fuzz(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     guard let data, size > 0 else { return 0 }
     let rest = Data(UnsafeBufferPointer(start: data + 1, count: size - 1))
     let ceremony = PasskeyCeremony(relyingParty: "auth.example.com", authenticator: AnyKey(), prompts: Nobody())
-    if data[0] % 2 == 0 {
-        _ = try? ceremony.signIn(options: String(decoding: rest, as: UTF8.self), username: "alice")
-    } else {
-        let client = CognitoHTTPClient(
-            endpoint: "http://127.0.0.1:1/", clientID: "client", timeouts: Timeouts(connect: 1, request: 1, command: 1),
-            deadline: Deadline(secondsFromNow: 1), transport: Answer(body: rest))
+    let client = CognitoHTTPClient(
+        endpoint: "http://127.0.0.1:1/", clientID: "client", timeouts: Timeouts(connect: 1, request: 1, command: 1),
+        deadline: Deadline(secondsFromNow: 1), transport: Answer(body: rest))
+    switch data[0] % 3 {
+    case 0: _ = try? ceremony.signIn(options: String(decoding: rest, as: UTF8.self), username: "alice")
+    case 1:
         if let options = try? client.startPasskeyRegistration(accessToken: "token") {
             _ = try? ceremony.register(options)
         }
+    default: _ = try? client.listPasskeys(accessToken: "token", nextToken: nil)
     }
     return 0
 }
