@@ -363,7 +363,7 @@ def test_one_key_among_the_users_several(cog, bus, pool, key, tmp_path):
 def test_no_key_there(cog, bus, pool, tmp_path):
     missing = f"unix:{tmp_path}/no-such-key.sock"
     result = cog.run("passkey", "add", "--authenticator", missing)
-    assert result.returncode == 69 and missing in result.stderr, result.stderr
+    assert result.returncode == 69 and missing in result.stderr and "no virtual key serves" in result.stderr, result.stderr
 
 
 # --- Management --------------------------------------------------------------------

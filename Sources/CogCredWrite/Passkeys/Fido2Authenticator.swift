@@ -126,7 +126,15 @@ public struct Fido2Authenticator: Authenticator {
         let opened = cfido2_dev_open(device, path)
         if opened == FIDO_OK, cfido2_dev_is_fido2(device) { return device }
         close(device)
-        let why = opened == FIDO_OK ? "a U2F-only key, which holds no passkeys" : "cannot open it: \(String(cString: cfido2_strerr(opened)))"
+        let why: String
+        if opened == FIDO_OK {
+            why = "a U2F-only key, which holds no passkeys"
+        } else if path.hasPrefix(CFIDO2_UNIX_PREFIX) {
+            // libfido2 says only "internal error" when the I/O hook's open fails.
+            why = "cannot connect: no virtual key serves that socket, or another user's does"
+        } else {
+            why = "cannot open it: \(String(cString: cfido2_strerr(opened)))"
+        }
         throw .noAuthenticator(tried: "\(path) (\(why))")
     }
 
