@@ -8,7 +8,7 @@
 #define LIBRARY "libcurl.so.4"
 
 #define FUNCTIONS(X)                                                                                       \
-    X(curl_global_init) X(curl_easy_init) X(curl_easy_cleanup) X(curl_easy_perform) X(curl_easy_strerror) \
+    X(curl_global_init) X(curl_easy_init) X(curl_easy_cleanup) X(curl_easy_reset) X(curl_easy_perform) X(curl_easy_strerror) \
     X(curl_slist_append) X(curl_slist_free_all) X(curl_easy_setopt) X(curl_easy_getinfo)
 
 CLINUX_LIBRARY_TABLE(FUNCTIONS);
@@ -35,6 +35,7 @@ const char *ccurl_load_failure(void) {
 CURLcode ccurl_global_init(long flags) { return api.curl_global_init(flags); }
 CURL *ccurl_easy_init(void) { return api.curl_easy_init(); }
 void ccurl_easy_cleanup(CURL *handle) { api.curl_easy_cleanup(handle); }
+void ccurl_easy_reset(CURL *handle) { api.curl_easy_reset(handle); }
 CURLcode ccurl_easy_perform(CURL *handle) { return api.curl_easy_perform(handle); }
 const char *ccurl_easy_strerror(CURLcode code) { return api.curl_easy_strerror(code); }
 struct curl_slist *ccurl_slist_append(struct curl_slist *list, const char *text) { return api.curl_slist_append(list, text); }

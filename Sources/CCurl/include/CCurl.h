@@ -28,6 +28,9 @@ const char *ccurl_load_failure(void);
 CURLcode ccurl_global_init(long flags);
 CURL *ccurl_easy_init(void);
 void ccurl_easy_cleanup(CURL *handle);
+/// Every option back to its default; the handle's connections and TLS
+/// sessions are kept.
+void ccurl_easy_reset(CURL *handle);
 CURLcode ccurl_easy_perform(CURL *handle);
 const char *ccurl_easy_strerror(CURLcode code);
 struct curl_slist *ccurl_slist_append(struct curl_slist *list, const char *text);

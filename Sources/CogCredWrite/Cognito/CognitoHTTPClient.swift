@@ -268,7 +268,8 @@ public struct CognitoHTTPClient: CognitoClient {
         // its emulators) route on them.
         let headers = [("Content-Type", "application/x-amz-json-1.1"), ("X-Amz-Target", "\(targetPrefix).\(action)")]
         return try retryingPost.send(
-            endpoint, action: action, headers: headers, body: payload, retryIf: { shouldRetry($0, action: action, once: once) }, read: CognitoWire.decode)
+            endpoint, action: action, headers: headers, body: payload, repeatable: !once && Self.idempotentActions.contains(action),
+            retryIf: { shouldRetry($0, action: action, once: once) }, read: CognitoWire.decode)
     }
 
     func shouldRetry(_ error: CognitoError, action: String, once: Bool = false) -> Bool {

@@ -1,4 +1,5 @@
 import CCurl
+import Synchronization
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -7,10 +8,41 @@ import Foundation
 
 /// HTTPS through libcurl, the system's well-tested HTTP client.
 ///
-/// One easy handle per request: a command makes one or two requests, so
-/// connection reuse would buy nothing and cost state.
-public struct CurlTransport: HTTPTransport {
+/// One easy handle for the transport's life (the command's: Wiring keeps
+/// one), reset before each request: its connection cache and TLS sessions
+/// stay, so a sign-in's three to five requests to one host pay one TCP
+/// and TLS set-up, as the AWS SDKs' do.
+///
+/// The trap of a kept connection: libcurl sends a request again by itself
+/// when a reused connection dies before any answer, and a server may have
+/// acted on the first. A request that must not go out twice
+/// (`HTTPRequest.repeatable` false: a code, a challenge's answer) reuses
+/// only a connection that was idle at most `freshAge`; an older one is
+/// closed and a new one made.
+public final class CurlTransport: HTTPTransport, Sendable {
+    /// curl's handle, or nil before the first request. Requests take turns.
+    private let kept = Mutex<HandleBox?>(nil)
+
+    /// Seconds a connection may have idled and still carry a request that
+    /// must not go out twice: between the steps of a sign-in with no person
+    /// in between, well under a second; after a prompt, a fresh one.
+    static let freshAge = 1
+    /// The same for repeatable requests (libcurl's own default is 118 s).
+    static let keptAge = 30
+
     public init() {}
+
+    deinit {
+        kept.withLock { box in
+            if let handle = box?.handle { ccurl_easy_cleanup(handle) }
+        }
+    }
+
+    /// The handle, which Swift cannot mark Sendable itself.
+    private final class HandleBox: @unchecked Sendable {
+        let handle: UnsafeMutableRawPointer
+        init(_ handle: UnsafeMutableRawPointer) { self.handle = handle }
+    }
 
     /// The response body is collected here by the write callback.
     private final class Sink {
@@ -34,8 +66,18 @@ public struct CurlTransport: HTTPTransport {
             throw TransportError(.other, "libcurl cannot be loaded (\(why)); install libcurl4", nothingSent: true)
         }
         CurlTransport.globalInit
-        guard let handle = ccurl_easy_init() else { throw TransportError(.other, "libcurl could not start") }
-        defer { ccurl_easy_cleanup(handle) }
+        return try kept.withLock { (box: inout HandleBox?) throws(TransportError) -> HTTPResponse in
+            if let box {
+                ccurl_easy_reset(box.handle)
+            } else {
+                guard let handle = ccurl_easy_init() else { throw TransportError(.other, "libcurl could not start") }
+                box = HandleBox(handle)
+            }
+            return try perform(request, on: box!.handle)
+        }
+    }
+
+    private func perform(_ request: HTTPRequest, on handle: UnsafeMutableRawPointer) throws(TransportError) -> HTTPResponse {
 
         var headerList: UnsafeMutablePointer<curl_slist>? = nil
         for (name, value) in request.headers {
@@ -77,6 +119,7 @@ public struct CurlTransport: HTTPTransport {
                 // not wander.
                 set("PROTOCOLS_STR", ccurl_setopt_string(handle, CURLOPT_PROTOCOLS_STR, request.allowsCleartext ? "http,https" : "https"))
                 set("FOLLOWLOCATION", ccurl_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 0))
+                set("MAXAGE_CONN", ccurl_setopt_long(handle, CURLOPT_MAXAGE_CONN, request.repeatable ? CurlTransport.keptAge : CurlTransport.freshAge))
                 set("CONNECTTIMEOUT_MS", ccurl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, max(1, Int(request.connectTimeout * 1000))))
                 set("TIMEOUT_MS", ccurl_setopt_long(handle, CURLOPT_TIMEOUT_MS, max(1, Int(request.totalTimeout * 1000))))
                 set("ERRORBUFFER", ccurl_setopt_pointer(handle, CURLOPT_ERRORBUFFER, errorPointer.baseAddress))

@@ -34,11 +34,16 @@ public struct HTTPRequest: Sendable {
     public var action: String?
     /// 1 for the first try, 2 for the first retry...
     public var attempt: Int
+    /// Sending it twice can do nothing the first did not (RetryingPost's
+    /// rule). One that must not go out twice (a code, a challenge's
+    /// answer) gets a connection that cannot be stale (CurlTransport).
+    public var repeatable: Bool
 
     public init(
         method: String = "POST", url: String, headers: [(String, String)], body: Data, connectTimeout: Double, totalTimeout: Double,
-        caBundle: String? = nil, allowsCleartext: Bool = false, action: String? = nil, attempt: Int = 1
+        caBundle: String? = nil, allowsCleartext: Bool = false, action: String? = nil, attempt: Int = 1, repeatable: Bool = false
     ) {
+        self.repeatable = repeatable
         self.action = action
         self.attempt = attempt
         self.caBundle = caBundle
@@ -125,7 +130,7 @@ struct RetryingPost {
     func send(_ url: String, method: String = "POST", headers: [(String, String)], body: Data, repeatable: Bool) throws(CognitoError)
         -> HTTPResponse
     {
-        try send(url, method: method, headers: headers, body: body, retryIf: { RetryingPost.retries($0, repeatable: repeatable) }) {
+        try send(url, method: method, headers: headers, body: body, repeatable: repeatable, retryIf: { RetryingPost.retries($0, repeatable: repeatable) }) {
             response throws(CognitoError) in
             guard response.status < 500 else { throw .badResponse(httpStatus: response.status, detail: "a server error") }
             return response
@@ -135,7 +140,7 @@ struct RetryingPost {
     /// What `read` makes of the first answer it accepts; what it throws (or
     /// the transport's failure) is tried again while `retryIf` says so.
     func send<Answer>(
-        _ url: String, method: String = "POST", action: String? = nil, headers: [(String, String)], body: Data,
+        _ url: String, method: String = "POST", action: String? = nil, headers: [(String, String)], body: Data, repeatable: Bool,
         retryIf: (CognitoError) -> Bool,
         read: (HTTPResponse) throws(CognitoError) -> Answer
     ) throws(CognitoError) -> Answer {
@@ -147,7 +152,7 @@ struct RetryingPost {
             let request = HTTPRequest(
                 method: method, url: url, headers: headers, body: body, connectTimeout: min(timeouts.connect, remaining),
                 totalTimeout: min(timeouts.request, remaining), caBundle: caBundle, allowsCleartext: allowsCleartext,
-                action: action, attempt: attempt + 1)
+                action: action, attempt: attempt + 1, repeatable: repeatable)
             let failure: CognitoError
             do throws(CognitoError) {
                 let response: HTTPResponse

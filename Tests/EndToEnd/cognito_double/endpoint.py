@@ -45,7 +45,8 @@ class CognitoEndpoint:
             # retries and on what the client sent, including rejected requests.
             key = (action or target or "(missing target)") + (f":{step}" if step else "")
             self.calls[key] = self.calls.get(key, 0) + 1
-            record = {"action": action, "auth_flow": auth_flow, "headers": dict(headers)}
+            record = {"action": action, "auth_flow": auth_flow, "headers": dict(headers),
+                      "connection": headers.get("x-double-connection")}
             if identity:
                 record["service"] = "cognito-identity"
             # What a sign-in step carried: the names only (never a password or

@@ -3,8 +3,10 @@
 start_double and main. main's --help shows the first line of this docstring."""
 import argparse
 import copy
+import itertools
 import json
 import sys
+import threading
 from http.server import BaseHTTPRequestHandler
 from urllib.parse import parse_qs, urlsplit
 
@@ -14,14 +16,26 @@ from .constants import VERBOSE
 from .double import CognitoDouble
 
 
+# Set by the server on every Cognito request: the number of the connection
+# it came on (the request records keep it as "connection").
+CONNECTION_HEADER = "x-double-connection"
+
+
 class Handler(BaseHTTPRequestHandler):
     # HTTP/1.1 keep-alive like the real endpoint; every reply sets Content-Length.
     protocol_version = "HTTP/1.1"
     server_version = "CognitoDouble/1"
 
+    def setup(self):
+        super().setup()
+        # One handler a connection: its number tells the requests a client
+        # sent on one connection from those it opened anew for.
+        self.connection_number = self.server.next_connection()
+
     def do_POST(self):
         double, body = self.server.double, read_body(self)
         headers = {k.lower(): v for k, v in self.headers.items()}
+        headers[CONNECTION_HEADER] = str(self.connection_number)  # never the client's own
         if self.path == "/":
             self._send(*double.handle(headers, body))
             return
@@ -110,6 +124,15 @@ class Handler(BaseHTTPRequestHandler):
 
 class DoubleServer(QuietServer):
     verbose = VERBOSE
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._connections = itertools.count(1)
+        self._connections_lock = threading.Lock()
+
+    def next_connection(self) -> int:
+        with self._connections_lock:
+            return next(self._connections)
 
 
 def make_server(host: str = "127.0.0.1", port: int = 0):
