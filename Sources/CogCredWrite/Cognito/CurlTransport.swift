@@ -17,16 +17,17 @@ import Foundation
 /// when a reused connection dies before any answer, and a server may have
 /// acted on the first. A request that must not go out twice
 /// (`HTTPRequest.repeatable` false: a code, a challenge's answer) reuses
-/// only a connection that was idle at most `freshAge`; an older one is
+/// only a connection idle less than a second (`freshAge`); an older one is
 /// closed and a new one made.
 public final class CurlTransport: HTTPTransport, Sendable {
     /// curl's handle, or nil before the first request. Requests take turns.
     private let kept = Mutex<HandleBox?>(nil)
 
-    /// Seconds a connection may have idled and still carry a request that
-    /// must not go out twice: between the steps of a sign-in with no person
-    /// in between, well under a second; after a prompt, a fresh one.
-    static let freshAge = 1
+    /// Whole seconds a connection may have idled and still carry a request
+    /// that must not go out twice (libcurl compares whole seconds: 0 is
+    /// "idle less than a second"): the steps of a sign-in with no person in
+    /// between are milliseconds apart; after a prompt, a fresh connection.
+    static let freshAge = 0
     /// The same for repeatable requests (libcurl's own default is 118 s).
     static let keptAge = 30
 
