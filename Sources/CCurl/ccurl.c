@@ -52,4 +52,7 @@ CURLcode ccurl_setopt_slist(CURL *handle, CURLoption option, struct curl_slist *
 CURLcode ccurl_setopt_write_callback(CURL *handle, CURLoption option, ccurl_write_callback value) {
     return (api.curl_easy_setopt)(handle, option, value);
 }
+CURLcode ccurl_setopt_prereq_callback(CURL *handle, ccurl_prereq_callback value) {
+    return (api.curl_easy_setopt)(handle, CURLOPT_PREREQFUNCTION, value);
+}
 CURLcode ccurl_getinfo_long(CURL *handle, CURLINFO info, long *value) { return (api.curl_easy_getinfo)(handle, info, value); }

@@ -63,12 +63,14 @@ import Synchronization
     }
 
     /// An InitiateAuth that sends a code is not sent again after a lost
-    /// answer; one that sends nothing is.
+    /// answer; one that sends nothing is. The transport is told the same
+    /// (`repeatable`: CurlTransport keeps libcurl from sending it twice).
     @Test func anInitiateAuthThatSendsACodeIsNotRepeated() throws {
         for (start, attempts) in [(SignInStart.choice(.emailOTP), 1), (.custom(srpA: nil), 1), (.choice(.password("p")), 4)] {
             let transport = FakeTransport(status: 503, body: "{}")
             #expect(throws: CognitoError.self) { try client(transport).startSignIn(start, username: "alice", deviceKey: nil) }
             #expect(transport.requests.withLock { $0.count } == attempts, "\(start)")
+            #expect(transport.last?.repeatable == (attempts > 1), "\(start)")
         }
     }
     @Test func keepsCognitosErrorCodeWithoutItsPrefixAndItsMessage() {

@@ -240,10 +240,14 @@ def moto():
 
 @pytest.fixture(scope="session")
 def double_server():
-    port = free_port()
+    port, *also = free_port(), free_port(), free_port()
     url = f"http://127.0.0.1:{port}/"
-    server = Server([sys.executable, str(HERE / "cognito_double"), "--host", "127.0.0.1", "--port", str(port)], url,
-                    lambda: http_ok(url + "_double/stats"))
+    # Two more ports for the same double: other hosts to a client, for the
+    # identity pool and STS (test_connections counts connections per host).
+    also_args = [arg for extra in also for arg in ("--also-port", str(extra))]
+    server = Server([sys.executable, str(HERE / "cognito_double"), "--host", "127.0.0.1", "--port", str(port), *also_args],
+                    url, lambda: all(http_ok(f"http://127.0.0.1:{p}/_double/stats") for p in (port, *also)))
+    server.other_urls = [f"http://127.0.0.1:{extra}/" for extra in also]
     yield server
     server.stop()
 
@@ -313,6 +317,7 @@ def server():
 @pytest.fixture
 def double(double_server):
     d = Double(double_server.url)
+    d.other_urls = double_server.other_urls
     d.reset()
     return d
 

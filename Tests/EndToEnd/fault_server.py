@@ -20,8 +20,10 @@ Admin API (JSON in and out, never forwarded; 400 for a bad request):
   POST /_fault/clear                            empty the plan
   POST /_fault/release                          let every request held by `hold` go on
   GET  /_fault/log                              [{action, mode_applied, status,
-                                                  forwarded}, ...] one per Cognito
-                                                request, oldest first
+                                                  forwarded, connection}, ...] one per
+                                                Cognito request, oldest first;
+                                                "connection" numbers the client's
+                                                connection it came on (1, 2, ...)
   POST /_fault/clear_log                        empty the log
   GET  /_fault/closed_port                      {"port": n, "url": ...}: a loopback
                                                 port reserved (bound, not listening)
@@ -285,6 +287,7 @@ class FaultHandler(BaseHTTPRequestHandler):
     # ------------------------------------------------------------- plumbing
     def setup(self):
         super().setup()
+        self.connection_number = self.server.next_connection()
         if isinstance(self.connection, ssl.SSLSocket):
             # In this connection's own thread, so a slow or failing handshake
             # never holds up the accept loop.
@@ -372,7 +375,7 @@ class FaultHandler(BaseHTTPRequestHandler):
             self._forward(body, {})
             return
         action = action_of(target)
-        fault, entry = self.server.take_fault(target, action, step_of(action, body))
+        fault, entry = self.server.take_fault(target, action, step_of(action, body), self.connection_number)
         mode = fault["mode"] if fault else None
         try:
             if mode is None:
@@ -513,6 +516,7 @@ class FaultServer(ThreadingHTTPServer):
         self.released = threading.Event()  # set by /_fault/release; a new plan holds again
         self.lock = threading.Lock()
         self.plan, self.log = [], []
+        self._connections = 0  # the client connections accepted so far
         self._closed_port = None
         self.tls_dir = self.ssl_context = self.ca_path = None
         if tls:
@@ -592,7 +596,12 @@ class FaultServer(ThreadingHTTPServer):
             port = self._closed_port.getsockname()[1]
         return {"port": port, "url": f"http://{HOST}:{port}/"}
 
-    def take_fault(self, target: str, action: str, step):
+    def next_connection(self) -> int:
+        with self.lock:
+            self._connections += 1
+            return self._connections
+
+    def take_fault(self, target: str, action: str, step, connection: int):
         """The fault this Cognito request gets (one use of it), or None; and its log entry."""
         with self.lock:
             chosen = None
@@ -603,7 +612,7 @@ class FaultServer(ThreadingHTTPServer):
                     chosen = copy.deepcopy(fault)
                     break
             entry = {"action": action, "mode_applied": chosen["mode"] if chosen else "forward",
-                     "status": None, "forwarded": False}
+                     "status": None, "forwarded": False, "connection": connection}
             self.log.append(entry)  # updated in place (under no lock: single writes) as it goes
         log(f"{action}{':' + step if step else ''} -> {entry['mode_applied']}")
         return chosen, entry

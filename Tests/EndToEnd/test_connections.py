@@ -1,12 +1,17 @@
 """One connection per command and host, whatever the number of requests
 (#42): against the project's Cognito test double, which keeps connections
 open as Cognito does (HTTP/1.1 keep-alive) and numbers the connections its
-requests come on."""
+requests come on, on its own port and on two more (the identity pool's and
+STS's hosts). And what a kept connection that dies under a request does:
+fault_server.py's `refuse` reads a request and resets the connection."""
+import json
 import time
+from urllib.parse import urlsplit
 
 import pytest
 
-from support import configure_on_double
+import fault_server
+from support import configure_on_double, fault_log, plan
 
 PASSWORD = "Connection-Password-1"
 USER = "conn@example.com"
@@ -28,15 +33,24 @@ def test_an_srp_sign_in_with_an_authenticator_code_is_one_connection(cog, bus, d
     assert requests == 3 and len(connections) == 1, (requests, connections)
 
 
-def test_a_first_sign_in_that_remembers_the_device_is_one_connection(cog, bus, double):
-    double.configure(device_tracking="always")
+def test_sign_ins_that_remember_and_use_a_device_are_one_connection_each(cog, bus, double):
+    double.configure(device_tracking="opt_in")
     totp = double.add_totp_user(USER, PASSWORD)
     cog.remember_secret(PASSWORD)
     configure_on_double(cog, double.url, "--username", USER)
     before = len(double.stats()["requests"])
-    cog.ok("sign-in", "--password-stdin", "--mfa-code", totp.now(), input=PASSWORD + "\n")
+    cog.ok("sign-in", "--password-stdin", "--mfa-code", totp.now(), "--remember-device", input=PASSWORD + "\n")
+    actions = [r["action"] for r in double.stats()["requests"][before:]]
+    assert actions[-2:] == ["ConfirmDevice", "UpdateDeviceStatus"], actions
     connections, requests = connections_since(double, before)
-    assert requests >= 4 and len(connections) == 1, (requests, connections)
+    assert requests == 5 and len(connections) == 1, (requests, connections)
+    # The next sign-in proves the remembered device (DEVICE_SRP_AUTH, DEVICE_PASSWORD_VERIFIER).
+    before = len(double.stats()["requests"])
+    cog.ok("sign-in", "--password-stdin", input=PASSWORD + "\n")
+    steps = [r.get("challenge") for r in double.stats()["requests"][before:]]
+    assert "DEVICE_PASSWORD_VERIFIER" in steps, steps
+    connections, requests = connections_since(double, before)
+    assert requests == 4 and len(connections) == 1, (requests, connections)
 
 
 def test_an_answer_after_a_pause_goes_on_a_fresh_connection(cog, bus, double):
@@ -78,3 +92,83 @@ def test_mfa_enable_totp_is_one_connection(cog, bus, double):
     assert status == 0, err
     connections, requests = connections_since(double, before)
     assert requests >= 3 and len(connections) == 1, (requests, connections)
+
+
+def test_aws_credentials_is_one_connection_per_host(cog, bus, double):
+    """An expired ID token first refreshed at cognito-idp, then the identity
+    pool's basic flow: GetId and GetOpenIdToken at cognito-identity,
+    AssumeRoleWithWebIdentity at STS. Three hosts (three ports of the
+    double), one connection each."""
+    identity_url, sts_url = double.other_urls
+    double.add_user(USER, PASSWORD)
+    cog.remember_secret(PASSWORD)
+    pool_id = double.admin("config")["identity_pool_id"]
+    configure_on_double(cog, double.url, "--username", USER, "--identity-pool-id", pool_id,
+                        "--role-arn", "arn:aws:iam::123456789012:role/Cognito_Admin")
+    cog.ok("configure", "--basic-flow")
+    double.configure(issued_at_offset=-7200)  # the tokens of this sign-in are expired
+    cog.ok("sign-in", "--password-stdin", input=PASSWORD + "\n")
+    double.configure(issued_at_offset=0)
+    before = len(double.stats()["requests"])
+    cog.ok("aws-credentials", env={"AWS_ENDPOINT_URL_COGNITO_IDENTITY": identity_url, "AWS_ENDPOINT_URL_STS": sts_url})
+    requests = double.stats()["requests"][before:]
+    by_host = {}
+    for r in requests:
+        by_host.setdefault(r["host"], []).append((r["action"], r["connection"]))
+    hosts = {urlsplit(url).netloc for url in (double.url, identity_url, sts_url)}
+    assert set(by_host) == hosts, by_host
+    assert [a for a, _ in by_host[urlsplit(identity_url).netloc]] == ["GetId", "GetOpenIdToken"], by_host
+    assert [a for a, _ in by_host[urlsplit(sts_url).netloc]] == ["sts:AssumeRoleWithWebIdentity"], by_host
+    for host, calls in by_host.items():
+        assert len({connection for _, connection in calls}) == 1, (host, calls)
+
+
+@pytest.fixture
+def proxy_in_front(double):
+    """fault_server.py in front of the double, with its own numbering of the
+    client's connections."""
+    server, url, _ = fault_server.start_fault_server(double.url)
+    server.url = url
+    yield server
+    server.shutdown()
+    server.server_close()
+
+
+def test_an_answer_whose_kept_connection_dies_is_not_sent_again(cog, bus, double, proxy_in_front):
+    """libcurl sends a request again by itself when a reused connection dies
+    before any answer. An authenticator code must not go out twice: the
+    sign-in stops, says so, and stores nothing."""
+    totp = double.add_totp_user(USER, PASSWORD)
+    cog.remember_secret(PASSWORD)
+    configure_on_double(cog, proxy_in_front.url, "--username", USER)
+    plan(proxy_in_front, {"mode": "refuse", "actions": ["RespondToAuthChallenge:SOFTWARE_TOKEN_MFA"]})
+    failed = cog.run("sign-in", "--password-stdin", "--mfa-code", totp.now(), input=PASSWORD + "\n")
+    assert failed.returncode == 75, failed.stderr
+    assert "the request may have arrived, so it is not sent again" in failed.stderr
+    log = fault_log(proxy_in_front)
+    assert [e["action"] for e in log] == ["InitiateAuth", "RespondToAuthChallenge", "RespondToAuthChallenge"]
+    assert [e["mode_applied"] for e in log] == ["forward", "forward", "refuse"]
+    assert len({e["connection"] for e in log}) == 1  # the code went on the kept connection, once
+    assert double.calls("RespondToAuthChallenge:SOFTWARE_TOKEN_MFA") == 0
+    assert json.loads(cog.run("status", "--offline", "--json").stdout)["signed_in"] is False
+
+
+def test_a_repeatable_request_whose_kept_connection_dies_goes_again_on_a_new_one(cog, bus, double, proxy_in_front):
+    """GetCredentialsForIdentity may go out twice (it changes nothing):
+    libcurl's own second sending, on a new connection, is let through, in
+    one attempt of the command's."""
+    double.add_user(USER, PASSWORD)
+    cog.remember_secret(PASSWORD)
+    configure_on_double(cog, double.url, "--username", USER,
+                        "--identity-pool-id", double.admin("config")["identity_pool_id"])
+    cog.ok("sign-in", "--password-stdin", input=PASSWORD + "\n")
+    plan(proxy_in_front, {"mode": "refuse", "actions": ["GetCredentialsForIdentity"]})
+    fetched = cog.run("aws-credentials", "--debug", env={"AWS_ENDPOINT_URL_COGNITO_IDENTITY": proxy_in_front.url})
+    assert fetched.returncode == 0, fetched.stderr
+    assert json.loads(fetched.stdout)["Version"] == 1
+    log = fault_log(proxy_in_front)
+    assert [(e["action"], e["mode_applied"]) for e in log] == [
+        ("GetId", "forward"), ("GetCredentialsForIdentity", "refuse"), ("GetCredentialsForIdentity", "forward")]
+    assert log[0]["connection"] == log[1]["connection"] != log[2]["connection"]
+    assert "GetCredentialsForIdentity (attempt 1): HTTP 200" in fetched.stderr
+    assert "(attempt 2)" not in fetched.stderr

@@ -101,6 +101,42 @@ def test_defaults_and_reset(pool):
     assert pool.admin("config") == config
 
 
+def test_requests_are_recorded_with_their_host_and_connection():
+    """Connections are numbered across the double's ports; two requests on
+    one kept connection share a number (what test_connections counts)."""
+    import http.client
+
+    from cognito_double import start_double
+
+    server, url = start_double(also_ports=[0])
+    other = server.other_urls[0]
+    try:
+        def exchange(conn):
+            conn.request("POST", "/", body=b"{}", headers={"Content-Type": "application/x-amz-json-1.1",
+                                                          "X-Amz-Target": TARGET_PREFIX + "ListDevices",
+                                                          "X-Double-Connection": "999"})
+            response = conn.getresponse()
+            response.read()
+            assert response.status == 400  # no AccessToken: answered, and recorded all the same
+
+        for base in (url, url, other):
+            parts = urllib.parse.urlsplit(base)
+            conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=5)
+            exchange(conn)
+            if base == other:
+                exchange(conn)  # the same connection again
+            conn.close()
+        requests = double_admin(url, "stats")["requests"]
+        hosts = [r["host"] for r in requests]
+        connections = [r["connection"] for r in requests]
+        assert hosts == [urllib.parse.urlsplit(u).netloc for u in (url, url, other, other)]
+        assert connections == [1, 2, 3, 3]  # never the number a client sent
+        assert double_admin(other, "stats")["requests"] == requests  # one double behind both ports
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
 @pytest.mark.parametrize("patch", [
     {"client_secret": ""}, {"password_policy": {"min_len": 8}}, {"password_policy": {"require_digit": 1}},
     {"code_lifetime": -1}, {"max_resends": True}, {"auto_confirm": "yes"},

@@ -101,8 +101,11 @@ def plan(url, *faults):
     return answer
 
 
-def fault_log(url):
-    return get_json(url, "/_fault/log")
+def fault_log(url, connections=False):
+    """The log; its "connection" numbers only when asked for (they depend on
+    the tests run before)."""
+    log = get_json(url, "/_fault/log")
+    return log if connections else [{k: v for k, v in entry.items() if k != "connection"} for entry in log]
 
 
 def upstream_calls(double):
@@ -126,6 +129,26 @@ def test_forwards_unchanged_when_no_fault_applies(fs, double):
     assert fault_log(fs) == [
         {"action": "InitiateAuth", "mode_applied": "forward", "status": 200, "forwarded": True},
         {"action": "InitiateAuth", "mode_applied": "forward", "status": 400, "forwarded": True}]
+
+
+def test_the_log_numbers_the_connections_requests_came_on(fs):
+    """Two requests on one kept connection share a number; a new connection
+    gets the next: what the tests of connection reuse count (#42)."""
+    parts = urlsplit(fs)
+    kept = http.client.HTTPConnection(parts.hostname, parts.port, timeout=5)
+    try:
+        for _ in range(2):
+            kept.request("POST", "/", body=json.dumps(cognito_body("InitiateAuth")).encode(),
+                         headers={"Content-Type": "application/x-amz-json-1.1",
+                                  "X-Amz-Target": TARGET_PREFIX + "InitiateAuth"})
+            response = kept.getresponse()
+            assert response.status == 200
+            response.read()
+    finally:
+        kept.close()
+    call(fs)
+    first, second, third = (entry["connection"] for entry in fault_log(fs, connections=True))
+    assert first == second and third == first + 1
 
 
 def test_non_cognito_requests_pass_and_are_not_logged_or_faulted(fs):

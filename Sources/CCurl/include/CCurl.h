@@ -37,12 +37,16 @@ struct curl_slist *ccurl_slist_append(struct curl_slist *list, const char *text)
 void ccurl_slist_free_all(struct curl_slist *list);
 
 typedef size_t (*ccurl_write_callback)(char *data, size_t size, size_t count, void *context);
+/// Called once a connection is ready, before each time the request is sent
+/// on it (libcurl >= 7.80): CURL_PREREQFUNC_ABORT stops the transfer.
+typedef int (*ccurl_prereq_callback)(void *context, char *primary_ip, char *local_ip, int primary_port, int local_port);
 
 CURLcode ccurl_setopt_long(CURL *handle, CURLoption option, long value);
 CURLcode ccurl_setopt_string(CURL *handle, CURLoption option, const char *value);
 CURLcode ccurl_setopt_pointer(CURL *handle, CURLoption option, void *value);
 CURLcode ccurl_setopt_slist(CURL *handle, CURLoption option, struct curl_slist *value);
 CURLcode ccurl_setopt_write_callback(CURL *handle, CURLoption option, ccurl_write_callback value);
+CURLcode ccurl_setopt_prereq_callback(CURL *handle, ccurl_prereq_callback value);
 CURLcode ccurl_getinfo_long(CURL *handle, CURLINFO info, long *value);
 
 #endif

@@ -10,15 +10,21 @@ import Foundation
 ///
 /// One easy handle for the transport's life (the command's: Wiring keeps
 /// one), reset before each request: its connection cache and TLS sessions
-/// stay, so a sign-in's three to five requests to one host pay one TCP
-/// and TLS set-up, as the AWS SDKs' do.
+/// stay, so a command's requests pay one TCP and TLS set-up per host (a
+/// sign-in's three to five to cognito-idp; `aws-credentials`' to
+/// cognito-identity and STS), as the AWS SDKs' do.
 ///
-/// The trap of a kept connection: libcurl sends a request again by itself
-/// when a reused connection dies before any answer, and a server may have
-/// acted on the first. A request that must not go out twice
-/// (`HTTPRequest.repeatable` false: a code, a challenge's answer) reuses
-/// only a connection idle less than a second (`freshAge`); an older one is
-/// closed and a new one made.
+/// The trap of a kept connection: when one dies under a request before any
+/// answer, libcurl sends the request again by itself on a new connection,
+/// and the server may have acted on the first. A request that must not go
+/// out twice (`HTTPRequest.repeatable` false: a code, a challenge's answer,
+/// a device to confirm) is guarded twice:
+/// - it reuses only a connection idle less than a second (`freshAge`),
+///   so after a person's pause it goes on a new connection rather than on
+///   one the server may be closing;
+/// - libcurl's own second sending of it is stopped (`Sink.sendings`, the
+///   PREREQFUNCTION libcurl calls before each): the command fails saying
+///   the request may have arrived, and RetryingPost does not repeat it.
 public final class CurlTransport: HTTPTransport, Sendable {
     /// curl's handle, or nil before the first request. Requests take turns.
     private let kept = Mutex<HandleBox?>(nil)
@@ -53,6 +59,13 @@ public final class CurlTransport: HTTPTransport, Sendable {
         var overflowed = false
         /// Set when an option could not be set; nothing was sent then.
         var refusedOption: String?
+        /// The request may go out more than once (libcurl re-sends it when a
+        /// reused connection dies before any answer).
+        var repeatable = false
+        /// How many times libcurl was about to send the request.
+        var sendings = 0
+        /// libcurl was stopped from sending it a second time.
+        var resendStopped: Bool { !repeatable && sendings > 1 }
     }
 
     /// Starts loading libcurl on a thread (CCurl.h says why), so that it is
@@ -89,6 +102,7 @@ public final class CurlTransport: HTTPTransport, Sendable {
         defer { ccurl_slist_free_all(headerList) }
 
         let sink = Sink()
+        sink.repeatable = request.repeatable
         let context = Unmanaged.passUnretained(sink).toOpaque()
         var errorBuffer = [CChar](repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
 
@@ -137,6 +151,13 @@ public final class CurlTransport: HTTPTransport, Sendable {
                     data.withMemoryRebound(to: UInt8.self, capacity: n) { sink.data.append($0, count: n) }
                     return n
                 })
+                set("PREREQDATA", ccurl_setopt_pointer(handle, CURLOPT_PREREQDATA, context))
+                set("PREREQFUNCTION", ccurl_setopt_prereq_callback(handle) { context, _, _, _, _ in
+                    guard let context else { return CURL_PREREQFUNC_ABORT }
+                    let sink = Unmanaged<Sink>.fromOpaque(context).takeUnretainedValue()
+                    sink.sendings += 1
+                    return sink.resendStopped ? CURL_PREREQFUNC_ABORT : CURL_PREREQFUNC_OK
+                })
                 if let refused {
                     sink.refusedOption = "libcurl refused CURLOPT_\(refused.option): \(String(cString: ccurl_easy_strerror(refused.code)))"
                     return refused.code
@@ -154,6 +175,9 @@ public final class CurlTransport: HTTPTransport, Sendable {
             let text = (detail.isEmpty ? String(cString: ccurl_easy_strerror(code)) : detail)
                 .replacing(#/ after \d+ (?:ms|milliseconds)/#, with: "")
             if sink.overflowed { throw TransportError(.other, "the response was larger than \(sink.limit) bytes") }
+            if sink.resendStopped {
+                throw TransportError(.connectionFailed, "the connection closed before any answer; the request may have arrived, so it is not sent again")
+            }
             // Refused or unresolvable: the request never left this machine.
             let nothingSent = [CURLE_COULDNT_CONNECT, CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY, CURLE_UNSUPPORTED_PROTOCOL]
                 .contains(code)

@@ -167,3 +167,7 @@ MOTO_500_BODY = (b"<!doctype html>\n<html lang=en>\n<title>500 Internal Server E
                  b"<h1>Internal Server Error</h1>\n<p>The server encountered an internal error and was "
                  b"unable to complete your request. Either the server is overloaded or there is an error "
                  b"in the application.</p>\n")
+
+# Set by the server on every request to POST /: the number of the connection
+# it came on (the request records keep it as "connection"); never the client's own.
+CONNECTION_HEADER = "x-double-connection"

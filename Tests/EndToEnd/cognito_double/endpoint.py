@@ -5,9 +5,17 @@ A part of CognitoDouble: see double.py, and README.md for the behaviour."""
 import json
 import uuid
 
-from .constants import AMZ_JSON, FORM, IDENTITY_TARGET_PREFIX, TARGET_PREFIX
+from .constants import AMZ_JSON, CONNECTION_HEADER, FORM, IDENTITY_TARGET_PREFIX, TARGET_PREFIX
 from .errors import CognitoError, RawReply
 from .wire import aws_json
+
+
+def arrival(headers: dict) -> dict:
+    """Where a request came: the host it named and the number of the
+    connection it came on (set by the server; 1, 2, ... across the double's
+    ports), for the tests that count connections."""
+    return {"host": headers.get("host"), "connection": int(headers[CONNECTION_HEADER])
+            if CONNECTION_HEADER in headers else None}
 
 
 class CognitoEndpoint:
@@ -45,8 +53,7 @@ class CognitoEndpoint:
             # retries and on what the client sent, including rejected requests.
             key = (action or target or "(missing target)") + (f":{step}" if step else "")
             self.calls[key] = self.calls.get(key, 0) + 1
-            record = {"action": action, "auth_flow": auth_flow, "headers": dict(headers),
-                      "connection": headers.get("x-double-connection")}
+            record = {"action": action, "auth_flow": auth_flow, "headers": dict(headers), **arrival(headers)}
             if identity:
                 record["service"] = "cognito-identity"
             # What a sign-in step carried: the names only (never a password or

@@ -17,6 +17,7 @@ from cryptography.hazmat.primitives.asymmetric import padding
 
 from .constants import (IDENTITY_ID_PATTERN, KID, OPEN_ID_ISSUER, ROLE_MAX_SESSION_DURATION,
                         ROLE_SESSION_NAME_PATTERN, STS_VERSION, STS_XMLNS)
+from .endpoint import arrival
 from .errors import CognitoError, JwtProblem, StsError, invalid_parameter, not_authorized
 from .wire import aws_json, b64url_decode, epoch, iso_utc, parse_form, random_upper_alnum
 
@@ -199,7 +200,7 @@ class IdentityPools:
         key = f"sts:{action or '(no Action)'}"
         self.calls[key] = self.calls.get(key, 0) + 1
         record = {"action": key, "auth_flow": None, "headers": dict(headers), "service": "sts",
-                  "params": dict(form)}
+                  "params": dict(form), **arrival(headers)}
         self.requests.append(record)
         failed = self._fail_next(record)
         if failed is not None:

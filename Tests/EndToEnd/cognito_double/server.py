@@ -12,13 +12,8 @@ from urllib.parse import parse_qs, urlsplit
 
 from serving import QuietServer, read_body, run_until_signalled, serve_in_background
 
-from .constants import VERBOSE
+from .constants import CONNECTION_HEADER, VERBOSE
 from .double import CognitoDouble
-
-
-# Set by the server on every Cognito request: the number of the connection
-# it came on (the request records keep it as "connection").
-CONNECTION_HEADER = "x-double-connection"
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -122,29 +117,60 @@ class Handler(BaseHTTPRequestHandler):
             sys.stderr.write("cognito-double: " + (format % args) + "\n")
 
 
+class ConnectionCounter:
+    """Numbers connections 1, 2, ... across every port of one double."""
+
+    def __init__(self):
+        self._next, self._lock = itertools.count(1), threading.Lock()
+
+    def __call__(self) -> int:
+        with self._lock:
+            return next(self._next)
+
+
 class DoubleServer(QuietServer):
+    """One port of a double. More ports serving the same double (`also_ports`)
+    are other hosts to a client, as cognito-idp, cognito-identity and STS
+    are: each keeps its own connections, numbered in one series."""
     verbose = VERBOSE
 
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        self._connections = itertools.count(1)
-        self._connections_lock = threading.Lock()
+    def __init__(self, address, double=None, next_connection=None):
+        super().__init__(address, Handler)
+        self.double = double
+        self.next_connection = next_connection or ConnectionCounter()
+        self.others = []  # the double's other ports, stopped with this one
 
-    def next_connection(self) -> int:
-        with self._connections_lock:
-            return next(self._connections)
+    def also_serve(self, host: str, port: int) -> str:
+        """Serves this double on another port too; its base URL."""
+        other = DoubleServer((host, port), self.double, self.next_connection)
+        self.others.append(other)
+        serve_in_background(other, "cognito-double")
+        return f"http://{host}:{other.server_address[1]}/"
+
+    def shutdown(self):
+        for other in self.others:
+            other.shutdown()
+        super().shutdown()
+
+    def server_close(self):
+        for other in self.others:
+            other.server_close()
+        super().server_close()
 
 
 def make_server(host: str = "127.0.0.1", port: int = 0):
-    server = DoubleServer((host, port), Handler)
+    server = DoubleServer((host, port))
     base_url = f"http://{host}:{server.server_address[1]}/"
     server.double = CognitoDouble(base_url)
     return server, base_url
 
 
-def start_double(host: str = "127.0.0.1", port: int = 0):
-    """Serve on a background thread; stop with server.shutdown(); server.server_close()."""
+def start_double(host: str = "127.0.0.1", port: int = 0, also_ports=()):
+    """Serve on a background thread; stop with server.shutdown(); server.server_close().
+    `also_ports`: more ports for the same double (0 picks one); their URLs
+    are in server.other_urls."""
     server, base_url = make_server(host, port)
+    server.other_urls = [server.also_serve(host, extra) for extra in also_ports]
     serve_in_background(server, "cognito-double")
     return server, base_url
 
@@ -153,8 +179,11 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=0, help="0 picks a free port")
+    parser.add_argument("--also-port", type=int, action="append", default=[], metavar="PORT",
+                        help="serve the same double on this port too: another host to a client "
+                             "(cognito-identity, STS); may be repeated")
     args = parser.parse_args(argv)
-    return run_until_signalled(lambda: start_double(args.host, args.port))
+    return run_until_signalled(lambda: start_double(args.host, args.port, args.also_port))
 
 
 if __name__ == "__main__":
