@@ -18,10 +18,15 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "Tests" / "EndToEnd"))
 
 SMOKE = "--smoke" in sys.argv
+# --only slow-link: that section alone (bench/slow_link_rows.py), reported
+# to a temporary folder like a smoke run, so docs/ keeps the full run's.
+ONLY = (sys.argv[sys.argv.index("--only") + 1:] + [""])[0] if "--only" in sys.argv else None
+if ONLY not in (None, "slow-link"):
+    sys.exit(f"bench: --only {ONLY}: the only section that runs alone is slow-link")
 COG = os.environ["COG_CRED"]
 FANOUT = os.environ["FANOUT"]
 EMULATOR = os.environ["COG_CRED_EMULATOR_URL"]
-OUT = Path(tempfile.mkdtemp(prefix="cog-cred-bench-")) if SMOKE else REPO / "docs"
+OUT = Path(tempfile.mkdtemp(prefix="cog-cred-bench-")) if SMOKE or ONLY else REPO / "docs"
 PASSWORD = "Bench-Password-1"
 AWS_ENV = {**os.environ, "AWS_ACCESS_KEY_ID": "bench", "AWS_SECRET_ACCESS_KEY": "bench", "AWS_DEFAULT_REGION": "us-east-1"}
 
@@ -99,6 +104,10 @@ def setup_pool():
 
 
 def main():
+    if ONLY == "slow-link":
+        slow = slow_link()
+        report([], slow)
+        return slow_link_verdict(slow)
     pool, client = setup_pool()
     cog("configure", "--user-pool-id", pool, "--client-id", client, "--endpoint-url", EMULATOR, "--username", "bench")
     cog("sign-in", "--password-stdin", "--auth-flow", "password", input=PASSWORD + "\n")
@@ -193,7 +202,28 @@ def main():
     finally:
         server.shutdown()
         server.server_close()
-    report(results)
+    slow = slow_link()
+    report(results, slow)
+    return slow_link_verdict(slow)
+
+
+def slow_link():
+    """7: the commands that talk to Cognito over an 80 ms round trip, each
+    beside its floor (bench/slow_link_rows.py: the chain, the floor, the
+    checks of every run's requests and connections)."""
+    from slow_link_rows import slow_link_rows
+
+    return slow_link_rows(COG, runs(20, 3), PASSWORD)
+
+
+def slow_link_verdict(rows):
+    """After the report: a slow-link row whose runs made other requests or
+    opened other connections than its floor counts fails the bench (exit
+    status 1), loudly; the report already shows which and how."""
+    failed = [r for r in rows if r["problems"]]
+    for r in failed:
+        print(f"bench: slow link: {r['name']}:", *r["problems"], sep="\n  ", file=sys.stderr)
+    return 1 if failed else 0
 
 
 def double_admin(url, path, body=None):
@@ -270,13 +300,17 @@ def ms(seconds):
     return f"{seconds * 1000:.1f}"
 
 
-def report(results):
+def report(results, slow_link_results):
+    from slow_link_rows import report_lines as slow_link_lines
+
     now = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    lines = [
+    head = [
         "# Performance",
         "",
         f"Measured {now} by `bench/run` on: {machine()}.",
         "",
+    ]
+    table = [
         "Each row is measured side by side with its reference in the same run; times in ms "
         "(median, and p10–p90 below it). Ratio = cog-cred median / reference median. "
         "hyperfine runs each command many times in a row; for the read rows it does so in 6 blocks of 50 runs "
@@ -291,24 +325,29 @@ def report(results):
         ratio = r["ours"]["median"] / r["ref"]["median"]
         ok = ratio <= r["target"]
         target = f"≤ {r['target']:g}" if r["target"] >= 1 else f"≤ {r['target']:.2g} (1/{round(1 / r['target'])})"
-        lines.append(
+        table.append(
             f"| {r['name']} | {ms(r['ours']['median'])} ({ms(r['ours']['p10'])}–{ms(r['ours']['p90'])}, n={r['ours']['n']}) "
             f"| {r['reference']}: {ms(r['ref']['median'])} ({ms(r['ref']['p10'])}–{ms(r['ref']['p90'])}, n={r['ref']['n']}) "
             f"| {ratio:.3f} | {target} | {'met' if ok else 'MISSED'} |")
         if "rss" in r:
             ours, ref = r["rss"]
             rss_ok = ours / ref <= r["rss_target"]
-            lines.append(f"| … peak RSS | {ours / 1024:.1f} MiB | {ref / 1024:.1f} MiB | {ours / ref:.2f} | ≤ {r['rss_target']} "
+            table.append(f"| … peak RSS | {ours / 1024:.1f} MiB | {ref / 1024:.1f} MiB | {ours / ref:.2f} | ≤ {r['rss_target']} "
                          f"| {'met' if rss_ok else 'MISSED'} |")
-    lines += ["", "![latency distributions](performance.png)", ""]
-    lines += (REPO / "bench" / "notes.md").read_text().splitlines()
+    if results:  # none with --only slow-link
+        table += ["", "![latency distributions](performance.png)", ""]
+    else:
+        table = []
+    slow = slow_link_lines(slow_link_results) + [""]
+    lines = head + table + slow + (REPO / "bench" / "notes.md").read_text().splitlines()
     (OUT / "performance.md").write_text("\n".join(lines) + "\n")
-    for line in lines[:8 + 2 * len(results)]:
+    for line in head + table[:-3] + [""] + slow:
         print(line)
-    if not SMOKE:
+    if not (SMOKE or ONLY):
         chart(results)
     else:
-        print(f"bench: smoke run complete ({len(results)} benchmarks), report in {OUT}", file=sys.stderr)
+        print(f"bench: {'smoke ' if SMOKE else ''}run complete ({len(results)} benchmarks, "
+              f"{len(slow_link_results)} slow-link rows), report in {OUT}", file=sys.stderr)
 
 
 def chart(results):
@@ -335,4 +374,4 @@ def chart(results):
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
