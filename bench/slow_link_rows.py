@@ -26,7 +26,6 @@ not just score worse.
 """
 import json
 import os
-import socket
 import statistics
 import subprocess
 import threading
@@ -50,28 +49,13 @@ CUSTOM_ROLE = "arn:aws:iam::123456789012:role/Cognito_Admin"  # the double's sec
 HOSTS = ("cognito-idp", "cognito-identity", "sts")
 
 
-class NoDelayFaultServer(FaultServer):
-    """The fault server, its connections sending at once (TCP_NODELAY), as
-    real HTTPS endpoints do. Python's servers leave Nagle's algorithm on;
-    TLS 1.3's session tickets (small writes right after the handshake) then
-    hold the answer back until the client's delayed ACK, 40 ms later: a
-    stall of the test server's, measured at 45 ms on a local refresh, that
-    the local runs would pay in full and the slow ones partly hide, which
-    would raise every floor by it."""
-
-    def get_request(self):
-        sock, address = super().get_request()
-        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        return sock, address
-
-
 class Chain:
     """A double of its own (the rows change its config: device tracking),
     the TLS fault server in front of it, and one SlowLink per host."""
 
     def __init__(self):
         self.double, self.double_url = start_double()
-        self.fault = NoDelayFaultServer(self.double_url, tls=True)
+        self.fault = FaultServer(self.double_url, tls=True)
         threading.Thread(target=self.fault.serve_forever, kwargs={"poll_interval": 0.05}, name="slow-link-fault-server",
                          daemon=True).start()
         self.ca, port = self.fault.ca_path, self.fault.server_address[1]
@@ -149,8 +133,8 @@ def measure(chain, cog_cred, row, count):
 
 
 def totp_sign_in(chain, cog_cred, password):
-    """An SRP sign-in answered with an authenticator code. Real Cognito takes
-    a TOTP code once; the double does not check that (a code is good for
+    """An SRP sign-in answered with an authenticator code. A TOTP code is
+    meant to be used once; the double does not check that (a code is good for
     its 30 s step and one either side), but a bench that re-used codes
     would be leaning on that gap. So every run gets a user with a new
     authenticator secret (the admin API replaces the user, untimed), and

@@ -535,6 +535,12 @@ class FaultServer(ThreadingHTTPServer):
     # --- socket handling
     def get_request(self):
         sock, addr = self.socket.accept()
+        # Small writes go at once, as real HTTPS endpoints send them. With
+        # Nagle's algorithm on (Python's default), TLS 1.3's session tickets,
+        # written right after the handshake, hold the answer back until the
+        # client's delayed ACK, about 40 ms: a stall of this server's own that
+        # the bench's slow-link rows measured as 45 ms on a local refresh.
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         if self.ssl_context is not None:
             # The handshake happens in the connection's thread (FaultHandler.setup).
             sock = self.ssl_context.wrap_socket(sock, server_side=True, do_handshake_on_connect=False)
