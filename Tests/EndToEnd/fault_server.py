@@ -92,10 +92,10 @@ import termios
 import threading
 import time
 import uuid
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from urllib.parse import urlsplit
 
-from serving import read_body, run_until_signalled
+from serving import QuietServer, read_body, run_until_signalled
 
 HOST = "127.0.0.1"
 AMZ_JSON = "application/x-amz-json-1.1"
@@ -504,8 +504,8 @@ class FaultHandler(BaseHTTPRequestHandler):
                    json.dumps(UNKNOWN_ERROR).encode())
 
 
-class FaultServer(ThreadingHTTPServer):
-    daemon_threads = True  # idle keep-alive connections and pending delays must not block exit
+class FaultServer(QuietServer):
+    verbose = VERBOSE  # clients hanging up, failed handshakes: normal in these tests
 
     def __init__(self, upstream: str, port: int = 0, tls: bool = False, ca_out=None):
         self.upstream_url = upstream
@@ -534,13 +534,10 @@ class FaultServer(ThreadingHTTPServer):
 
     # --- socket handling
     def get_request(self):
-        sock, addr = self.socket.accept()
-        # Small writes go at once, as real HTTPS endpoints send them. With
-        # Nagle's algorithm on (Python's default), TLS 1.3's session tickets,
-        # written right after the handshake, hold the answer back until the
-        # client's delayed ACK, about 40 ms: a stall of this server's own that
-        # the bench's slow-link rows measured as 45 ms on a local refresh.
-        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        # With TCP_NODELAY (QuietServer): else TLS 1.3's session tickets,
+        # written right after the handshake, would hold each new connection's
+        # answer for the client's delayed ACK (45 ms on the bench's local refresh).
+        sock, addr = super().get_request()
         if self.ssl_context is not None:
             # The handshake happens in the connection's thread (FaultHandler.setup).
             sock = self.ssl_context.wrap_socket(sock, server_side=True, do_handshake_on_connect=False)
@@ -548,10 +545,6 @@ class FaultServer(ThreadingHTTPServer):
 
     def verify_request(self, request, client_address):
         return ipaddress.ip_address(client_address[0]).is_loopback
-
-    def handle_error(self, request, client_address):
-        if VERBOSE:  # clients hanging up, failed handshakes: normal in these tests
-            super().handle_error(request, client_address)
 
     def shutdown(self):
         self.stopping.set()  # wakes every pending delay

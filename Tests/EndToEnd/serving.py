@@ -1,8 +1,10 @@
 """What the project's test servers (cognito_double, git_server, fault_server)
-share: a threading HTTP server that keeps quiet about clients hanging up,
+share: a threading HTTP server that keeps quiet about clients hanging up
+and sends small writes at once (TCP_NODELAY, as real endpoints do),
 a request handler that logs nothing, reading a request body, and the
 command-line loop that serves until SIGTERM or SIGINT."""
 import signal
+import socket
 import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -11,6 +13,16 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 class QuietServer(ThreadingHTTPServer):
     daemon_threads = True  # idle keep-alive connections must not block exit
     verbose = False  # subclasses set it from their own *_VERBOSE variable
+
+    def get_request(self):
+        sock, address = super().get_request()
+        # Small writes go at once, as real endpoints send them. With Nagle's
+        # algorithm on (Python's default), an answer's body, written after
+        # its headers, waits on a kept connection for the client's delayed
+        # ACK of them: 40 ms a request, measured on an SRP sign-in against
+        # the double (199 ms, 156 with this), that Cognito does not cost.
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        return sock, address
 
     def handle_error(self, request, client_address):
         if self.verbose:  # clients hanging up mid-request are normal in tests

@@ -251,6 +251,10 @@ public struct CognitoHTTPClient: CognitoClient {
         "GetId", "GetCredentialsForIdentity", "GetOpenIdToken",
     ]
 
+    /// Whether this request may go out twice: RetryingPost's rule for
+    /// trying it again, and CurlTransport's for letting libcurl re-send it.
+    static func repeatable(_ action: String, once: Bool) -> Bool { !once && idempotentActions.contains(action) }
+
     /// POSTs one action and decodes its answer or its error, retried as
     /// `shouldRetry` says within the command's deadline (RetryingPost).
     /// `once`: this request may act even though its answer is lost (send
@@ -268,7 +272,7 @@ public struct CognitoHTTPClient: CognitoClient {
         // its emulators) route on them.
         let headers = [("Content-Type", "application/x-amz-json-1.1"), ("X-Amz-Target", "\(targetPrefix).\(action)")]
         return try retryingPost.send(
-            endpoint, action: action, headers: headers, body: payload, repeatable: !once && Self.idempotentActions.contains(action),
+            endpoint, action: action, headers: headers, body: payload, repeatable: Self.repeatable(action, once: once),
             retryIf: { shouldRetry($0, action: action, once: once) }, read: CognitoWire.decode)
     }
 
@@ -278,7 +282,7 @@ public struct CognitoHTTPClient: CognitoClient {
         if action == "GetTokensFromRefreshToken" && error.isUnsupportedOperation { return false }
         // Throttling rejects the request before it is acted on.
         if let code = error.code, CognitoError.throttlingCodes.contains(code) { return true }
-        return RetryingPost.retries(error, repeatable: !once && Self.idempotentActions.contains(action))
+        return RetryingPost.retries(error, repeatable: Self.repeatable(action, once: once))
     }
 
     var retryingPost: RetryingPost {

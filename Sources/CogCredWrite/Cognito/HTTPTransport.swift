@@ -36,7 +36,8 @@ public struct HTTPRequest: Sendable {
     public var attempt: Int
     /// Sending it twice can do nothing the first did not (RetryingPost's
     /// rule). One that must not go out twice (a code, a challenge's
-    /// answer) gets a connection that cannot be stale (CurlTransport).
+    /// answer) rides only a connection idle under a second, and is never
+    /// re-sent by the HTTP library itself (CurlTransport).
     public var repeatable: Bool
 
     public init(
