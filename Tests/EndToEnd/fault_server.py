@@ -23,7 +23,10 @@ Admin API (JSON in and out, never forwarded; 400 for a bad request):
                                                   forwarded, connection}, ...] one per
                                                 Cognito request, oldest first;
                                                 "connection" numbers the client's
-                                                connection it came on (1, 2, ...)
+                                                connection it came on (1, 2, ...);
+                                                over TLS, "tls_resumed" says whether
+                                                that connection resumed an earlier
+                                                TLS session
   POST /_fault/clear_log                        empty the log
   GET  /_fault/closed_port                      {"port": n, "url": ...}: a loopback
                                                 port reserved (bound, not listening)
@@ -288,10 +291,12 @@ class FaultHandler(BaseHTTPRequestHandler):
     def setup(self):
         super().setup()
         self.connection_number = self.server.next_connection()
+        self.tls_resumed = None  # plain HTTP
         if isinstance(self.connection, ssl.SSLSocket):
             # In this connection's own thread, so a slow or failing handshake
             # never holds up the accept loop.
             self.connection.do_handshake()
+            self.tls_resumed = self.connection.session_reused
 
     def do_GET(self):
         self._dispatch()
@@ -376,6 +381,8 @@ class FaultHandler(BaseHTTPRequestHandler):
             return
         action = action_of(target)
         fault, entry = self.server.take_fault(target, action, step_of(action, body), self.connection_number)
+        if self.tls_resumed is not None:
+            entry["tls_resumed"] = self.tls_resumed
         mode = fault["mode"] if fault else None
         try:
             if mode is None:

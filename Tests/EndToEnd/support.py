@@ -174,8 +174,9 @@ def plan(proxy, *faults):
     urllib.request.urlopen(urllib.request.Request(proxy.url + "_fault/plan", data=body), timeout=10).read()
 
 
-def fault_log(proxy):
-    with urllib.request.urlopen(proxy.url + "_fault/log", timeout=10) as r:
+def fault_log(proxy, context=None):
+    """The proxy's log; `context`: the SSL context that trusts a TLS proxy's CA."""
+    with urllib.request.urlopen(proxy.url + "_fault/log", timeout=10, context=context) as r:
         return json.loads(r.read())
 
 

@@ -5,6 +5,7 @@ requests come on, on its own port and on two more (the identity pool's and
 STS's hosts). And what a kept connection that dies under a request does:
 fault_server.py's `refuse` reads a request and resets the connection."""
 import json
+import ssl
 import time
 from urllib.parse import urlsplit
 
@@ -76,6 +77,37 @@ def test_an_answer_after_a_pause_goes_on_a_fresh_connection(cog, bus, double):
                                       ("RespondToAuthChallenge", "SOFTWARE_TOKEN_MFA")], steps
     # The first two shared a connection; the answer after the pause did not.
     assert steps[0][2] == steps[1][2] != steps[2][2]
+
+
+def test_a_new_connection_after_a_pause_resumes_the_tls_session(cog, bus, double, tmp_path):
+    """Over HTTPS (the fault server's TLS 1.3, its CA given as AWS_CA_BUNDLE):
+    the kept connection carries the first two steps, and the answer after
+    the pause goes on a new connection that resumes the TLS session the
+    command already has, as libcurl's session cache, kept across requests,
+    allows."""
+    server, url, ca = fault_server.start_fault_server(double.url, tls=True, ca_out=str(tmp_path / "ca.pem"))
+    try:
+        totp = double.add_totp_user(USER, PASSWORD)
+        cog.remember_secret(PASSWORD)
+        configure_on_double(cog, url, "--username", USER)
+        cog.env["AWS_CA_BUNDLE"] = ca
+
+        def after_a_pause(_):
+            time.sleep(1.5)
+            return totp.now()
+
+        status, _, _, err = cog.answer_when_asked("sign-in", "--password-stdin", "--mfa-code", "-",
+                                                  first_lines=[PASSWORD], answer=after_a_pause)
+        assert status == 0, err
+        server.url = url
+        trusting = ssl.create_default_context(cafile=ca)
+        log = [(e["action"], e["connection"], e["tls_resumed"]) for e in fault_log(server, context=trusting)]
+        assert [a for a, _, _ in log] == ["InitiateAuth", "RespondToAuthChallenge", "RespondToAuthChallenge"], log
+        (_, first, fresh), (_, second, _), (_, third, resumed) = log
+        assert first == second != third and not fresh and resumed, log
+    finally:
+        server.shutdown()
+        server.server_close()
 
 
 def test_mfa_enable_totp_is_one_connection(cog, bus, double):

@@ -414,6 +414,34 @@ def test_tls_with_the_ca_and_without(double, tmp_path):
         server.server_close()
 
 
+def test_the_log_says_whether_a_tls_connection_resumed_a_session(double, tmp_path):
+    server, url, ca = start_fault_server(double, tls=True)
+    try:
+        post_json(double, "/_double/users", {"username": USER, "password": PASSWORD})
+        context = ssl.create_default_context(cafile=ca)
+        port = urlsplit(url).port
+        request = json.dumps(cognito_body("InitiateAuth")).encode()
+        head = (f"POST / HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/x-amz-json-1.1\r\n"
+                f"X-Amz-Target: {TARGET_PREFIX}InitiateAuth\r\nContent-Length: {len(request)}\r\n"
+                "Connection: close\r\n\r\n").encode()
+        session = None
+        for _ in range(2):
+            with context.wrap_socket(socket.create_connection(("127.0.0.1", port), timeout=5),
+                                     server_hostname="127.0.0.1", session=session) as tls:
+                tls.sendall(head + request)
+                answer = b""
+                while chunk := tls.recv(65536):
+                    answer += chunk
+                assert answer.startswith(b"HTTP/1.1 200"), answer[:40]
+                session = tls.session  # TLS 1.3: the ticket came after the handshake, with the answer
+        with urllib.request.urlopen(url + "_fault/log", timeout=5, context=context) as r:
+            log = json.loads(r.read())
+        assert [entry["tls_resumed"] for entry in log] == [False, True]
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
 # ----------------------------------------------------------------- CLI
 
 def test_cli_prints_one_line_and_stops_on_sigterm(double, tmp_path):
