@@ -1,6 +1,7 @@
 // libcurl through a table of functions looked up at load (include/CCurl.h
 // says why). Nothing here calls libcurl by name.
 #include <pthread.h>
+#include <sys/socket.h>
 
 #include "CCurl.h"
 #include "CLinux.h"
@@ -54,5 +55,13 @@ CURLcode ccurl_setopt_write_callback(CURL *handle, CURLoption option, ccurl_writ
 }
 CURLcode ccurl_setopt_prereq_callback(CURL *handle, ccurl_prereq_callback value) {
     return (api.curl_easy_setopt)(handle, CURLOPT_PREREQFUNCTION, value);
+}
+static curl_socket_t open_cloexec_socket(void *context, curlsocktype purpose, struct curl_sockaddr *address) {
+    (void)context;
+    (void)purpose;
+    return socket(address->family, address->socktype | SOCK_CLOEXEC, address->protocol);
+}
+CURLcode ccurl_setopt_cloexec_sockets(CURL *handle) {
+    return (api.curl_easy_setopt)(handle, CURLOPT_OPENSOCKETFUNCTION, open_cloexec_socket);
 }
 CURLcode ccurl_getinfo_long(CURL *handle, CURLINFO info, long *value) { return (api.curl_easy_getinfo)(handle, info, value); }

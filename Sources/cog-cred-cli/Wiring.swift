@@ -82,7 +82,16 @@ struct Wiring {
     }
 
     /// HTTPS, watched: a long wait is said (NetworkReport), and traced with --debug.
-    static let transport = ObservedTransport(CurlTransport(), observer: NetworkReport.shared)
+    static let transport = ObservedTransport(curl, observer: NetworkReport.shared)
+    /// libcurl, its connections kept for the process (CurlTransport).
+    private static let curl = CurlTransport()
+
+    /// Lets go of the Secret Service connection and the kept HTTPS
+    /// connections before this process becomes another program (exec).
+    static func handOverProcess() {
+        SecretServiceStore.disconnect()
+        curl.closeConnections()
+    }
 
     /// One libsecret connection for the process: writes, deletes and
     /// unlocks follow the provider's prompts through it.

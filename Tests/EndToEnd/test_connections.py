@@ -204,3 +204,25 @@ def test_a_repeatable_request_whose_kept_connection_dies_goes_again_on_a_new_one
     assert log[0]["connection"] == log[1]["connection"] != log[2]["connection"]
     assert "GetCredentialsForIdentity (attempt 1): HTTP 200" in fetched.stderr
     assert "(attempt 2)" not in fetched.stderr
+
+
+def test_kept_connections_do_not_live_on_in_the_command_exec_runs(cog, bus, double):
+    """`exec` refreshes an expired token (and with --aws fetches
+    credentials at cognito-identity) on kept connections, then becomes its
+    command: that command gets no socket of cog-cred's (the connections,
+    libcurl's socket pair, the Secret Service's)."""
+    identity_url, _ = double.other_urls
+    double.add_user(USER, PASSWORD)
+    cog.remember_secret(PASSWORD)
+    configure_on_double(cog, double.url, "--username", USER,
+                        "--identity-pool-id", double.admin("config")["identity_pool_id"])
+    show_descriptors = ["sh", "-c", 'for f in /proc/$$/fd/*; do readlink "$f"; done; true']
+    for extra in ([], ["--aws"]):
+        double.configure(issued_at_offset=-7200)  # the tokens of this sign-in are expired
+        cog.ok("sign-in", "--password-stdin", input=PASSWORD + "\n")
+        double.configure(issued_at_offset=0)
+        before = len(double.stats()["requests"])
+        ran = cog.ok("exec", *extra, "--", *show_descriptors, env={"AWS_ENDPOINT_URL_COGNITO_IDENTITY": identity_url})
+        made = [r["action"] for r in double.stats()["requests"][before:]]
+        assert made[0] == "GetTokensFromRefreshToken" and ("GetCredentialsForIdentity" in made) == bool(extra), made
+        assert "socket:" not in ran.stdout, ran.stdout

@@ -416,7 +416,9 @@ def test_secrets_never_reach_files_stderr_or_a_childs_argv(cog, bus, double, pro
     fake_bin = tmp_path / "fakebin"
     fake_bin.mkdir()
     argv_log = tmp_path / "qrencode-argv"
-    (fake_bin / "qrencode").write_text(f'#!/bin/sh\nprintf "%s\\n" "$@" >> {argv_log}\ncat > /dev/null\n')
+    fds_log = tmp_path / "qrencode-fds"
+    (fake_bin / "qrencode").write_text(f'#!/bin/sh\nprintf "%s\\n" "$@" >> {argv_log}\n'
+                                       f'for f in /proc/$$/fd/*; do readlink "$f"; done >> {fds_log}\ncat > /dev/null\n')
     (fake_bin / "qrencode").chmod(0o755)
     cog.env["PATH"] = f"{fake_bin}:{cog.env['PATH']}"
     cog.remember_secret(PASSWORD, NEW_PASSWORD, CLIENT_SECRET)
@@ -449,6 +451,8 @@ def test_secrets_never_reach_files_stderr_or_a_childs_argv(cog, bus, double, pro
     child.close()
     assert argv_log.exists(), "qrencode was not run"
     assert "otpauth" not in argv_log.read_text()
+    # Started after AssociateSoftwareToken: no socket of cog-cred's (the kept connection) reaches it.
+    assert "socket:" not in fds_log.read_text()
 
     config_root = tmp_path / "config"
     runtime = bus.env["XDG_RUNTIME_DIR"]

@@ -39,7 +39,9 @@ class BrowserSignIn:
     def __init__(self, cog, tmp_path, *args, env=None):
         self.handoff = tmp_path / "browser-handoff"
         script = tmp_path / "browser.sh"
-        script.write_text('#!/bin/sh\nprintf "%s\\n" "$1" >> "$HANDOFF"\n')
+        # What the browser got of cog-cred's descriptors, before the hand-off.
+        script.write_text('#!/bin/sh\nfor f in /proc/$$/fd/*; do readlink "$f"; done > "$HANDOFF.fds"\n'
+                          'printf "%s\\n" "$1" >> "$HANDOFF"\n')
         script.chmod(0o755)
         full_env = {**cog.env, "BROWSER": str(script), "HANDOFF": str(self.handoff), **(env or {})}
         self.proc = subprocess.Popen([cog.binary, "sign-in", *args], env=full_env, stdout=subprocess.PIPE,
@@ -99,6 +101,8 @@ def test_a_real_browser_signs_in_and_the_session_works(cog, bus, domain, browser
     assert code == 0, err
     assert landed == "Signed in"  # cog-cred's own page, on its loopback listener
     assert out == "" and f"Signed in as {USER}" in err
+    # No socket of cog-cred's (its listener, a kept connection) lives on in the browser.
+    assert "socket:" not in (tmp_path / "browser-handoff.fds").read_text()
     # The browser's command line (every local user's to read) has a one-time
     # address on the listener; the authorize URL, with the state, is on the terminal only.
     assert re.fullmatch(r"http://localhost:\d+/start/[A-Za-z0-9_-]{22}", address)

@@ -47,6 +47,10 @@ CURLcode ccurl_setopt_pointer(CURL *handle, CURLoption option, void *value);
 CURLcode ccurl_setopt_slist(CURL *handle, CURLoption option, struct curl_slist *value);
 CURLcode ccurl_setopt_write_callback(CURL *handle, CURLoption option, ccurl_write_callback value);
 CURLcode ccurl_setopt_prereq_callback(CURL *handle, ccurl_prereq_callback value);
+/// Has libcurl open its sockets close-on-exec (CURLOPT_OPENSOCKETFUNCTION):
+/// a kept connection must not live on in a program cog-cred starts (exec's
+/// command, the browser, qrencode).
+CURLcode ccurl_setopt_cloexec_sockets(CURL *handle);
 CURLcode ccurl_getinfo_long(CURL *handle, CURLINFO info, long *value);
 
 #endif

@@ -8,6 +8,7 @@
 
 #include <dlfcn.h>
 #include <pthread.h>
+#include <spawn.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -33,6 +34,16 @@ int clinux_openat(int directory, const char *path, int flags, unsigned int mode)
 
 /// fcntl(fd, F_SETFD, flags): 0 lets the descriptor survive an exec.
 int clinux_set_descriptor_flags(int fd, int flags);
+
+/// A program cog-cred spawns (the browser, qrencode) gets no descriptor
+/// from `from` up: whatever of cog-cred's is not close-on-exec (a library's
+/// socket pair, say) stays cog-cred's. glibc >= 2.34 has it, declared only
+/// under _GNU_SOURCE, which Swift's Glibc module is not built with; inline,
+/// so the static front never refers to it.
+extern int posix_spawn_file_actions_addclosefrom_np(posix_spawn_file_actions_t *actions, int from);
+static inline int clinux_spawn_close_from(posix_spawn_file_actions_t *actions, int from) {
+    return posix_spawn_file_actions_addclosefrom_np(actions, from);
+}
 
 /// This process's argc and argv, as the C library passed them to the
 /// program's constructors before main.

@@ -25,6 +25,10 @@ import Foundation
 /// - libcurl's own second sending of it is stopped (`Sink.sendings`, the
 ///   PREREQFUNCTION libcurl calls before each): the command fails saying
 ///   the request may have arrived, and RetryingPost does not repeat it.
+///
+/// Kept connections stay this process's: their sockets are close-on-exec,
+/// and `closeConnections()` lets go of the handle (with the socket pair
+/// libcurl keeps beside it) before the process becomes another program.
 public final class CurlTransport: HTTPTransport, Sendable {
     /// curl's handle, or nil before the first request. Requests take turns.
     private let kept = Mutex<HandleBox?>(nil)
@@ -42,6 +46,15 @@ public final class CurlTransport: HTTPTransport, Sendable {
     deinit {
         kept.withLock { box in
             if let handle = box?.handle { ccurl_easy_cleanup(handle) }
+        }
+    }
+
+    /// Closes the kept connections and the handle; a later request makes a
+    /// new one. For `exec`, before the process becomes its command.
+    public func closeConnections() {
+        kept.withLock { box in
+            if let handle = box?.handle { ccurl_easy_cleanup(handle) }
+            box = nil
         }
     }
 
@@ -134,6 +147,7 @@ public final class CurlTransport: HTTPTransport, Sendable {
                 // not wander.
                 set("PROTOCOLS_STR", ccurl_setopt_string(handle, CURLOPT_PROTOCOLS_STR, request.allowsCleartext ? "http,https" : "https"))
                 set("FOLLOWLOCATION", ccurl_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 0))
+                set("OPENSOCKETFUNCTION", ccurl_setopt_cloexec_sockets(handle))
                 set("MAXAGE_CONN", ccurl_setopt_long(handle, CURLOPT_MAXAGE_CONN, request.repeatable ? CurlTransport.keptAge : CurlTransport.freshAge))
                 set("CONNECTTIMEOUT_MS", ccurl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, max(1, Int(request.connectTimeout * 1000))))
                 set("TIMEOUT_MS", ccurl_setopt_long(handle, CURLOPT_TIMEOUT_MS, max(1, Int(request.totalTimeout * 1000))))

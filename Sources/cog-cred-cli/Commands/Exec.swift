@@ -43,7 +43,7 @@ struct Exec: ParsableCommand, HelpExamples {
             let credentials = try manager.awsCredentials(margin: freshness.minTTL ?? AWSCredentials.defaultMinTTL)
             for (name, value) in credentials.environment { variables[name] = value }
         }
-        SecretServiceStore.disconnect()
+        Wiring.handOverProcess()
         let failure = ProcessReplacement.exec(command, setting: variables)
         Output.error("cannot run \(command[0]): \(failure.reason)")
         throw ExitCode(failure.exitStatus)

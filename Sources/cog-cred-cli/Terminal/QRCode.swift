@@ -1,3 +1,4 @@
+import CLinux
 import CogCredWrite
 
 #if canImport(Glibc)
@@ -19,7 +20,7 @@ enum QRCode {
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_adddup2(&actions, pipeEnds[0], 0)
         posix_spawn_file_actions_adddup2(&actions, output, 1)
-        posix_spawn_file_actions_addclose(&actions, pipeEnds[1])
+        clinux_spawn_close_from(&actions, 3)  // the pipe's own ends among them
 
         var pid: pid_t = 0
         let arguments = ["qrencode", "-t", "UTF8", "-m", "1"]
