@@ -14,6 +14,8 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 
+from figures import ms, summary
+
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "Tests" / "EndToEnd"))
 
@@ -83,11 +85,6 @@ def peak_rss_kib(command, count):
         samples.append(int(out.stderr.strip().splitlines()[-1]))
     return statistics.median(samples)
 
-
-def summary(times):
-    ordered = sorted(times)
-    pick = lambda q: ordered[min(len(ordered) - 1, int(q * len(ordered)))]
-    return {"median": statistics.median(ordered), "p10": pick(0.10), "p90": pick(0.90), "n": len(ordered), "times": ordered}
 
 
 def setup_pool():
@@ -295,9 +292,6 @@ def machine():
     return (f"{os.cpu_count()} × {cpu}, {int(memory) // 1024 // 1024} GiB, Linux {platform.release()}, "
             f"{platform.freedesktop_os_release().get('PRETTY_NAME', '')}; {swift}; {hyper}")
 
-
-def ms(seconds):
-    return f"{seconds * 1000:.1f}"
 
 
 def report(results, slow_link_results):

@@ -37,6 +37,7 @@ import pyotp
 
 from cognito_double import start_double
 from fault_server import FaultServer
+from figures import ms, summary
 from slow_link import SlowLink
 
 RTT = 0.080
@@ -209,11 +210,6 @@ def remembered_device(chain, cog_cred, password):
             "hosts": ["cognito-idp"]}
 
 
-def summary(times):
-    ordered = sorted(times)
-    pick = lambda q: ordered[min(len(ordered) - 1, int(q * len(ordered)))]
-    return {"median": statistics.median(ordered), "p10": pick(0.10), "p90": pick(0.90), "n": len(ordered)}
-
 
 def slow_link_rows(cog_cred, count, password):
     """The rows, in the order measured (device tracking last: it would make
@@ -249,9 +245,6 @@ def connections_seen(r):
             parts.append(f"{host} {counts[0]}" if len(counts) == 1 else f"{host} {counts[0]}–{counts[-1]}")
     return ", ".join(parts) + f" in each of {len(r['connections'])} runs (slow and local)"
 
-
-def ms(seconds):
-    return f"{seconds * 1000:.1f}"
 
 
 def report_lines(results):

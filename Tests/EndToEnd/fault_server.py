@@ -98,7 +98,7 @@ import uuid
 from http.server import BaseHTTPRequestHandler
 from urllib.parse import urlsplit
 
-from serving import QuietServer, read_body, run_until_signalled
+from serving import ConnectionCounter, QuietServer, read_body, run_until_signalled
 
 HOST = "127.0.0.1"
 AMZ_JSON = "application/x-amz-json-1.1"
@@ -523,7 +523,7 @@ class FaultServer(QuietServer):
         self.released = threading.Event()  # set by /_fault/release; a new plan holds again
         self.lock = threading.Lock()
         self.plan, self.log = [], []
-        self._connections = 0  # the client connections accepted so far
+        self.next_connection = ConnectionCounter()  # numbers the log's "connection"
         self._closed_port = None
         self.tls_dir = self.ssl_context = self.ca_path = None
         if tls:
@@ -601,11 +601,6 @@ class FaultServer(QuietServer):
                 self._closed_port = sock
             port = self._closed_port.getsockname()[1]
         return {"port": port, "url": f"http://{HOST}:{port}/"}
-
-    def next_connection(self) -> int:
-        with self.lock:
-            self._connections += 1
-            return self._connections
 
     def take_fault(self, target: str, action: str, step, connection: int):
         """The fault this Cognito request gets (one use of it), or None; and its log entry."""

@@ -4,10 +4,23 @@ and sends small writes at once (TCP_NODELAY, as real endpoints do),
 a request handler that logs nothing, reading a request body, and the
 command-line loop that serves until SIGTERM or SIGINT."""
 import signal
+import itertools
 import socket
 import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+
+class ConnectionCounter:
+    """Numbers the connections a server accepts, 1, 2, ... (the double's
+    ports share one), for the tests that count them."""
+
+    def __init__(self):
+        self._next, self._lock = itertools.count(1), threading.Lock()
+
+    def __call__(self) -> int:
+        with self._lock:
+            return next(self._next)
 
 
 class QuietServer(ThreadingHTTPServer):

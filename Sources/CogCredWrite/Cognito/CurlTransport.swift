@@ -43,11 +43,7 @@ public final class CurlTransport: HTTPTransport, Sendable {
 
     public init() {}
 
-    deinit {
-        kept.withLock { box in
-            if let handle = box?.handle { ccurl_easy_cleanup(handle) }
-        }
-    }
+    deinit { closeConnections() }
 
     /// Closes the kept connections and the handle; a later request makes a
     /// new one. For `exec`, before the process becomes its command.

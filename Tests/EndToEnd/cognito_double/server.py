@@ -3,14 +3,12 @@
 start_double and main. main's --help shows the first line of this docstring."""
 import argparse
 import copy
-import itertools
 import json
 import sys
-import threading
 from http.server import BaseHTTPRequestHandler
 from urllib.parse import parse_qs, urlsplit
 
-from serving import QuietServer, read_body, run_until_signalled, serve_in_background
+from serving import ConnectionCounter, QuietServer, read_body, run_until_signalled, serve_in_background
 
 from .constants import CONNECTION_HEADER, VERBOSE
 from .double import CognitoDouble
@@ -115,17 +113,6 @@ class Handler(BaseHTTPRequestHandler):
     def log_message(self, format, *args):
         if VERBOSE:
             sys.stderr.write("cognito-double: " + (format % args) + "\n")
-
-
-class ConnectionCounter:
-    """Numbers connections 1, 2, ... across every port of one double."""
-
-    def __init__(self):
-        self._next, self._lock = itertools.count(1), threading.Lock()
-
-    def __call__(self) -> int:
-        with self._lock:
-            return next(self._next)
 
 
 class DoubleServer(QuietServer):
