@@ -62,7 +62,12 @@ final class FakeCognito: CognitoClient {
         return try nextChallengeAnswer()
     }
 
+    /// The seconds of a RequestBudget in force at each refresh (nil: the
+    /// command's deadline alone).
+    let refreshBudgets = Mutex<[Double?]>([])
+
     func refresh(refreshToken: String, username: String?, deviceKey: String?) throws(CognitoError) -> AuthenticationResult {
+        refreshBudgets.withLock { $0.append(RequestBudget.deadline?.remaining) }
         let next: Result<AuthenticationResult, CognitoError> = state.withLock { s in
             s.refreshCalls.append(refreshToken)
             s.deviceKeysSent.append(deviceKey)
@@ -269,6 +274,7 @@ final class FakeCognito: CognitoClient {
 
     func getTokensFromRefreshToken(refreshToken: String, deviceKey: String?) throws(CognitoError) -> AuthenticationResult {
         modernRefreshCalls.withLock { $0 += 1 }
+        refreshBudgets.withLock { $0.append(RequestBudget.deadline?.remaining) }
         state.withLock { $0.deviceKeysSent.append(deviceKey) }
         duringModernRefresh.withLock { $0 }?()
         let next: Result<AuthenticationResult, CognitoError> = modernRefreshResults.withLock {

@@ -84,6 +84,31 @@ import CogCredTestSupport
         #expect(warnings.lines.withLock { $0 }.isEmpty)
     }
 
+    @Test func aRefreshDueOnlyByTheMarginHasAShortBudgetOfItsOwn() throws {
+        let (_, cognito, manager, _) = try session(refresh: .deadlineExceeded)
+        _ = try manager.currentToken(.access)
+        let budgets = cognito.refreshBudgets.withLock { $0 }
+        #expect(!budgets.isEmpty)
+        #expect(budgets.allSatisfy { $0 != nil && $0! <= TokenManager.marginRefreshBudget && $0! > 0 })
+        #expect(RequestBudget.deadline == nil)  // it ends with the refresh
+    }
+
+    @Test func anExpiredTokenAMissedMinTTLAndRefreshByNameKeepTheWholeDeadline() throws {
+        for call in [
+            { (manager: TokenManager) in _ = try? manager.currentToken(.access, policy: RefreshPolicy(minTTL: 600)) },
+            { (manager: TokenManager) in _ = try? manager.refresh() },
+        ] {
+            let (_, cognito, manager, _) = try session(refresh: .deadlineExceeded)
+            call(manager)
+            let budgets = cognito.refreshBudgets.withLock { $0 }
+            #expect(!budgets.isEmpty && budgets.allSatisfy { $0 == nil })
+        }
+        let (_, cognito, manager, _) = try session(age: 3700, refresh: .deadlineExceeded)
+        _ = try? manager.currentToken(.access)
+        let budgets = cognito.refreshBudgets.withLock { $0 }
+        #expect(!budgets.isEmpty && budgets.allSatisfy { $0 == nil })
+    }
+
     @Test func refreshByNameFailsAsItDid() throws {
         let (_, _, manager, warnings) = try session(refresh: .deadlineExceeded)
         #expect(throws: AuthError.self) { try manager.refresh() }

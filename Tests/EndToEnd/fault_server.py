@@ -48,6 +48,10 @@ Modes:
                      default 30): a test does something while a request is
                      surely in flight, then lets it go on.
   refuse             read the request, answer nothing, reset the connection (RST).
+  restart            a server restarting under a request: forward it (the upstream
+                     acts on it), send nothing back, stop listening, reset the
+                     connection (RST), and listen again on the same port after
+                     `seconds` (default 0.35); connections meanwhile are refused.
   reset_mid_body     200 and headers promising more body than is sent, part of a
                      JSON body, then an RST (SO_LINGER 0) after `pause` (default 0.1) s.
   html_500           500, text/html, an HTML error page.
@@ -104,10 +108,11 @@ HOST = "127.0.0.1"
 AMZ_JSON = "application/x-amz-json-1.1"
 ADMIN_PREFIX = "/_fault/"
 VERBOSE = os.environ.get("FAULT_SERVER_VERBOSE") == "1"
-MODES = ("delay", "hold", "refuse", "reset_mid_body", "html_500", "status_503", "throttle",
+MODES = ("delay", "hold", "refuse", "restart", "reset_mid_body", "html_500", "status_503", "throttle",
          "truncated_json", "not_json", "unknown_error_type")
-DEFAULT_DELAY = 30.0
-DEFAULT_RESET_PAUSE = 0.1
+# A mode's fields when the plan leaves them out.
+DEFAULTS = {("delay", "seconds"): 30.0, ("hold", "seconds"): 30.0, ("restart", "seconds"): 0.35,
+            ("reset_mid_body", "pause"): 0.1}
 UPSTREAM_TIMEOUT = 60.0
 
 # Request headers never passed on: hop-by-hop ones, the ones http.client sets
@@ -238,13 +243,13 @@ def parse_fault(raw) -> dict:
         raise ValueError("actions must be a list of action names")
     fault = dict(raw)
     fault.update(mode=mode, times=times, actions=actions, remaining=times)
-    for field, default in (("seconds", DEFAULT_DELAY), ("pause", DEFAULT_RESET_PAUSE)):
+    for field in ("seconds", "pause"):
         if field in raw:
             value = raw[field]
             if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
                 raise ValueError(f"{field} must be a non-negative number")
-        elif (mode, field) in (("delay", "seconds"), ("hold", "seconds"), ("reset_mid_body", "pause")):
-            fault[field] = default
+        elif (mode, field) in DEFAULTS:
+            fault[field] = DEFAULTS[(mode, field)]
     if "code" in raw and not (isinstance(raw["code"], str) and raw["code"]):
         raise ValueError("code must be a non-empty string")
     return fault
@@ -419,6 +424,12 @@ class FaultHandler(BaseHTTPRequestHandler):
     def _forward(self, body: bytes, entry: dict) -> None:
         """Pass the request on and relay the answer, noting both in the log entry
         (the status before it is sent: a client that gave up makes sending fail)."""
+        status, content_type, extra, answer = self._ask_upstream(body, entry)
+        entry["status"] = status
+        self._send(status, content_type, extra, answer)
+
+    def _ask_upstream(self, body: bytes, entry: dict):
+        """The upstream's answer to the request: (status, content type, headers to relay, body)."""
         entry["forwarded"] = True
         up = self.server.upstream
         headers = {k: v for k, v in self.headers.items() if k.lower() not in DROP_REQUEST_HEADERS}
@@ -443,8 +454,7 @@ class FaultHandler(BaseHTTPRequestHandler):
             log(f"upstream failed: {err!r}")
             status, content_type, extra = 502, "text/plain", {}
             answer = f"fault-server: upstream {self.server.upstream_url} failed: {err}\n".encode()
-        entry["status"] = status
-        self._send(status, content_type, extra, answer)
+        return status, content_type, extra, answer
 
     # ------------------------------------------------------------- modes
     def _mode_delay(self, fault, body, entry):
@@ -464,6 +474,12 @@ class FaultHandler(BaseHTTPRequestHandler):
         self._forward(body, entry)
 
     def _mode_refuse(self, fault, body, entry):
+        self._abort()
+
+    def _mode_restart(self, fault, body, entry):
+        self._ask_upstream(body, entry)
+        # Not listening before the reset: the client's reconnect is refused.
+        self.server.stop_listening(fault["seconds"])
         self._abort()
 
     def _mode_reset_mid_body(self, fault, body, entry):
@@ -523,6 +539,7 @@ class FaultServer(QuietServer):
         self.released = threading.Event()  # set by /_fault/release; a new plan holds again
         self.lock = threading.Lock()
         self.plan, self.log = [], []
+        self.listening_again_at = None  # set while the `restart` mode refuses connections
         self.next_connection = ConnectionCounter()  # numbers the log's "connection"
         self._closed_port = None
         self.tls_dir = self.ssl_context = self.ca_path = None
@@ -540,7 +557,31 @@ class FaultServer(QuietServer):
         self.base_url = f"{scheme}://{HOST}:{self.server_address[1]}/"
 
     # --- socket handling
+    def stop_listening(self, seconds: float) -> None:
+        """Refuse connections for `seconds`, then listen again on the same port
+        (the `restart` mode). The listening socket is shut down, which wakes the
+        accept loop; get_request then waits and listens anew."""
+        with self.lock:
+            self.listening_again_at = time.monotonic() + seconds
+        self.socket.shutdown(socket.SHUT_RDWR)
+
+    def _listen_again(self) -> None:
+        """A new listening socket on the same port, under the old one's descriptor
+        number, which the accept loop polls."""
+        fresh = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        fresh.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        fresh.bind(self.server_address)
+        fresh.listen(self.request_queue_size)
+        os.dup2(fresh.fileno(), self.socket.fileno())
+        fresh.close()
+
     def get_request(self):
+        with self.lock:
+            again_at, self.listening_again_at = self.listening_again_at, None
+        if again_at is not None:
+            self.stopping.wait(max(0.0, again_at - time.monotonic()))
+            self._listen_again()
+            raise OSError("restarted")  # the accept loop goes round (socketserver ignores it)
         # With TCP_NODELAY (QuietServer): else TLS 1.3's session tickets,
         # written right after the handshake, would hold each new connection's
         # answer for the client's delayed ACK (45 ms on the bench's local refresh).

@@ -273,8 +273,9 @@ UnlockBeforeSearch={_bool(self.unlock_before_search)}
         self.collection = self.read_alias("default")
         # The alias appears while the database is still being opened (Locked=true for
         # ~0.1 s, the key derivation): a CreateItem then gets an unlock prompt whose
-        # dialog no one can answer headless.
-        self._wait(lambda: not self.locked(), "the default collection to be unlocked")
+        # dialog no one can answer headless. On a busy machine the collection's own
+        # object can be exported only after its alias: "no such object" is "not yet".
+        self._wait(self._collection_unlocked, "the default collection to be unlocked")
 
     def stop(self, grace=3):
         """Ends KeePassXC, then the bus, and reaps both. SIGTERM, then SIGKILL after
@@ -329,6 +330,11 @@ UnlockBeforeSearch={_bool(self.unlock_before_search)}
                               f"string:{alias}", check=False)
         m = re.search(r'object path "([^"]*)"', out)
         return m.group(1) if code == 0 and m else "/"
+
+    def _collection_unlocked(self):
+        code, out = self.call(SECRETS, self.collection, "org.freedesktop.DBus.Properties.Get",
+                              "string:org.freedesktop.Secret.Collection", "string:Locked", check=False)
+        return code == 0 and "boolean false" in out
 
     def locked(self, path=None):
         """The Locked property of the default collection, or of an item or collection path."""

@@ -7,6 +7,7 @@ STS's hosts). And what a kept connection that dies under a request does
 a new one resumes the command's TLS session, and that no kept connection
 lives on in the command `exec` runs."""
 import json
+import socket
 import ssl
 import time
 from urllib.parse import urlsplit
@@ -14,7 +15,7 @@ from urllib.parse import urlsplit
 import pytest
 
 import fault_server
-from support import configure_on_double, fault_log, plan
+from support import configure_on_double, fault_log, plan, poll
 
 PASSWORD = "Connection-Password-1"
 USER = "conn@example.com"
@@ -184,6 +185,35 @@ def test_an_answer_whose_kept_connection_dies_is_not_sent_again(cog, bus, double
     assert [e["mode_applied"] for e in log] == ["forward", "forward", "refuse"]
     assert len({e["connection"] for e in log}) == 1  # the code went on the kept connection, once
     assert double.calls("RespondToAuthChallenge:SOFTWARE_TOKEN_MFA") == 0
+    assert json.loads(cog.run("status", "--offline", "--json").stdout)["signed_in"] is False
+
+
+def listening(server):
+    """Whether the server accepts connections (again, after a restart)."""
+    try:
+        socket.create_connection(("127.0.0.1", urlsplit(server.url).port), timeout=5).close()
+        return True
+    except ConnectionRefusedError:
+        return False
+
+
+def test_an_answer_taken_by_a_server_that_then_restarts_is_not_sent_again(cog, bus, double, proxy_in_front):
+    """The server takes the code on the kept connection, acts on it, and
+    goes away for 0.35 s: libcurl's own reconnect is refused. A refusal
+    after a sending is not "nothing sent": the code is never sent again
+    (not by libcurl, not by a retry once the server is back), the sign-in
+    exits 75 saying the request may have arrived, and nothing is stored."""
+    totp = double.add_totp_user(USER, PASSWORD)
+    cog.remember_secret(PASSWORD)
+    configure_on_double(cog, proxy_in_front.url, "--username", USER)
+    plan(proxy_in_front, {"mode": "restart", "seconds": 0.35, "actions": ["RespondToAuthChallenge:SOFTWARE_TOKEN_MFA"]})
+    failed = cog.run("sign-in", "--password-stdin", "--mfa-code", totp.now(), input=PASSWORD + "\n")
+    assert failed.returncode == 75, failed.stderr
+    assert "the request may have arrived, so it is not sent again" in failed.stderr, failed.stderr
+    assert double.calls("RespondToAuthChallenge:SOFTWARE_TOKEN_MFA") == 1  # the double took it, once
+    log = poll(lambda: listening(proxy_in_front) and fault_log(proxy_in_front), "the proxy back")
+    assert [(e["action"], e["mode_applied"]) for e in log] == [
+        ("InitiateAuth", "forward"), ("RespondToAuthChallenge", "forward"), ("RespondToAuthChallenge", "restart")]
     assert json.loads(cog.run("status", "--offline", "--json").stdout)["signed_in"] is False
 
 

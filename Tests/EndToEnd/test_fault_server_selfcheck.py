@@ -295,6 +295,38 @@ def test_refuse_resets_the_connection(fs, double):
     assert call(fs)[0] == 200  # one use only
 
 
+def test_restart_acts_answers_nothing_and_refuses_connections_for_a_while(double):
+    """The upstream acts on the request; the client gets a reset and no
+    answer; a connection made at once is refused (the server stopped
+    listening before the reset); then the same port serves again."""
+    server, url, _ = start_fault_server(double)
+    try:
+        assert post_json(double, "/_double/reset", {})[0] == 200
+        assert post_json(double, "/_double/users", {"username": USER, "password": PASSWORD})[0] == 200
+        plan(url, {"mode": "restart", "seconds": 2})
+        with pytest.raises((ConnectionResetError, http.client.RemoteDisconnected)):
+            call(url)
+        port = urlsplit(url).port
+        with pytest.raises(ConnectionRefusedError):
+            socket.create_connection(("127.0.0.1", port), timeout=5).close()
+        assert upstream_calls(double) == {"InitiateAuth:USER_PASSWORD_AUTH": 1}
+        # Back on the same port: polled, bounded.
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=5).close()
+                break
+            except ConnectionRefusedError:
+                assert time.monotonic() < deadline, "the fault server did not listen again"
+                time.sleep(0.05)
+        [entry] = fault_log(url)
+        assert entry == {"action": "InitiateAuth", "mode_applied": "restart", "status": None, "forwarded": True}
+        assert call(url)[0] == 200
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
 def test_closed_port_refuses_connections(fs):
     for port in (closed_port(), get_json(fs, "/_fault/closed_port")["port"]):
         with pytest.raises(ConnectionRefusedError):
@@ -383,7 +415,7 @@ def test_unknown_error_type(fs):
 
 
 def test_every_mode_is_checked_here():
-    checked = {"delay", "hold", "refuse", "reset_mid_body", "html_500", "status_503", "throttle", "truncated_json",
+    checked = {"delay", "hold", "refuse", "restart", "reset_mid_body", "html_500", "status_503", "throttle", "truncated_json",
                "not_json", "unknown_error_type"}
     assert set(MODES) == checked
 

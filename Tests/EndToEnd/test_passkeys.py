@@ -5,6 +5,7 @@ Fido2Server verifies every ceremony) with the tests' software authenticator
 on a UNIX socket, reached through libfido2 as a USB key would be.
 """
 import json
+import socket
 import subprocess
 import time
 
@@ -325,6 +326,20 @@ def test_a_touch_that_never_comes_ends_at_the_options_timeout(cog, bus, register
     registered.presence = "never"
     result = passkey_sign_in(cog, registered)
     assert result.returncode == 77 and "not touched within 2 s" in result.stderr, result.stderr
+    assert nothing_stored(bus)
+
+
+def test_a_key_that_never_answers_is_given_up_at_the_options_timeout(cog, bus, registered, double, tmp_path):
+    """Opening a key is itself an exchange with it (CTAPHID INIT): a key
+    that takes the connection and never answers is given up after the
+    options' timeout, not waited for past every deadline."""
+    double.configure(session_lifetime=2)
+    path = tmp_path / "silent.sock"
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as silent:
+        silent.bind(str(path))
+        silent.listen(1)  # connections wait in the backlog: accepted by the kernel, never answered
+        result = cog.run("sign-in", "--method", "passkey", "--authenticator", f"unix:{path}", timeout=30)
+    assert result.returncode == 69 and "did not answer within 2 s" in result.stderr, result.stderr
     assert nothing_stored(bus)
 
 

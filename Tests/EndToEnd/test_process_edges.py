@@ -221,3 +221,41 @@ def test_the_front_refuses_a_cog_cred_cli_another_user_could_have_written(cog, s
     os.chown(cli, os.getuid(), os.getgid())
     if case != "script of another user":
         assert subprocess.run([str(front), "status"], env=cog.env, capture_output=True, timeout=60).returncode == 0
+
+
+@pytest.mark.skipif(os.getuid() != 0, reason="a link another user owns needs root")
+@pytest.mark.parametrize("case", ["link of another user", "link in a directory others can write"])
+def test_the_front_follows_no_link_another_user_could_have_planted(cog, signed_in, tmp_path, case):
+    """Another user who can write the directory that holds cog-cred-cli (or
+    who owns a link there) points it at /bin/sh: the victim's `cog-cred
+    status` would then run the script `status` from the working directory.
+    The link is checked where it is, before it is followed: refused, exit 1,
+    and the script never runs. The same link, the user's own in a safe
+    directory, runs the real cog-cred-cli (as the build's own link does)."""
+    copy = tmp_path / "copy"
+    copy.mkdir()
+    front = copy / "cog-cred"
+    shutil.copy2(Path(cog.binary).resolve(), front)
+    cli = copy / "cog-cred-cli"
+    cli.symlink_to("/bin/sh")
+    if case == "link in a directory others can write":
+        os.chmod(copy, 0o777)
+    else:
+        os.lchown(cli, NOBODY, NOBODY)
+    os.chmod(tmp_path, 0o755)
+    marker = tmp_path / "ran"
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "status").write_text(f"touch {marker}\n")
+    result = subprocess.run([str(front), "status"], env=cog.env, cwd=work, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 1, result.stderr
+    assert "will not run" in result.stderr and f"the link {cli}" in result.stderr, result.stderr
+    assert result.stderr.count("\n") == 1, result.stderr
+    assert not marker.exists()
+    # The user's own link, in a directory no one else can write, to the real one.
+    os.chmod(copy, 0o755)
+    cli.unlink()
+    cli.symlink_to(Path(cog.binary).resolve().parent / "cog-cred-cli")
+    ran = subprocess.run([str(front), "status"], env=cog.env, cwd=work, capture_output=True, text=True, timeout=60)
+    assert ran.returncode == 0, ran.stderr
+    assert not marker.exists()

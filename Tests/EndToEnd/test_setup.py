@@ -8,6 +8,7 @@ tests read them back with git and kubectl too.
 """
 import json
 import os
+import shutil
 import stat
 import subprocess
 from pathlib import Path
@@ -143,6 +144,37 @@ def test_setup_git_without_git_or_with_a_bad_host_or_profile(cog, signed_in, hel
         assert result.returncode == 64, (bad, result.stderr)
     assert cog.run("setup-git", "-p", "nosuch", "git.example.com").returncode == 78
     assert not (Path(cog.env["HOME"]) / ".gitconfig").exists()
+
+
+def test_git_and_kubectl_get_no_descriptor_of_cog_creds(cog, signed_in, tmp_path):
+    """setup-git and setup-kubectl run git and kubectl with 0, 1 and 2
+    only, as the browser and qrencode are run: a descriptor cog-cred holds
+    (here one its caller left open to it) stays cog-cred's."""
+    shims = tmp_path / "shims"
+    shims.mkdir()
+    seen = tmp_path / "seen"
+    for program in ("git", "kubectl"):
+        real = shutil.which(program, path=cog.env["PATH"])
+        assert real, program
+        shim = shims / program
+        shim.write_text(f'#!/bin/sh\nfor f in /proc/$$/fd/*; do readlink "$f"; done >> {seen}.{program}\n'
+                        f'exec {real} "$@"\n')
+        shim.chmod(0o755)
+    env = {**cog.env, "PATH": f"{shims}:{cog.env['PATH']}"}
+    left_open = tmp_path / "left-open"
+    left_open.write_text("")
+    fd = os.open(left_open, os.O_RDONLY)
+    try:
+        for args in (["setup-git", "git.example.com"], ["setup-kubectl", "--kubeconfig", str(tmp_path / "kubeconfig")]):
+            result = subprocess.run([cog.binary, *args], env=env, pass_fds=(fd,), capture_output=True, text=True,
+                                    timeout=60)
+            assert result.returncode == 0, result.stderr
+    finally:
+        os.close(fd)
+    for program in ("git", "kubectl"):
+        targets = Path(f"{seen}.{program}").read_text().splitlines()
+        assert targets, program  # the program ran and listed its descriptors
+        assert str(left_open) not in targets and not any(t.startswith("socket:") for t in targets), (program, targets)
 
 
 # --- setup-kubectl --------------------------------------------------------------------------------------

@@ -229,7 +229,7 @@ public struct Profile: Sendable, Equatable {
             throw .invalidValue("endpoint-url", problem)
         }
         for url in gitURLs ?? [] where URLPattern(url) == nil {
-            throw .invalidValue("git-url", "'\(url.oneLine(limit: 80))' is not a URL such as https://git.example.com/")
+            throw .invalidValue("git-url", "'\(withoutURLCredentials(url).oneLine(limit: 80))' is not a URL such as https://git.example.com/")
         }
         for host in dockerRegistries ?? [] where host.isEmpty || host.contains("/") || host.contains(where: { $0.isWhitespace }) {
             throw .invalidValue("docker-registry", "'\(host.oneLine(limit: 80))' is not a registry host such as registry.example.com")

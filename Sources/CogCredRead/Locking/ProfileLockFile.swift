@@ -35,7 +35,8 @@ public enum ProfileLockFile {
     /// else can swap it: the directory is the user's own with mode 0700, and
     /// each above it the user's or root's and writable by no one else
     /// (`unsafeDirectory`). The directory is opened without following a
-    /// link, checked through its descriptor and the file opened relative to
+    /// link, checked through its descriptor (the walk's first directory is
+    /// the one opened, by device and inode) and the file opened relative to
     /// it, so that what was checked is what holds the lock. Returns the
     /// descriptor or why not.
     public static func open(directory: String, profile: String) -> Result<Int32, LockFileError> {
@@ -47,7 +48,9 @@ public enum ProfileLockFile {
         }
         guard directoryFD >= 0 else { return .failure(LockFileError(String(cString: strerror(errno)))) }
         defer { close(directoryFD) }
-        if let unsafe = unsafeDirectory(from: directory) { return .failure(LockFileError(unsafe.reason(holding: "the profile locks"))) }
+        if let unsafe = unsafeDirectory(from: directory, opened: directoryFD) {
+            return .failure(LockFileError(unsafe.reason(holding: "the profile locks")))
+        }
         var info = stat()
         guard fstat(directoryFD, &info) == 0, info.st_uid == getuid(), info.st_mode & 0o077 == 0 else {
             return .failure(LockFileError("it must be a directory of yours with mode 0700"))

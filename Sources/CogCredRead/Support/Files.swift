@@ -52,10 +52,13 @@ public func makeDirectories(_ path: String, mode: mode_t) -> String? {
 public enum UnsafeDirectory: Equatable {
     case otherOwner(String)
     case writableByOthers(String)
+    /// The directory at that path is not the one opened: it was swapped
+    /// between the open and the check.
+    case notTheOneOpened(String)
 
     public var directory: String {
         switch self {
-        case .otherOwner(let directory), .writableByOthers(let directory): return directory
+        case .otherOwner(let directory), .writableByOthers(let directory), .notTheOneOpened(let directory): return directory
         }
     }
 
@@ -66,6 +69,8 @@ public enum UnsafeDirectory: Equatable {
             return "the directory \(directory) that holds \(what) belongs to another user"
         case .writableByOthers(let directory):
             return "the directory \(directory) that holds \(what) can be written by others; run: chmod go-w \(directory)"
+        case .notTheOneOpened(let directory):
+            return "the directory \(directory) that holds \(what) was replaced while it was being checked"
         }
     }
 }
@@ -76,13 +81,28 @@ public enum UnsafeDirectory: Equatable {
 /// root-owned sticky directory such as /tmp is fine: others can add to it
 /// but not replace what is ours. The first that fails, or nil (also for a
 /// path that does not exist: opening what it holds then fails).
-public func unsafeDirectory(from directory: String) -> UnsafeDirectory? {
-    guard var directory = realPath(directory.isEmpty ? "." : directory) else { return nil }
+///
+/// `opened`: the directory's descriptor, when it was opened before the
+/// check (to open what it holds relative to it): the walk's first directory
+/// must be that one, by device and inode, or what was checked is not what
+/// is used.
+public func unsafeDirectory(from directory: String, opened: Int32? = nil) -> UnsafeDirectory? {
+    guard var directory = realPath(directory.isEmpty ? "." : directory) else {
+        return opened == nil ? nil : .notTheOneOpened(directory)
+    }
     let uid = getuid()
     let home = getpwuid(uid).flatMap { $0.pointee.pw_dir }.flatMap { realPath(String(cString: $0)) }
+    var first = true
     while true {
         var info = stat()
-        guard stat(directory, &info) == 0 else { return nil }
+        guard stat(directory, &info) == 0 else { return opened == nil ? nil : .notTheOneOpened(directory) }
+        if first, let opened {
+            var openedInfo = stat()
+            guard fstat(opened, &openedInfo) == 0, openedInfo.st_dev == info.st_dev, openedInfo.st_ino == info.st_ino else {
+                return .notTheOneOpened(directory)
+            }
+        }
+        first = false
         let rootSticky = info.st_uid == 0 && info.st_mode & mode_t(S_ISVTX) != 0
         if info.st_uid != uid && info.st_uid != 0 { return .otherOwner(directory) }
         if info.st_mode & 0o022 != 0 && !rootSticky { return .writableByOthers(directory) }
@@ -92,22 +112,77 @@ public func unsafeDirectory(from directory: String) -> UnsafeDirectory? {
     }
 }
 
-/// The file `path` names (links followed, as the build's own links are),
-/// when only this user or root could have put it there: the file is theirs
-/// and writable by no one else, and so is every directory above it
-/// (`unsafeDirectory`). Else why not: a program that another user could
-/// have written or swapped must not run as this one.
+/// The file `path` names, when only this user or root could have put it
+/// there. Every symbolic link met on the way (the build's own, an
+/// installation's) must belong to this user or root and sit in a directory
+/// that is safe (`unsafeDirectory`): whoever can write the directory that
+/// holds a link can point it anywhere, so the link is checked where it is
+/// before it is followed. Then the file it comes to: this user's or root's,
+/// writable by no one else, and so is every directory above it. Else why
+/// not: a program that another user could have written or swapped must
+/// not run as this one.
 public func trustedProgram(_ path: String) -> Result<String, FileProblem> {
-    guard let resolved = realPath(path) else { return .failure(FileProblem(String(cString: strerror(errno)))) }
+    let resolved: String
+    switch followingSafeLinks(path) {
+    case .success(let target): resolved = target
+    case .failure(let problem): return .failure(problem)
+    }
     var info = stat()
     guard stat(resolved, &info) == 0 else { return .failure(FileProblem(String(cString: strerror(errno)))) }
     if info.st_uid != getuid() && info.st_uid != 0 { return .failure(FileProblem("\(resolved) belongs to another user")) }
     if info.st_mode & 0o022 != 0 { return .failure(FileProblem("\(resolved) can be written by others")) }
-    let directory = String(resolved[..<(resolved.lastIndex(of: "/") ?? resolved.startIndex)])
-    if let unsafe = unsafeDirectory(from: directory.isEmpty ? "/" : directory) {
+    if let unsafe = unsafeDirectory(from: parentDirectory(resolved)) {
         return .failure(FileProblem(unsafe.reason(holding: "it")))
     }
     return .success(resolved)
+}
+
+/// `path` resolved as realpath(3) does, one component at a time, refusing
+/// a symbolic link that belongs to another user or sits in a directory
+/// another user could change. The canonical path, or why not.
+func followingSafeLinks(_ path: String) -> Result<String, FileProblem> {
+    var resolved = "/"
+    if !path.hasPrefix("/") {
+        guard let here = realPath(".") else { return .failure(FileProblem(String(cString: strerror(errno)))) }
+        resolved = here
+    }
+    var remaining = path.split(separator: "/").map(String.init)
+    var links = 0
+    while !remaining.isEmpty {
+        let component = remaining.removeFirst()
+        if component == "." { continue }
+        if component == ".." {
+            resolved = parentDirectory(resolved)
+            continue
+        }
+        let next = resolved == "/" ? "/" + component : resolved + "/" + component
+        var info = stat()
+        guard lstat(next, &info) == 0 else { return .failure(FileProblem(String(cString: strerror(errno)))) }
+        guard info.st_mode & mode_t(S_IFMT) == mode_t(S_IFLNK) else {
+            resolved = next
+            continue
+        }
+        if info.st_uid != getuid() && info.st_uid != 0 {
+            return .failure(FileProblem("the link \(next) belongs to another user"))
+        }
+        if let unsafe = unsafeDirectory(from: resolved) {
+            return .failure(FileProblem(unsafe.reason(holding: "the link \(next)")))
+        }
+        links += 1
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let length = readlink(next, &buffer, buffer.count - 1)
+        guard links <= 40, length > 0 else { return .failure(FileProblem(String(cString: strerror(links > 40 ? ELOOP : errno)))) }
+        let target = String(decoding: buffer[0..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        if target.hasPrefix("/") { resolved = "/" }
+        remaining = target.split(separator: "/").map(String.init) + remaining
+    }
+    return .success(resolved)
+}
+
+/// The directory that holds `path` (canonical, absolute): "/" for "/x" and "/".
+func parentDirectory(_ path: String) -> String {
+    let parent = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
+    return parent.isEmpty ? "/" : parent
 }
 
 /// What is wrong with a file, in words.

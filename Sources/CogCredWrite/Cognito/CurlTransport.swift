@@ -182,15 +182,20 @@ public final class CurlTransport: HTTPTransport, Sendable {
             // Without curl's "after 5001 milliseconds": one attempt's time,
             // which the error of a retried request would understate
             // (TransportError.gaveUp says the whole wait).
-            let text = (detail.isEmpty ? String(cString: ccurl_easy_strerror(code)) : detail)
-                .replacing(#/ after \d+ (?:ms|milliseconds)/#, with: "")
+            // And without a URL's credentials, which libcurl echoes when it
+            // cannot read a proxy setting.
+            let said = detail.isEmpty ? String(cString: ccurl_easy_strerror(code)) : detail
+            let text = withoutURLCredentials(said.replacing(#/ after \d+ (?:ms|milliseconds)/#, with: ""))
             if sink.overflowed { throw TransportError(.other, "the response was larger than \(sink.limit) bytes") }
-            if sink.resendStopped {
+            // Nothing was sent only when libcurl never got to send it: a
+            // refusal after a sending is libcurl's own reconnect, once a kept
+            // connection died under the request, and the server may have
+            // acted on what it had read.
+            let nothingSent = sink.sendings == 0
+            let reconnectFailed = !nothingSent && [CURLE_COULDNT_CONNECT, CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY].contains(code)
+            if sink.resendStopped || (!request.repeatable && reconnectFailed) {
                 throw TransportError(.connectionFailed, "the connection closed before any answer; the request may have arrived, so it is not sent again")
             }
-            // Refused or unresolvable: the request never left this machine.
-            let nothingSent = [CURLE_COULDNT_CONNECT, CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY, CURLE_UNSUPPORTED_PROTOCOL]
-                .contains(code)
             throw TransportError(CurlTransport.kind(of: code), text, nothingSent: nothingSent)
         }
         var status = 0

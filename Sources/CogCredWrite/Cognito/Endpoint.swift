@@ -138,7 +138,7 @@ public enum EndpointError: ExplainedFailure, Equatable {
         switch self {
         case .cleartext(let setting, let url):
             return Explanation(
-                "invalid \(setting): \(url.oneLine(limit: 100)) is plain http:// to another machine: refresh tokens and passwords would cross the network unencrypted",
+                "invalid \(setting): \(withoutURLCredentials(url).oneLine(limit: 100)) is plain http:// to another machine: refresh tokens and passwords would cross the network unencrypted",
                 nextStep: .allowInsecureHTTP)
         }
     }

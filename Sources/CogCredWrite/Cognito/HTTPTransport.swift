@@ -80,8 +80,11 @@ public struct TransportError: Error, Sendable, Equatable {
     public var kind: Kind
     /// The HTTP library's own description, e.g. "Failed to connect to 127.0.0.1 port 9 ...".
     public var detail: String
-    /// True when the request cannot have reached the server (refused, no
-    /// such host): then even a request that is not idempotent may be sent again.
+    /// True when the request cannot have reached the server: the HTTP
+    /// library never got to send it (refused, no such host, before any
+    /// connection was ready). Then even a request that is not idempotent
+    /// may be sent again. A refusal after a sending (libcurl reconnecting
+    /// once a kept connection died under the request) is not this.
     public var nothingSent: Bool
     /// Where and for how long the request was tried, all attempts together,
     /// once RetryingPost gave up: what the person waited for, which one
@@ -117,8 +120,9 @@ public func seconds(since start: ContinuousClock.Instant) -> Double {
 /// One POST with the retry rules every client here shares: a refused
 /// connection is always sent again (nothing reached the server), a 5xx or a
 /// lost answer only when the request may be repeated (`repeatable`), all
-/// within the command's deadline. What the person waiting sees of it is the
-/// transport's observer's (ObservedTransport).
+/// within the command's deadline (or a shorter `RequestBudget`). What the
+/// person waiting sees of it is the transport's observer's
+/// (ObservedTransport).
 struct RetryingPost {
     let transport: any HTTPTransport
     let timeouts: Timeouts
@@ -148,7 +152,7 @@ struct RetryingPost {
         var attempt = 0
         let start = ContinuousClock.now
         while true {
-            let remaining = deadline.remaining
+            let remaining = RequestBudget.remaining(deadline)
             guard remaining > 0.05 else { throw .deadlineExceeded }
             let request = HTTPRequest(
                 method: method, url: url, headers: headers, body: body, connectTimeout: min(timeouts.connect, remaining),
@@ -164,9 +168,9 @@ struct RetryingPost {
             }
             attempt += 1
             let pause = retryPolicy.pause(afterAttempt: attempt)
-            guard attempt < retryPolicy.maxAttempts, retryIf(failure), deadline.remaining > pause + 0.1 else {
+            guard attempt < retryPolicy.maxAttempts, retryIf(failure), RequestBudget.remaining(deadline) > pause + 0.1 else {
                 guard case .transport(var lost) = failure else { throw failure }
-                lost.gaveUp = TransportError.GaveUp(url: url, attempts: attempt, seconds: seconds(since: start))
+                lost.gaveUp = TransportError.GaveUp(url: withoutURLCredentials(url), attempts: attempt, seconds: seconds(since: start))
                 throw .transport(lost)
             }
             retryPolicy.sleep(pause)

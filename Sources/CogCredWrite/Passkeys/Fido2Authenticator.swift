@@ -96,17 +96,16 @@ public struct Fido2Authenticator: Authenticator {
         guard cfido2_load() == 1 else { throw PasskeyError.libraryMissing(String(cString: cfido2_load_failure())) }
         let device = try open(timeoutMilliseconds: timeoutMilliseconds, prompts: prompts)
         defer { close(device.handle) }
-        _ = cfido2_dev_set_timeout(device.handle, Int32(clamping: timeoutMilliseconds))
         return try body(device)
     }
 
     func open(timeoutMilliseconds: Int, prompts: any PasskeyPrompts) throws -> Device {
-        if let path { return Device(handle: try open(path: path), path: path) }
+        if let path { return Device(handle: try open(path: path, timeoutMilliseconds: timeoutMilliseconds), path: path) }
         var tried: [String] = []
         var found: [Device] = []
         for path in devicePaths() {
             do {
-                found.append(Device(handle: try open(path: path), path: path))
+                found.append(Device(handle: try open(path: path, timeoutMilliseconds: timeoutMilliseconds), path: path))
             } catch let PasskeyError.noAuthenticator(why) {
                 tried.append(why)
             }
@@ -120,15 +119,21 @@ public struct Fido2Authenticator: Authenticator {
     }
 
     /// Opens a FIDO2 key; what was wrong when it cannot (no such device, no
-    /// permission, a key that speaks U2F only).
-    func open(path: String) throws(PasskeyError) -> OpaquePointer {
+    /// permission, a key that speaks U2F only). libfido2's timeout is set
+    /// first: opening is itself an exchange with the key (CTAPHID INIT,
+    /// GetInfo), and a stuck key, or a virtual one that never answers,
+    /// would otherwise hold the command past any deadline.
+    func open(path: String, timeoutMilliseconds: Int) throws(PasskeyError) -> OpaquePointer {
         guard let device = cfido2_dev_new() else { throw .authenticatorFailed("out of memory") }
+        _ = cfido2_dev_set_timeout(device, Int32(clamping: timeoutMilliseconds))
         let opened = cfido2_dev_open(device, path)
         if opened == FIDO_OK, cfido2_dev_is_fido2(device) { return device }
         close(device)
         let why: String
         if opened == FIDO_OK {
             why = "a U2F-only key, which holds no passkeys"
+        } else if opened == FIDO_ERR_RX {
+            why = "it did not answer within \(timeoutMilliseconds / 1000) s"
         } else if path.hasPrefix(CFIDO2_UNIX_PREFIX) {
             // libfido2 says only "internal error" when the I/O hook's open fails.
             why = "cannot connect: no virtual key serves that socket, or another user's does"

@@ -1,3 +1,5 @@
+import CLinux
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -68,7 +70,10 @@ public struct SpawnedPrograms: ProgramRunning {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_adddup2(&actions, out[1], 1)
         posix_spawn_file_actions_adddup2(&actions, err[1], 2)
-        for fd in [out[0], out[1], err[0], err[1]] { posix_spawn_file_actions_addclose(&actions, fd) }
+        // Nothing of cog-cred's from 3 up (the pipes' own ends among them),
+        // as for the browser and qrencode: a kept connection, the Secret
+        // Service's socket or the refresh lock is not git's or kubectl's.
+        clinux_spawn_close_from(&actions, 3)
         var pid: pid_t = 0
         var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }

@@ -45,6 +45,13 @@ extension TokenManager {
     /// refreshed while this one waited. A refresh that fails for a passing
     /// reason (no connection, a timeout, a 5xx, throttling) falls back on
     /// `stillWorking`, with one warning that says until when.
+    ///
+    /// A refresh due only because the token is inside its margin (it still
+    /// works, and the caller set no `--min-ttl` it misses) gets
+    /// `marginRefreshBudget` seconds, retries included, rather than the
+    /// command's deadline: past that the token that works is handed out at
+    /// once, so an endpoint that never answers does not hold every git,
+    /// docker and kubectl call for the whole deadline.
     func storedOrRefreshed<T>(
         _ check: () throws -> T?, stillWorking: (() throws -> (T, expires: Int64?)?)? = nil,
         _ fromRefresh: (RefreshedTokens) throws -> T
@@ -55,8 +62,11 @@ extension TokenManager {
         if !refreshDue, let found = try check() { return found }
         return try lock.withLock(profile: profileName) {
             if !refreshDue, let found = try check() { return found }
+            let dueOnlyByMargin = try stillWorking?() != nil
             do {
-                return try fromRefresh(try refreshHoldingLock())
+                let refreshed = try dueOnlyByMargin
+                    ? RequestBudget.within(seconds: Self.marginRefreshBudget, refreshHoldingLock) : refreshHoldingLock()
+                return try fromRefresh(refreshed)
             } catch AuthError.cognito(let cause, let operation) where cause.isTemporary && !cause.isUntrustedCertificate {
                 guard let (token, expires) = try stillWorking?() else { throw AuthError.cognito(cause, operation: operation) }
                 let until = expires.map { "; it expires at \(rfc3339($0)) (in \(Self.minutes($0 - clock.now())))" } ?? ""
@@ -75,6 +85,9 @@ extension TokenManager {
         guard policy.minTTL == nil else { return nil }
         return { try read(RefreshPolicy(minTTL: 0)) }
     }
+
+    /// Seconds a refresh due only by the margin may take, retries included.
+    static let marginRefreshBudget = 2.0
 
     static func minutes(_ seconds: Int64) -> String {
         seconds < 120 ? "\(max(seconds, 0)) s" : "\(seconds / 60) min"

@@ -45,11 +45,14 @@ public struct TokenVerifier: Sendable {
     /// endpoint (an emulator, a proxy) serves keys below itself, and those
     /// keys can only speak for tokens whose `iss` is that same URL. A proxy
     /// or emulator that hands out tokens naming the real AWS issuer cannot
-    /// prove them genuine with keys of its own.
+    /// prove them genuine with keys of its own. The keys are fetched with
+    /// the endpoint's credentials, if it has any; the issuer, which the
+    /// server names without them, has none.
     public static func poolKeys(endpoint: String, profile: Profile) -> PoolKeys {
         let base = endpoint.hasSuffix("/") ? String(endpoint.dropLast()) : endpoint
-        let issuer = "\(base)/\(profile.userPoolID)"
-        return PoolKeys(jwksURL: issuer + "/.well-known/jwks.json", issuers: [issuer])
+        return PoolKeys(
+            jwksURL: "\(base)/\(profile.userPoolID)/.well-known/jwks.json",
+            issuers: ["\(withoutURLCredentials(base))/\(profile.userPoolID)"])
     }
 
     public func fetchKeys(_ url: String) throws(CognitoError) -> [JSONWebKey] {
@@ -66,7 +69,7 @@ public struct TokenVerifier: Sendable {
             throw .transport(error)
         }
         guard response.status == 200, let set = try? JSONDecoder().decode(JSONWebKeySet.self, from: response.body) else {
-            throw .badResponse(httpStatus: response.status, detail: "no JSON Web Key Set at \(url)")
+            throw .badResponse(httpStatus: response.status, detail: "no JSON Web Key Set at \(withoutURLCredentials(url))")
         }
         return set.keys
     }

@@ -244,8 +244,10 @@ struct TerminalBrowser: BrowserSignInPerson {
 
     func openBrowser(_ address: String) -> Bool { Browser.open(address, environment: environment) }
 
-    func show(authorizeURL url: String, opened: Bool) {
-        // The whole address goes to the terminal only: a command line is every local user's to read.
+    func show(authorizeURL: String, opened: Bool) {
+        // The whole address goes to the terminal only: a command line is
+        // every local user's to read. Never a URL's credentials, though.
+        let url = withoutURLCredentials(authorizeURL)
         Output.note(
             opened
                 ? "Opening the browser to sign in; if it does not come up, open this address:\n\n  \(url)\n"
@@ -256,7 +258,7 @@ struct TerminalBrowser: BrowserSignInPerson {
         guard PasswordInput.hasTerminal else {
             throw ValidationError("--no-browser asks for the address the browser ended on, and there is no terminal to ask on")
         }
-        Output.note("Open this address in a browser, on any machine, and sign in:\n\n  \(url)\n")
+        Output.note("Open this address in a browser, on any machine, and sign in:\n\n  \(withoutURLCredentials(url))\n")
         return try PasswordInput.ask("Then paste the address the browser ended on (or just the code): ")
     }
 

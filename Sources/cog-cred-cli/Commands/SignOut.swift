@@ -71,6 +71,6 @@ struct SignOut: ParsableCommand, HelpExamples {
         guard manager.profile.effectiveAuthFlow == .browser, let url = manager.logoutURL() else { return }
         let seen = ["DISPLAY", "WAYLAND_DISPLAY", "BROWSER"].contains { !(wiring.environment[$0] ?? "").isEmpty }
         let opened = seen && Browser.open(url, environment: wiring.environment)
-        Output.note("\(opened ? "Opened" : "To end the managed login's session in the browser too, open"): \(url)")
+        Output.note("\(opened ? "Opened" : "To end the managed login's session in the browser too, open"): \(withoutURLCredentials(url))")
     }
 }

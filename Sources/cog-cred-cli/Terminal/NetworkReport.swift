@@ -4,7 +4,8 @@ import Synchronization
 
 /// What a person sees of the requests a command makes: nothing while they
 /// are quick; one line once a call, its retries included, has waited about
-/// two seconds (the endpoint, the action, the attempt then in flight); a
+/// two seconds (the endpoint, the action, the attempt then in flight), and
+/// one for each retry it makes after that; a
 /// failure's error then names the URL and the whole wait (CognitoError.summary
 /// when no answer came, `waited(adding:)` when the answers were refusals
 /// to try later). With the debug trace on, a line for each exchange as
@@ -37,7 +38,12 @@ final class NetworkReport: TransportObserver {
             return (s.generation, s.mentioned, max(0, NetworkReport.patience - seconds(since: s.callStart)))
         }
         DebugTrace.line("\(request.method) \(NetworkReport.place(request)) (attempt \(request.attempt))")
-        if mentioned { return }
+        if mentioned {
+            // A retry of a call already said to be slow: said at once, so a
+            // long wait never runs silent after its first line.
+            Output.note("cog-cred: still waiting for \(NetworkReport.describe(request))")
+            return
+        }
         DispatchQueue.global().asyncAfter(deadline: .now() + delay) { [self] in
             let due = state.withLock { s in
                 guard s.generation == generation, !s.mentioned else { return false }
@@ -81,8 +87,9 @@ final class NetworkReport: TransportObserver {
         "\(url(request)) (\(request.action.map { "\($0), " } ?? "")attempt \(request.attempt))"
     }
 
-    /// The URL as far as its path: a query or a fragment could carry something secret.
+    /// The URL as far as its path, without credentials: userinfo, a query
+    /// or a fragment could carry something secret.
     static func url(_ request: HTTPRequest) -> String {
-        String(request.url.prefix { $0 != "?" && $0 != "#" }).oneLine(limit: 200)
+        withoutURLCredentials(String(request.url.prefix { $0 != "?" && $0 != "#" })).oneLine(limit: 200)
     }
 }
