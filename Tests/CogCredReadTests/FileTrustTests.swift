@@ -83,6 +83,10 @@ import CogCredTestSupport
         ("Unsupported proxy scheme for 'htp://alice:s3cret@proxy:3128'", "Unsupported proxy scheme for 'htp://proxy:3128'"),
         ("cannot reach Cognito at http://u:p@h:1/ (Failed to connect to h port 1)", "cannot reach Cognito at http://h:1/ (Failed to connect to h port 1)"),
         ("a@b and 'c' with no URL", "a@b and 'c' with no URL"),
+        ("Failed to connect to 127.0.0.1 port 1: Couldn't connect to server", "Failed to connect to 127.0.0.1 port 1: Couldn't connect to server"),
+        // A password with an unencoded '/' (no client reads it so), and a message libcurl cut off.
+        ("cannot reach Cognito at http://u:pa/ss@h:1/ (x)", "cannot reach Cognito at http://h:1/ (x)"),
+        ("Unsupported proxy syntax in 'http://alice:a-very-long-pass", "Unsupported proxy syntax in '…"),
     ])
     func theUserinfoGoes(text: String, shown: String) {
         #expect(withoutURLCredentials(text) == shown)

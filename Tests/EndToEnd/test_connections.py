@@ -207,9 +207,13 @@ def test_an_answer_taken_by_a_server_that_then_restarts_is_not_sent_again(cog, b
     cog.remember_secret(PASSWORD)
     configure_on_double(cog, proxy_in_front.url, "--username", USER)
     plan(proxy_in_front, {"mode": "restart", "seconds": 0.35, "actions": ["RespondToAuthChallenge:SOFTWARE_TOKEN_MFA"]})
+    before = proxy_in_front.next_connection()  # the numbers the proxy gave so far, this one included
     failed = cog.run("sign-in", "--password-stdin", "--mfa-code", totp.now(), input=PASSWORD + "\n")
     assert failed.returncode == 75, failed.stderr
     assert "the request may have arrived, so it is not sent again" in failed.stderr, failed.stderr
+    # libcurl's reconnect was refused, not let in and stopped: the proxy
+    # accepted the sign-in's one connection and no other.
+    assert proxy_in_front.next_connection() == before + 2
     assert double.calls("RespondToAuthChallenge:SOFTWARE_TOKEN_MFA") == 1  # the double took it, once
     log = poll(lambda: listening(proxy_in_front) and fault_log(proxy_in_front), "the proxy back")
     assert [(e["action"], e["mode_applied"]) for e in log] == [

@@ -146,7 +146,7 @@ func followingSafeLinks(_ path: String) -> Result<String, FileProblem> {
         guard let here = realPath(".") else { return .failure(FileProblem(String(cString: strerror(errno)))) }
         resolved = here
     }
-    var remaining = path.split(separator: "/").map(String.init)
+    var remaining = components(path)
     var links = 0
     while !remaining.isEmpty {
         let component = remaining.removeFirst()
@@ -174,9 +174,15 @@ func followingSafeLinks(_ path: String) -> Result<String, FileProblem> {
         guard links <= 40, length > 0 else { return .failure(FileProblem(String(cString: strerror(links > 40 ? ELOOP : errno)))) }
         let target = String(decoding: buffer[0..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
         if target.hasPrefix("/") { resolved = "/" }
-        remaining = target.split(separator: "/").map(String.init) + remaining
+        remaining = components(target) + remaining
     }
     return .success(resolved)
+}
+
+/// A path's components, split on the byte '/' as the kernel splits them
+/// (a Character split would not split a '/' that a combining mark follows).
+private func components(_ path: String) -> [String] {
+    path.utf8.split(separator: UInt8(ascii: "/")).map { String(decoding: $0, as: UTF8.self) }
 }
 
 /// The directory that holds `path` (canonical, absolute): "/" for "/x" and "/".

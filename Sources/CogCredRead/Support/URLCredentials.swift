@@ -10,20 +10,32 @@
 /// every URL in it, and out of every quoted `'…@host'` (libcurl quotes a
 /// proxy setting it cannot read, with or without its scheme, spaces and
 /// all: "Unsupported proxy syntax in 'user:secret@host:3128'"). Cuts too
-/// much rather than too little: up to the last `@` before the host's end.
+/// much rather than too little: up to the last `@` before the end of the
+/// URL's part that could hold it (a `/` there does not end it: a password
+/// may hold one unencoded, though no client reads it so), and all of a
+/// quoted setting cut off before its closing quote (libcurl's messages are
+/// at most 255 bytes).
 public func withoutURLCredentials(_ text: String) -> String {
-    // Quoted settings first: their userinfo may hold a space, which ends a URL below.
-    var bytes = removingUserinfo(Array(text.utf8), after: Array("'".utf8)) { $0 == UInt8(ascii: "'") || $0 == UInt8(ascii: "\n") }
-    bytes = removingUserinfo(bytes, after: Array("://".utf8)) { byte in
-        byte <= 0x20 || Array("/?#'\"<>\\".utf8).contains(byte)
+    // Quoted settings first: their userinfo may hold a space, which ends a
+    // URL below. An opening quote follows a space (an apostrophe, as in
+    // "Couldn't", follows a letter).
+    var bytes = removingUserinfo(Array(text.utf8), after: Array(" '".utf8), cutOff: .dropsTheRest) {
+        $0 == UInt8(ascii: "'") || $0 == UInt8(ascii: "\n")
+    }
+    bytes = removingUserinfo(bytes, after: Array("://".utf8), cutOff: .keepsTheRest) { byte in
+        byte <= 0x20 || Array("?#'\"<>\\".utf8).contains(byte)
     }
     return String(decoding: bytes, as: UTF8.self)
 }
 
+/// What becomes of a marker's text that runs to the end without its end.
+private enum CutOff { case dropsTheRest, keepsTheRest }
+
 /// Each `marker` followed (before a byte that `ends`) by an `@`: what lies
 /// between the marker (or a scheme's `://` after it) and the last such `@`
 /// goes, the `@` with it.
-private func removingUserinfo(_ text: [UInt8], after marker: [UInt8], ends: (UInt8) -> Bool) -> [UInt8] {
+private func removingUserinfo(_ text: [UInt8], after marker: [UInt8], cutOff: CutOff, ends: (UInt8) -> Bool) -> [UInt8] {
+    let scheme = Array("://".utf8)
     var out: [UInt8] = []
     var index = 0
     while index < text.count {
@@ -40,8 +52,10 @@ private func removingUserinfo(_ text: [UInt8], after marker: [UInt8], ends: (UIn
             if text[end] == UInt8(ascii: "@") { lastAt = end }
             end += 1
         }
+        if end == text.count && cutOff == .dropsTheRest && lastAt == nil && end > index {
+            return out + Array("…".utf8)
+        }
         guard let lastAt else { continue }
-        let scheme = Array("://".utf8)
         if let start = (index..<lastAt).first(where: { text[$0...].starts(with: scheme) }) {
             out += text[index..<start + scheme.count]
         }

@@ -81,10 +81,8 @@ public struct TransportError: Error, Sendable, Equatable {
     /// The HTTP library's own description, e.g. "Failed to connect to 127.0.0.1 port 9 ...".
     public var detail: String
     /// True when the request cannot have reached the server: the HTTP
-    /// library never got to send it (refused, no such host, before any
-    /// connection was ready). Then even a request that is not idempotent
-    /// may be sent again. A refusal after a sending (libcurl reconnecting
-    /// once a kept connection died under the request) is not this.
+    /// library never got to send it (CurlTransport says how it knows).
+    /// Then even a request that is not idempotent may be sent again.
     public var nothingSent: Bool
     /// Where and for how long the request was tried, all attempts together,
     /// once RetryingPost gave up: what the person waited for, which one

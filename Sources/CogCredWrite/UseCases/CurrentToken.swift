@@ -62,7 +62,8 @@ extension TokenManager {
         if !refreshDue, let found = try check() { return found }
         return try lock.withLock(profile: profileName) {
             if !refreshDue, let found = try check() { return found }
-            let dueOnlyByMargin = try stillWorking?() != nil
+            // A failed read here is the refresh's to report, as before.
+            let dueOnlyByMargin = (try? stillWorking?()) != nil
             do {
                 let refreshed = try dueOnlyByMargin
                     ? RequestBudget.within(seconds: Self.marginRefreshBudget, refreshHoldingLock) : refreshHoldingLock()

@@ -68,9 +68,12 @@ struct SignOut: ParsableCommand, HelpExamples {
     /// The managed login keeps its own session in the browser (a cookie):
     /// revoking the tokens does not end it, `<domain>/logout` does.
     func endManagedLoginSession(_ manager: TokenManager, _ wiring: Wiring) {
-        guard manager.profile.effectiveAuthFlow == .browser, let url = manager.logoutURL() else { return }
+        // Without the domain's credentials, if it has any: the browser's
+        // command line is every local user's to read, and the managed login
+        // does not use them.
+        guard manager.profile.effectiveAuthFlow == .browser, let url = manager.logoutURL().map(withoutURLCredentials) else { return }
         let seen = ["DISPLAY", "WAYLAND_DISPLAY", "BROWSER"].contains { !(wiring.environment[$0] ?? "").isEmpty }
         let opened = seen && Browser.open(url, environment: wiring.environment)
-        Output.note("\(opened ? "Opened" : "To end the managed login's session in the browser too, open"): \(withoutURLCredentials(url))")
+        Output.note("\(opened ? "Opened" : "To end the managed login's session in the browser too, open"): \(url)")
     }
 }

@@ -18,7 +18,7 @@ final class NetworkReport: TransportObserver {
     private struct State {
         /// When the call's first attempt started.
         var callStart = ContinuousClock.now
-        /// The call has been mentioned: once is enough.
+        /// The call has been mentioned: its retries are said as they start.
         var mentioned = false
         /// Bumped by every start and end, so a pending mention of an
         /// exchange that ended since stays silent.
@@ -45,12 +45,12 @@ final class NetworkReport: TransportObserver {
             return
         }
         DispatchQueue.global().asyncAfter(deadline: .now() + delay) { [self] in
-            let due = state.withLock { s in
-                guard s.generation == generation, !s.mentioned else { return false }
+            state.withLock { s in
+                guard s.generation == generation, !s.mentioned else { return }
                 s.mentioned = true
-                return true
+                // Said under the lock, so a retry's line cannot come first.
+                Output.note("cog-cred: still waiting for \(NetworkReport.describe(request))")
             }
-            if due { Output.note("cog-cred: still waiting for \(NetworkReport.describe(request))") }
         }
     }
 
@@ -90,6 +90,6 @@ final class NetworkReport: TransportObserver {
     /// The URL as far as its path, without credentials: userinfo, a query
     /// or a fragment could carry something secret.
     static func url(_ request: HTTPRequest) -> String {
-        withoutURLCredentials(String(request.url.prefix { $0 != "?" && $0 != "#" })).oneLine(limit: 200)
+        String(withoutURLCredentials(request.url).prefix { $0 != "?" && $0 != "#" }).oneLine(limit: 200)
     }
 }
