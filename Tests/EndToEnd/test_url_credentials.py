@@ -29,15 +29,6 @@ def shows_none(result):
 
 
 @pytest.fixture
-def proxy(double):
-    server, url, _ = fault_server.start_fault_server(double.url)
-    server.url = url
-    yield server
-    server.shutdown()
-    server.server_close()
-
-
-@pytest.fixture
 def signed_in(cog, bus, double):
     """Signed in through an endpoint URL with userinfo, which the double ignores."""
     double.add_user(USER, PASSWORD)
@@ -88,7 +79,7 @@ def test_an_endpoints_credentials_are_in_no_wait_and_no_error(cog, bus, signed_i
     "{name}:{secret} x@127.0.0.1:{port}",
     "http://{name}:{secret}@127.0.0.1:99999",
 ])
-def test_a_proxys_credentials_are_in_no_message(cog, bus, signed_in, proxy, debug, proxy_url):
+def test_a_proxys_credentials_are_in_no_message(cog, bus, signed_in, debug, proxy_url):
     """libcurl reads http_proxy for an http:// endpoint (127.0.0.1 too, as
     NO_PROXY does not name it), and its error texts are shown with the
     proxy's userinfo taken out."""

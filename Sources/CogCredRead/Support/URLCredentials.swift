@@ -22,9 +22,8 @@ public func withoutURLCredentials(_ text: String) -> String {
     var bytes = removingUserinfo(Array(text.utf8), after: Array(" '".utf8), cutOff: .dropsTheRest) {
         $0 == UInt8(ascii: "'") || $0 == UInt8(ascii: "\n")
     }
-    bytes = removingUserinfo(bytes, after: Array("://".utf8), cutOff: .keepsTheRest) { byte in
-        byte <= 0x20 || Array("?#'\"<>\\".utf8).contains(byte)
-    }
+    let urlEnds = Array("?#'\"<>\\".utf8)
+    bytes = removingUserinfo(bytes, after: Array("://".utf8), cutOff: .keepsTheRest) { $0 <= 0x20 || urlEnds.contains($0) }
     return String(decoding: bytes, as: UTF8.self)
 }
 
