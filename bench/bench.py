@@ -6,6 +6,7 @@ measured together do not). Run through bench/run, inside scripts/sandbox.
 import json
 import os
 import platform
+import signal
 import statistics
 import subprocess
 import sys
@@ -42,7 +43,7 @@ def cog(*args, input=None, env=None):
                           env={**os.environ, **(env or {})})
 
 
-def hyperfine(commands, count, warmup, shell=False, blocks=1):
+def hyperfine(commands, count, warmup, shell=False, blocks=1, env=None):
     """Times in seconds per command, from hyperfine's JSON export. hyperfine
     runs all of one command's runs, then the next one's; with `blocks`, it
     is called that many times for count/blocks runs each (and `warmup`
@@ -59,7 +60,7 @@ def hyperfine(commands, count, warmup, shell=False, blocks=1):
                     "-r", str(count // blocks)]
             if not shell:
                 args.append("-N")
-            subprocess.run(args + [commands[i] for i in order], check=True, stdout=subprocess.DEVNULL, env=AWS_ENV)
+            subprocess.run(args + [commands[i] for i in order], check=True, stdout=subprocess.DEVNULL, env={**AWS_ENV, **(env or {})})
             for i, result in zip(order, json.load(open(export.name))["results"]):
                 times[i] += result["times"]
     return times
@@ -74,14 +75,14 @@ def alternate(commands, count, warmup):
     return [[float(t) for t in line.split()] for line in out.splitlines()]
 
 
-def peak_rss_kib(command, count):
+def peak_rss_kib(command, count, env=None):
     """Median peak resident set size over `count` runs. Measured by GNU time,
     a small parent: a child forked from this Python process would report
     Python's own peak (Linux carries the maximum across exec)."""
     samples = []
     for _ in range(count):
         out = subprocess.run(["/usr/bin/time", "-f", "%M", *command], stdout=subprocess.DEVNULL,
-                             stderr=subprocess.PIPE, text=True, check=True)
+                             stderr=subprocess.PIPE, text=True, check=True, env={**os.environ, **(env or {})})
         samples.append(int(out.stderr.strip().splitlines()[-1]))
     return statistics.median(samples)
 
@@ -148,6 +149,25 @@ def main():
         results.append({"name": f"`cog-cred {name}` (valid token)", "reference": "`secret-tool lookup`",
                         "ours": summary(ours), "ref": summary(ref), "target": 0.25,
                         "rss": (rss_ours, rss_ref), "rss_target": 1.5})
+
+    # 1b: `token` through an agent that keeps the session in memory
+    # (COG_CRED_AGENT): no D-Bus at all, one request on its socket. The
+    # variable is set for both commands; secret-tool does not read it.
+    agent = subprocess.run([COG, "agent", "--memory", "--daemon", "--socket", str(inputs / "agent")], capture_output=True,
+                           text=True, check=True).stdout
+    agent_pid = int(agent.split("COG_CRED_AGENT_PID=")[1].split(";")[0])
+    try:
+        through = {"COG_CRED_AGENT": str(inputs / "agent")}
+        cog("sign-in", "--password-stdin", "--auth-flow", "password", input=PASSWORD + "\n", env=through)
+        assert "eyJ" in cog("token", env=through).stdout
+        ours, ref = hyperfine([f"{COG} token", lookup], runs(300, 5), runs(10, 1), blocks=runs(6, 1), env=through)
+        rss_ours = peak_rss_kib([COG, "token"], runs(30, 2), env=through)
+        rss_ref = peak_rss_kib(lookup.split(), runs(30, 2))
+        results.append({"name": "`cog-cred token` through a memory agent (valid token)", "reference": "`secret-tool lookup`",
+                        "ours": summary(ours), "ref": summary(ref), "target": 0.10,
+                        "rss": (rss_ours, rss_ref), "rss_target": 1.5})
+    finally:
+        os.kill(agent_pid, signal.SIGTERM)
 
     # 2: aws-credentials with fresh credentials stored (the AWS CLI runs it
     # before every command) against `token`: "as fast as token". moto's

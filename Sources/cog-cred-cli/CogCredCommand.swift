@@ -24,7 +24,9 @@ struct CogCredCommand: ParsableCommand, HelpExamples {
                   but there is no terminal and no --password-stdin
               65  malformed input data: an empty password, a code that is not
                   6 digits, a bad email address, a password the pool rejects
-              69  the Secret Service is unavailable or locked; setup-git,
+              69  the Secret Service is unavailable or locked, or the agent
+                  COG_CRED_AGENT names cannot be reached or is another
+                  user's; agent: one already answers there; setup-git,
                   setup-kubectl: git or kubectl is not installed; a
                   passkey: no security key found (or no libfido2)
               74  the output could not be written (stdout closed or full)
@@ -58,6 +60,9 @@ struct CogCredCommand: ParsableCommand, HelpExamples {
                                  (plain http:// only to this machine, unless
                                  configure --allow-insecure-http)
               DBUS_SESSION_BUS_ADDRESS   the session bus of the Secret Service
+              COG_CRED_AGENT     the socket of a cog-cred agent: every command
+                                 keeps its sessions there instead of the
+                                 Secret Service (never falling back to it)
               DISPLAY, WAYLAND_DISPLAY   a locked keyring asks for its password
                                  in the keyring's own dialog (not with
                                  --no-prompt); without them: 69 at once
@@ -80,7 +85,7 @@ struct CogCredCommand: ParsableCommand, HelpExamples {
                 SignUp.self, ConfirmSignUp.self, ResendCode.self, ForgotPassword.self, ConfirmForgotPassword.self,
                 ChangePassword.self, MFA.self, Devices.self, PasskeyCommand.self,
             ]),
-            CommandGroup(name: "Settings", subcommands: [Configure.self, Profiles.self, SetupGit.self, SetupKubectl.self]),
+            CommandGroup(name: "Settings", subcommands: [Configure.self, Profiles.self, SetupGit.self, SetupKubectl.self, Agent.self]),
         ]
     )
 

@@ -62,14 +62,37 @@ struct Wiring {
     var profiles: ConfiguredProfiles {
         ConfiguredProfiles(
             config: configStore, store: tokenStore, refreshMemory: FileRefreshMemory(directory: paths.stateDirectory),
-            lock: { refreshLock($0) }, warn: { Output.note($0) })
+            lock: { refreshLock($0) }, warn: { Output.note($0) }, agent: agent)
     }
+
+    /// Where the sessions are: the agent COG_CRED_AGENT names (never the
+    /// keyring then, even if it would answer); in the agent itself, the
+    /// store it serves (`Wiring.serving`); else the Secret Service.
+    var tokenStore: any TokenStore {
+        if let served = Wiring.serving.withLock({ $0 }) { return served }
+        if let agent { return AgentTokenStore(agent) }
+        return keyring
+    }
+
+    /// The agent COG_CRED_AGENT names, unless this process is an agent.
+    var agent: AgentClient? {
+        guard Wiring.serving.withLock({ $0 }) == nil, let connection = AgentConnection.configured({ environment[$0] }) else { return nil }
+        return AgentClient(connection, warn: { Output.note($0) })
+    }
+
+    /// Where the sessions are, in a message's words.
+    var storeName: String {
+        agent.map { "the agent at \($0.connection.path)" } ?? "the Secret Service"
+    }
+
+    /// Set once by `cog-cred agent`: the store it serves its sessions from.
+    static let serving = Mutex<(any TokenStore)?>(nil)
 
     /// The Secret Service on this process's session bus; an encrypted
     /// session where the bus is not reached through Unix sockets only. A
     /// locked keyring is unlocked through the service's own prompt unless
     /// the command must not wait for a person.
-    private var tokenStore: any TokenStore {
+    var keyring: any TokenStore {
         // The prompt is a window on the desktop: without a display here, no
         // one at this terminal could see it (SSH, a container, cron), and
         // a keyring daemon would only dismiss it after a while.
@@ -123,20 +146,37 @@ struct Wiring {
 
     /// The profile's token manager, talking to the real Secret Service and
     /// the profile's Cognito endpoint under one deadline for the command.
-    func tokenManager(_ options: ProfileOptions, authenticator: String? = nil) throws(ConfigError) -> TokenManager {
+    func tokenManager(_ options: ProfileOptions, authenticator: String? = nil) throws -> TokenManager {
         let name = try options.name(environment)
         do {
             return try tokenManager(named: name, authenticator: authenticator)
-        } catch .profileNotFound(let profile, let path, let nearest, _) where options.profile == nil && environment["COG_CRED_PROFILE"] == name {
+        } catch ConfigError.profileNotFound(let profile, let path, let nearest, _) where options.profile == nil && environment["COG_CRED_PROFILE"] == name {
             // Not typed here: say where the name came from, or the typo is hard to find.
-            throw .profileNotFound(profile: profile, path: path, nearest: nearest, fromEnvironment: true)
+            throw ConfigError.profileNotFound(profile: profile, path: path, nearest: nearest, fromEnvironment: true)
         }
     }
 
     /// `authenticator`: the security key's device path (`--authenticator`),
     /// else COG_CRED_AUTHENTICATOR's, else the first key libfido2 finds.
-    func tokenManager(named name: String, authenticator: String? = nil) throws(ConfigError) -> TokenManager {
-        let profile = try configStore.profile(name)
+    ///
+    /// With an agent, a profile configured here is used as it is (a sign-in
+    /// needs it), else the agent's: a machine its socket is forwarded to
+    /// needs no configuration.
+    func tokenManager(
+        named name: String, authenticator: String? = nil, warn: @escaping @Sendable (String) -> Void = { Output.note($0) }
+    ) throws -> TokenManager {
+        let agent = self.agent
+        // Known to answer, and to be this user's, before anything goes to Cognito.
+        try agent?.connection.check()
+        let file = try configStore.load()
+        let profile: Profile
+        if let configured = file.profiles[name] {
+            profile = configured
+        } else if let agent {
+            profile = try agent.profile(name)
+        } else {
+            throw file.notFound(name, path: paths.configFile)
+        }
         let environment = self.environment
         let deadline = self.deadline(profile)
         let store = tokenStore
@@ -147,6 +187,9 @@ struct Wiring {
         // stop only what would send something to it.
         let clientSecret: @Sendable () throws -> String? = {
             guard profile.clientSecretInKeyring == true else { return nil }
+            // The agent keeps it, and makes SECRET_HASH itself (below); the
+            // token endpoint's grants need the secret itself.
+            if agent != nil { throw ConfigError.clientSecretInAgent(profile: name) }
             // Bound like the tokens: a secret stored for another pool or client is not this client's.
             guard let stored = try store.read(.clientSecret, profile: name, binding: profile.binding) else {
                 throw ConfigError.clientSecretMissing(profile: name)
@@ -155,10 +198,18 @@ struct Wiring {
         }
         let cognito: @Sendable () throws -> any CognitoClient = {
             let endpoint = try Endpoint.resolve(profile: profile, environment: environment)
-            let secret = try clientSecret()
+            // The agent that keeps the client secret makes SECRET_HASH.
+            var secretHashes: (@Sendable (String) throws(AgentFailure) -> String)? = nil
+            var secret: String? = nil
+            if let agent, profile.clientSecretInKeyring == true {
+                secretHashes = { (username: String) throws(AgentFailure) -> String in try agent.secretHash(profile: name, username: username) }
+            } else {
+                secret = try clientSecret()
+            }
             Wiring.noteGlobalEndpoint(endpoint)
             return CognitoHTTPClient(
-                endpoint: endpoint.url, clientID: profile.clientID, clientSecret: secret, timeouts: profile.timeouts,
+                endpoint: endpoint.url, clientID: profile.clientID, clientSecret: secret, secretHashes: secretHashes,
+                timeouts: profile.timeouts,
                 deadline: deadline, caBundle: caBundle, allowsCleartext: endpoint.allowsCleartext, transport: Wiring.transport)
         }
         let oauth: @Sendable () throws -> any OAuthClient = {
@@ -184,7 +235,7 @@ struct Wiring {
         return TokenManager(
             profileName: name, profile: profile, store: store, cognito: cognito, oauth: oauth, identity: identity,
             authenticator: { Fido2Authenticator(path: device) }, refreshMemory: FileRefreshMemory(directory: paths.stateDirectory), lock: refreshLock(profile),
-            warn: { Output.note($0) })
+            warn: warn, agent: agent)
     }
 
     /// The profile's lock file, or the one the front handed over.

@@ -39,14 +39,7 @@ struct Front {
             else { handover.run() }
             finish(credentials.credentialProcess + "\n")
         case .token(let token):
-            guard let name = profile(token.profile) else { handover.run() }
-            var shape = token.shape
-            if shape == .execCredential(nil) {
-                // What kubectl asked for; cog-cred-cli says what is wrong with it.
-                guard case .success(let info) = KubernetesExecInfo.parse(environment(KubernetesExecInfo.variable)) else { handover.run() }
-                shape = .execCredential(info.apiVersion)
-            }
-            let needed = if case .token(let format) = shape { TokenOutput.kinds(format, choice: token.choice) } else { [token.choice.kind] }
+            guard let name = profile(token.profile), let (shape, needed) = resolved(token) else { handover.run() }
             (profileName, kinds, policy.minTTL) = (name, needed, token.minTTL)
             respond = { tokens in finish(render(shape, token.choice, tokens) + "\n") }
         case .exec(let profile, let minTTL, let command):
@@ -104,6 +97,19 @@ struct Front {
         // A token needs a refresh: wait for the one another process may be
         // making, or hand over holding the profile's lock.
         respond(handover.afterRefresh(of: profileName, lockFile: lockFile, waitingAtMost: profile.refreshWait, read))
+    }
+
+    /// The shape to answer in, kubectl's apiVersion read now, and the kinds
+    /// it needs; nil when KUBERNETES_EXEC_INFO cannot be read (cog-cred-cli
+    /// says what is wrong with it).
+    func resolved(_ token: ReadRequest.TokenRequest) -> (ReadRequest.TokenRequest.Shape, [SecretKind])? {
+        var shape = token.shape
+        if shape == .execCredential(nil) {
+            guard case .success(let info) = KubernetesExecInfo.parse(environment(KubernetesExecInfo.variable)) else { return nil }
+            shape = .execCredential(info.apiVersion)
+        }
+        let kinds = if case .token(let format) = shape { TokenOutput.kinds(format, choice: token.choice) } else { [token.choice.kind] }
+        return (shape, kinds)
     }
 
     /// The longest a read waits on a held lock before it reads anyway.

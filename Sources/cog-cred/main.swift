@@ -28,6 +28,10 @@ let handover = Handover(arguments: arguments)
 // The debug trace is cog-cred-cli's (its DebugTrace): a traced request goes there.
 if DebugSwitch.isOn(environment(DebugSwitch.variable)) { handover.run() }
 let store = SecretServiceStore(environment: environment)
-if ReadRequest.mayBeRead(arguments) { store.connect() }
+// With an agent, it is the store: a read asks its socket and never the keyring.
+let agent = AgentConnection.configured(environment)
+if agent == nil && ReadRequest.mayBeRead(arguments) { store.connect() }
 guard let request = ReadRequest.parse(arguments) else { handover.run() }
-Front(request: request, environment: environment, store: store).answer(handover)
+let front = Front(request: request, environment: environment, store: store)
+if let agent { front.answer(through: agent, handover) }
+front.answer(handover)

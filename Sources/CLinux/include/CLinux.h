@@ -115,4 +115,23 @@ static inline const char *clinux_library_load(clinux_library *library, const cha
 int clinux_errno(void);
 void clinux_set_errno(int value);
 
+
+// The agent's UNIX socket (agent.c): connect and listen (0600 from the
+// start) by path, -1 with errno ENAMETOOLONG past sun_path's bytes; the
+// peer's uid and pid (SO_PEERCRED); a receive and send timeout.
+size_t clinux_socket_path_capacity(void);
+int clinux_unix_connect(const char *path);
+int clinux_unix_listen(const char *path);
+int clinux_accept(int fd);
+int clinux_peer(int fd, unsigned int *uid, int *pid);
+int clinux_receive_timeout(int fd, long seconds);
+// On SIGTERM, SIGINT and SIGHUP: unlinks `socket`, removes `directory` (if
+// given, when empty) and exits 0. SIGPIPE is ignored.
+int clinux_remove_socket_on_signals(const char *socket, const char *directory);
+// mlockall where RLIMIT_MEMLOCK does not cap it; -1 otherwise, `limit` the cap in bytes.
+int clinux_lock_memory(unsigned long *limit);
+// --daemon's: a close-on-exec pipe; posix_spawn's flag for a new session.
+int clinux_pipe(int fds[2]);
+short clinux_spawn_new_session(void);
+
 #endif

@@ -18,6 +18,10 @@ public enum ConfigError: CogCredFailure, Equatable {
     case unsafePermissions(path: String, reason: String)
     /// The profile says its app client has a secret, but the keyring has none.
     case clientSecretMissing(profile: String)
+    /// The client secret is kept by the agent (COG_CRED_AGENT), which makes
+    /// SECRET_HASH but never hands the secret out: the token endpoint's
+    /// grants, which send the secret itself, cannot be made through it.
+    case clientSecretInAgent(profile: String)
     /// OAuth (client credentials, browser sign-in) needs the pool's domain.
     case missingDomain
     /// `aws-credentials` needs an identity pool.
@@ -47,6 +51,8 @@ public enum ConfigError: CogCredFailure, Equatable {
             return "refusing to use the config: \(reason)"
         case .clientSecretMissing(let profile):
             return "profile '\(profile)' uses an app client secret, but the Secret Service has none for its user pool and app client; store it with: cog-cred configure\(profileFlag(profile)) --client-secret-stdin"
+        case .clientSecretInAgent(let profile):
+            return "profile '\(profile)' uses an app client secret, which the agent (COG_CRED_AGENT) keeps and never hands out: a browser sign-in sends the secret itself, so it cannot go through the agent; sign in with a flow (cog-cred sign-in --auth-flow srp), for which the agent makes SECRET_HASH"
         case .missingIdentityPool(let profile):
             return "profile '\(profile)' has no identity pool: cog-cred configure\(profileFlag(profile)) --identity-pool-id REGION:UUID"
         case .missingDomain:

@@ -1,5 +1,6 @@
 /// The Secret Service could not be used. Every case exits 69, each with its
-/// own message, and cog-cred never falls back to storing anything elsewhere.
+/// own message, and cog-cred never falls back to storing anything elsewhere;
+/// `agent`, the store COG_CRED_AGENT names, exits as its failure says.
 public enum SecretServiceError: CogCredFailure, Equatable {
     /// No D-Bus session bus to talk to (and cog-cred will not start one).
     case noSessionBus
@@ -19,8 +20,13 @@ public enum SecretServiceError: CogCredFailure, Equatable {
     case needsEncryptedSession
     /// Any other failure, with the D-Bus error name, a code where there is one, and the message.
     case failed(operation: String, domain: String, code: Int32, detail: String)
+    /// The agent kept in its place (AgentTokenStore) failed, or could not be reached.
+    case agent(AgentFailure)
 
-    public var category: FailureCategory { .secretServiceUnavailable }
+    public var category: FailureCategory {
+        if case .agent(let failure) = self { return failure.category }
+        return .secretServiceUnavailable
+    }
 
     public var message: String {
         switch self {
@@ -41,6 +47,8 @@ public enum SecretServiceError: CogCredFailure, Equatable {
         case .failed(let operation, let domain, let code, let detail):
             let name = code == 0 ? domain : "\(domain) \(code)"
             return "the Secret Service failed to \(operation) (\(name): \(detail.oneLine()))"
+        case .agent(let failure):
+            return failure.message
         }
     }
 }

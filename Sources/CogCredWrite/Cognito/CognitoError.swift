@@ -11,6 +11,9 @@ public enum CognitoError: Error, Sendable, Equatable {
     case badResponse(httpStatus: Int, detail: String)
     /// The command's overall time budget ran out before the request was sent.
     case deadlineExceeded
+    /// SECRET_HASH could not be had from the agent that keeps the client
+    /// secret (AgentClient.secretHash): nothing was sent to Cognito.
+    case noSecretHash(AgentFailure)
 
     /// Cognito's error code, when it sent one.
     public var code: String? {
@@ -33,6 +36,7 @@ public enum CognitoError: Error, Sendable, Equatable {
         case .transport, .badResponse, .deadlineExceeded: return true
         case .service(let code, _, let status):
             return status >= 500 || CognitoError.temporaryCodes.contains(code)
+        case .noSecretHash: return false
         }
     }
 
@@ -49,7 +53,7 @@ public enum CognitoError: Error, Sendable, Equatable {
         switch self {
         case .badResponse(let status, _): return status >= 500
         case .service(let code, _, _): return code == "UnknownOperationException" || code == "InvalidAction"
-        case .transport, .deadlineExceeded: return false
+        case .transport, .deadlineExceeded, .noSecretHash: return false
         }
     }
 
@@ -83,6 +87,8 @@ public enum CognitoError: Error, Sendable, Equatable {
             return "Cognito sent an answer that cannot be read (HTTP \(status), \(detail.oneLine(limit: 120)))"
         case .deadlineExceeded:
             return "the command ran out of time before Cognito answered"
+        case .noSecretHash(let failure):
+            return failure.message
         }
     }
 }

@@ -13,6 +13,9 @@ public struct CognitoHTTPClient: CognitoClient {
     /// The app client's secret, when it has one: every call that Cognito
     /// requires it for then carries SECRET_HASH.
     let clientSecret: String?
+    /// With an agent that keeps the client secret: SECRET_HASH for a
+    /// username, made there (AgentClient.secretHash).
+    let secretHashes: (@Sendable (String) throws(AgentFailure) -> String)?
     public let timeouts: Timeouts
     public let deadline: Deadline
     /// A PEM file of CA certificates to trust instead of the system's.
@@ -26,7 +29,8 @@ public struct CognitoHTTPClient: CognitoClient {
     var targetPrefix = "AWSCognitoIdentityProviderService"
 
     public init(
-        endpoint: String, clientID: String, clientSecret: String? = nil, timeouts: Timeouts, deadline: Deadline,
+        endpoint: String, clientID: String, clientSecret: String? = nil,
+        secretHashes: (@Sendable (String) throws(AgentFailure) -> String)? = nil, timeouts: Timeouts, deadline: Deadline,
         caBundle: String? = nil, allowsCleartext: Bool = false, transport: any HTTPTransport = CurlTransport(),
         retryPolicy: RetryPolicy = RetryPolicy()
     ) {
@@ -34,6 +38,7 @@ public struct CognitoHTTPClient: CognitoClient {
         self.endpoint = endpoint
         self.clientID = clientID
         self.clientSecret = clientSecret
+        self.secretHashes = secretHashes
         self.timeouts = timeouts
         self.deadline = deadline
         self.caBundle = caBundle
@@ -41,13 +46,17 @@ public struct CognitoHTTPClient: CognitoClient {
         self.retryPolicy = retryPolicy
     }
 
-    func secretHash(_ username: String?) -> String? {
-        guard let clientSecret, let username else { return nil }
+    func secretHash(_ username: String?) throws(CognitoError) -> String? {
+        guard let username else { return nil }
+        if let secretHashes {
+            do { return try secretHashes(username) } catch { throw .noSecretHash(error) }
+        }
+        guard let clientSecret else { return nil }
         return SecretHash.compute(username: username, clientID: clientID, clientSecret: clientSecret)
     }
 
     public func startSignIn(_ start: SignInStart, username: String, deviceKey: String?) throws(CognitoError) -> AuthOutcome {
-        let (flow, parameters) = CognitoWire.initiation(start, username: username, deviceKey: deviceKey, secretHash: secretHash(username))
+        let (flow, parameters) = CognitoWire.initiation(start, username: username, deviceKey: deviceKey, secretHash: try secretHash(username))
         let response: CognitoWire.InitiateAuthResponse = try call(
             "InitiateAuth", CognitoWire.InitiateAuthRequest(authFlow: flow, clientId: clientID, authParameters: parameters),
             once: CognitoWire.sendsACode(start))
@@ -57,7 +66,7 @@ public struct CognitoHTTPClient: CognitoClient {
     public func respond(to challenge: PendingChallenge, with answer: ChallengeAnswer, username: String, deviceKey: String?)
         throws(CognitoError) -> AuthOutcome
     {
-        let responses = CognitoWire.responses(answer, to: challenge, username: username, deviceKey: deviceKey, secretHash: secretHash(username))
+        let responses = CognitoWire.responses(answer, to: challenge, username: username, deviceKey: deviceKey, secretHash: try secretHash(username))
         let response: CognitoWire.InitiateAuthResponse = try call(
             "RespondToAuthChallenge",
             CognitoWire.RespondToAuthChallengeRequest(
@@ -66,7 +75,7 @@ public struct CognitoHTTPClient: CognitoClient {
     }
 
     public func refresh(refreshToken: String, username: String?, deviceKey: String?) throws(CognitoError) -> AuthenticationResult {
-        let parameters = CognitoWire.refreshParameters(refreshToken: refreshToken, secretHash: secretHash(username), deviceKey: deviceKey)
+        let parameters = CognitoWire.refreshParameters(refreshToken: refreshToken, secretHash: try secretHash(username), deviceKey: deviceKey)
         let response: CognitoWire.InitiateAuthResponse = try call(
             "InitiateAuth", CognitoWire.InitiateAuthRequest(authFlow: CognitoWire.refreshFlow, clientId: clientID, authParameters: parameters))
         return try Self.tokens(response)
@@ -89,10 +98,10 @@ public struct CognitoHTTPClient: CognitoClient {
     // MARK: Account
 
     func accountRequest(_ username: String, password: String? = nil, code: String? = nil, attributes: [UserAttribute]? = nil)
-        -> CognitoWire.AccountRequest
+        throws(CognitoError) -> CognitoWire.AccountRequest
     {
         CognitoWire.AccountRequest(
-            clientId: clientID, username: username, secretHash: secretHash(username), password: password, confirmationCode: code,
+            clientId: clientID, username: username, secretHash: try secretHash(username), password: password, confirmationCode: code,
             userAttributes: attributes)
     }
 

@@ -182,7 +182,7 @@ struct RetryingPost {
             return failure.kind != .tls && repeatable
         case .service(_, _, let status), .badResponse(let status, _):
             return status >= 500 && repeatable
-        case .deadlineExceeded:
+        case .deadlineExceeded, .noSecretHash:
             return false
         }
     }

@@ -15,13 +15,13 @@ public struct ConfiguredProfiles: Sendable {
     public init(
         config: ConfigStore, store: any TokenStore, refreshMemory: any RefreshAPIMemory,
         lock: @escaping @Sendable (Profile) -> any RefreshLock, clock: any Clock = SystemClock(),
-        warn: @escaping @Sendable (String) -> Void = { _ in }
+        warn: @escaping @Sendable (String) -> Void = { _ in }, agent: (any SessionAgent)? = nil
     ) {
         self.config = config
         session = { name, profile in
             TokenManager(
                 profileName: name, profile: profile, store: store, cognito: { throw CognitoError.deadlineExceeded }, clock: clock,
-                refreshMemory: refreshMemory, lock: lock(profile), warn: warn)
+                refreshMemory: refreshMemory, lock: lock(profile), warn: warn, agent: agent)
         }
     }
 

@@ -27,6 +27,12 @@ extension TokenManager {
     /// (`stillWorking`).
     public func currentToken(_ choice: TokenChoice, policy: RefreshPolicy = RefreshPolicy()) throws -> IssuedToken {
         if choice == .id && profile.effectiveGrant == .clientCredentials { throw AuthError.noIDToken(profile: profileName) }
+        if let agent {
+            guard let token = try agent.tokens([choice.kind], profile: profileName, policy: policy)[choice.kind] else {
+                throw AuthError.malformedToken(choice.kind)
+            }
+            return token
+        }
         return try storedOrRefreshed(
             { try usable(choice.kind, policy) },
             stillWorking: stillWorking(policy) { try usable(choice.kind, $0).map { ($0, $0.claims.exp) } }
@@ -103,6 +109,11 @@ extension TokenManager {
     /// left, after at most one refresh: what `exec` hands a command; or,
     /// as for one token, both while they still work.
     public func currentTokens(policy: RefreshPolicy = RefreshPolicy()) throws -> RefreshedTokens {
+        if let agent {
+            let both = try agent.tokens([.access, .id], profile: profileName, policy: policy)
+            guard let access = both[.access] else { throw AuthError.malformedToken(.access) }
+            return RefreshedTokens(access: access, id: both[.id])
+        }
         let fromStore = { (policy: RefreshPolicy) throws -> RefreshedTokens? in
             guard let both = try stored(profile.handedOutKinds, policy: policy), let access = both[.access] else { return nil }
             return RefreshedTokens(access: access, id: both[.id])

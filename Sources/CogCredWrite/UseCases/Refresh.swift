@@ -10,7 +10,8 @@ extension TokenManager {
     /// are left exactly as they were.
     @discardableResult
     public func refresh() throws -> RefreshedTokens {
-        try lock.withLock(profile: profileName) { try refreshHoldingLock() }
+        if let agent { return try agent.refresh(profile: profileName) }
+        return try lock.withLock(profile: profileName) { try refreshHoldingLock() }
     }
 
     func refreshHoldingLock() throws -> RefreshedTokens {

@@ -10,10 +10,10 @@ public enum SessionCheck: Sendable {
     /// Cognito refused it: signed out everywhere, revoked, expired, or the
     /// user is gone. The stored items stay as they are (a server's answer
     /// never deletes a session); signing in again replaces them.
-    case refused(AuthError)
+    case refused(any CogCredFailure)
     /// Cognito could not be asked: no connection, a timeout, a 5xx,
     /// throttling. The session may well stand.
-    case couldNotCheck(AuthError)
+    case couldNotCheck(any CogCredFailure)
     /// A machine profile: its token is the app client's own, with no
     /// session behind it to ask about.
     case noSession
@@ -37,6 +37,7 @@ extension TokenManager {
     /// only when `status()` says signed in.
     public func checkSession() throws -> SessionCheck {
         guard profile.effectiveGrant != .clientCredentials else { return .noSession }
+        if let agent { return try agent.checkSession(profile: profileName) }
         let operation = AuthOperation.checkSession(profile: profileName)
         if let access = try liveAccessToken() {
             let scopes = Set((access.claims.scope ?? "").split(separator: " ").map(String.init))

@@ -4,6 +4,9 @@
 extension TokenManager {
     /// What is stored, without any secret in it.
     public func status() throws(SecretServiceError) -> SessionStatus {
+        if let agent {
+            do { return try agent.status(profile: profileName) } catch { throw .agent(error) }
+        }
         var kinds: [SecretKind] = [.refresh, .access, .id]
         if profile.identityPoolID != nil { kinds += [.identityID, .awsCredentials] }
         let found = try store.read(kinds, profile: profileName, binding: profile.binding)

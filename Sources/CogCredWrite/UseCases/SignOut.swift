@@ -27,7 +27,8 @@ extension TokenManager {
     /// refresh in flight would write the tokens back after the sign-out.
     @discardableResult
     public func signOut(_ scope: SignOutScope = .local, forgettingDevice: Bool = false) throws -> Int {
-        try lock.withLock(profile: profileName) { try signOutHoldingLock(scope, forgettingDevice: forgettingDevice) }
+        if let agent { return try agent.signOut(profile: profileName, scope: scope, forgettingDevice: forgettingDevice) }
+        return try lock.withLock(profile: profileName) { try signOutHoldingLock(scope, forgettingDevice: forgettingDevice) }
     }
 
     func signOutHoldingLock(_ scope: SignOutScope, forgettingDevice: Bool) throws -> Int {

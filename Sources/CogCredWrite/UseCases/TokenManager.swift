@@ -35,6 +35,9 @@ public struct TokenManager: Sendable {
     /// Where warnings for the person go (stderr in the executable): the
     /// library itself never prints.
     let warn: @Sendable (String) -> Void
+    /// The agent that keeps this session (COG_CRED_AGENT), when one does:
+    /// the use cases that need the refresh token ask it (SessionAgent).
+    let agent: (any SessionAgent)?
 
     public init(
         profileName: String, profile: Profile, store: any TokenStore,
@@ -44,8 +47,9 @@ public struct TokenManager: Sendable {
         authenticator: @escaping @Sendable () -> any Authenticator = { Fido2Authenticator(path: nil) },
         clock: any Clock = SystemClock(),
         refreshMemory: any RefreshAPIMemory = InMemoryRefreshMemory(), lock: any RefreshLock,
-        warn: @escaping @Sendable (String) -> Void = { _ in }
+        warn: @escaping @Sendable (String) -> Void = { _ in }, agent: (any SessionAgent)? = nil
     ) {
+        self.agent = agent
         self.profileName = profileName
         self.profile = profile
         self.store = store

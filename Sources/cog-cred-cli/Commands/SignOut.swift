@@ -61,7 +61,7 @@ struct SignOut: ParsableCommand, HelpExamples {
             Output.note("Profile '\(name)' was not signed in; nothing to delete.")
         } else {
             let remote = scope == .global ? "signed out everywhere; " : scope == .revoke ? "session revoked; " : ""
-            Output.note("Signed out of profile '\(name)': \(remote)deleted \(removed) item(s) from the Secret Service.")
+            Output.note("Signed out of profile '\(name)': \(remote)deleted \(removed) item(s) from \(wiring.storeName).")
         }
     }
 

@@ -1,0 +1,147 @@
+// What `cog-cred agent` and its clients say to each other on the agent's
+// UNIX socket: plain text, one JSON object a line, one request and one
+// answer a connection. Both sides build and read the lines here.
+//
+// A request: {"v": 1, "op": "tokens", ...the operation's fields}.
+// The answer: any number of notes, {"v": 1, "note": "..."}, lines for the
+// person the agent's work produced (a still-valid token handed out after a
+// failed refresh), said as they happen; then {"v": 1, "ok": {...}} or
+// {"v": 1, "error": {"category": "...", "message": "..."}}.
+//
+// Tokens cross the socket as they are, like everything on a local socket.
+// The refresh token, the client secret and a device's keys never do: no
+// operation answers with them (AgentService).
+
+public enum AgentProtocol {
+    /// Said in every line; a side that reads another version says so
+    /// rather than guess (AgentFailure.versionMismatch).
+    public static let version: Int64 = 1
+    /// The variable that names the agent's socket for every command.
+    public static let variable = "COG_CRED_AGENT"
+    /// The most a request line may hold: a sign-in's three tokens fit many times over.
+    public static let requestLimit = 1 << 20
+    /// The most an answer may hold, notes included.
+    public static let answerLimit = 16 << 20
+    /// A client that sends nothing for this long is dropped.
+    public static let silenceLimit = 10
+
+    public enum Operation: String, Sendable {
+        /// Fresh tokens of `kinds` for `profile` (or the profile of a `git`
+        /// request or `registry` host), refreshed by the agent when due.
+        case tokens
+        case refresh
+        /// What is stored, without a secret in it (SessionStatus).
+        case status
+        /// Whether Cognito still honours the session (SessionCheck).
+        case checkSession = "check-session"
+        case signOut = "sign-out"
+        /// The profile's configuration on the agent's machine (no secret in it).
+        case profile
+        /// Items of the kinds a client may read (`AgentProtocol.readable`).
+        case read
+        case write
+        case delete
+        /// SECRET_HASH for a username, made with the client secret the agent keeps.
+        case secretHash = "secret-hash"
+    }
+
+    /// The kinds a client may read or be given: never the refresh token,
+    /// the client secret or a remembered device's keys.
+    public static let readable: [SecretKind] = [.access, .id, .identityID, .awsCredentials]
+
+    /// A request's line, newline included.
+    public static func request(_ operation: Operation, _ fields: [String: JSONValue]) -> String {
+        var members = fields
+        members["v"] = .int(version)
+        members["op"] = .string(operation.rawValue)
+        return JSONValue.object(members).compactText + "\n"
+    }
+
+    public static func note(_ text: String) -> String {
+        JSONValue.object(["v": .int(version), "note": .string(text)]).compactText + "\n"
+    }
+
+    public static func ok(_ fields: [String: JSONValue]) -> String {
+        JSONValue.object(["v": .int(version), "ok": .object(fields)]).compactText + "\n"
+    }
+
+    public static func error(_ category: FailureCategory, _ message: String) -> String {
+        let error: [String: JSONValue] = ["category": .string(category.wireName), "message": .string(message)]
+        return JSONValue.object(["v": .int(version), "error": .object(error)]).compactText + "\n"
+    }
+
+    /// Tokens by kind, as an answer carries them.
+    public static func tokens(_ tokens: [SecretKind: String]) -> JSONValue {
+        .object(tokens.reduce(into: [:]) { $0[$1.key.rawValue] = .string($1.value) })
+    }
+
+    public static func kinds(_ value: JSONValue?) -> [SecretKind]? {
+        guard let list = value?.arrayValue else { return nil }
+        let kinds = list.compactMap { $0.stringValue.flatMap(SecretKind.init(rawValue:)) }
+        return kinds.count == list.count ? kinds : nil
+    }
+}
+
+extension FailureCategory {
+    /// The category's name on the agent's socket.
+    public var wireName: String {
+        switch self {
+        case .usage: return "usage"
+        case .dataError: return "data"
+        case .secretServiceUnavailable: return "secret-service-unavailable"
+        case .temporary: return "temporary"
+        case .notAuthenticated: return "not-authenticated"
+        case .configuration: return "configuration"
+        case .programUnavailable: return "program-unavailable"
+        case .authenticatorUnavailable: return "authenticator-unavailable"
+        case .protocolViolation: return "protocol"
+        case .other: return "other"
+        }
+    }
+
+    public init(wireName: String) {
+        let all: [FailureCategory] = [
+            .usage, .dataError, .secretServiceUnavailable, .temporary, .notAuthenticated, .configuration, .programUnavailable,
+            .authenticatorUnavailable, .protocolViolation, .other,
+        ]
+        self = all.first { $0.wireName == wireName } ?? .other
+    }
+}
+
+/// A failure the agent reported, or one in reaching it. Its message is the
+/// whole line (the agent words its own failures as cog-cred-cli would).
+public struct AgentFailure: CogCredFailure, Equatable {
+    public let category: FailureCategory
+    public let message: String
+
+    public init(_ category: FailureCategory, _ message: String) {
+        self.category = category
+        self.message = message
+    }
+
+    static func named(_ path: String) -> String { "the agent at \(path) (\(AgentProtocol.variable))" }
+
+    /// 69: no agent answers there. Never a reason to use the keyring instead.
+    public static func unreachable(_ path: String, reason: String) -> AgentFailure {
+        AgentFailure(
+            .secretServiceUnavailable,
+            "cannot reach \(named(path)): \(reason); start one with: eval \"$(cog-cred agent --daemon)\", or unset \(AgentProtocol.variable)")
+    }
+
+    /// 69: the process at the socket is another user's.
+    public static func foreignOwner(_ path: String, uid: UInt32, ownUID: UInt32) -> AgentFailure {
+        AgentFailure(
+            .secretServiceUnavailable,
+            "\(named(path)) runs as uid \(uid), not as you (uid \(ownUID)): nothing was sent to it; start your own with cog-cred agent")
+    }
+
+    public static func broken(_ path: String, _ what: String) -> AgentFailure {
+        AgentFailure(.protocolViolation, "\(named(path)) \(what)")
+    }
+
+    public static func versionMismatch(theirs: Int64, ours: Int64, side: String) -> AgentFailure {
+        AgentFailure(
+            .protocolViolation,
+            "the \(side) speaks protocol \(theirs) and this cog-cred \(ours): run the same version of cog-cred on both sides")
+    }
+}

@@ -1,0 +1,148 @@
+import ArgumentParser
+import CLinux
+import CogCredWrite
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `cog-cred agent`: this machine's sessions served on a UNIX socket, for
+/// CI jobs, containers and SSH sessions (COG_CRED_AGENT).
+struct Agent: ParsableCommand, HelpExamples {
+    static let configuration = CommandConfiguration(
+        abstract: "Serve this machine's sessions on a UNIX socket, for CI jobs, containers and SSH sessions.",
+        discussion: """
+            A process of yours that keeps the sessions and answers every cog-cred command run \
+            with COG_CRED_AGENT=PATH: they read, sign in, refresh and sign out through it, and \
+            never use the Secret Service or a file instead (69 when the agent cannot be \
+            reached). Reads need no D-Bus at all. By default the agent keeps the sessions in \
+            the Secret Service, read at each request as without it; with --memory only in its \
+            own memory (locked where RLIMIT_MEMLOCK allows, never written anywhere), and they \
+            end with the process: sign in again to get them back. The agent reads the profiles' \
+            configuration at each request, so configure may come after it starts.
+
+            The refresh token, the client secret and a remembered device's keys never leave the \
+            agent: it refreshes with this machine's configuration and environment, and sends \
+            only access and ID tokens and the status facts. A machine its socket is forwarded to \
+            (ssh -R, a container's volume) needs no configuration: it names a profile, and the \
+            agent answers for it.
+
+            Once the socket listens, prints COG_CRED_AGENT=PATH; export COG_CRED_AGENT; on \
+            stdout and stays in the foreground (for a systemd user unit, a container's \
+            entrypoint, &); its notes go to stderr, or --log FILE. With --daemon it starts in \
+            the background, prints those lines and COG_CRED_AGENT_PID=N; export \
+            COG_CRED_AGENT_PID; as ssh-agent -s does, and exits 0: eval its output.
+
+            The socket: --socket PATH, else $XDG_RUNTIME_DIR/cog-cred/agent when \
+            $XDG_RUNTIME_DIR is your own 0700 directory, else agent in a new 0700 directory \
+            under $TMPDIR (else /tmp). It is made 0600; only your processes and root's are \
+            answered (SO_PEERCRED, on every connection), and a client talks only to an agent of \
+            its own user or root. A path where an agent already answers: 69; a socket left by \
+            one that is gone is replaced. SIGTERM, SIGINT and SIGHUP remove the socket and end \
+            the agent.
+
+            In a CI job: eval "$(cog-cred agent --memory --daemon)", then configure and sign-in. \
+            Over SSH: ssh -R /run/user/1000/cog-cred.sock:"$COG_CRED_AGENT" host, and there \
+            COG_CRED_AGENT=/run/user/1000/cog-cred.sock cog-cred get-header --profile work \
+            (docs/headless.md).
+            """)
+
+    static let examples = [
+        "cog-cred agent --memory --daemon",
+        "cog-cred agent --socket /run/user/1000/cog-cred/agent",
+        "cog-cred agent --daemon --log /tmp/cog-cred-agent.log",
+    ]
+
+    @Flag(help: "Keep the sessions only in this process's memory, for a machine with no Secret Service.")
+    var memory = false
+
+    @Flag(help: "Start in the background and print the shell lines to evaluate (as ssh-agent -s).")
+    var daemon = false
+
+    @Option(help: ArgumentHelp("The socket to listen on (default: $XDG_RUNTIME_DIR/cog-cred/agent, else a new directory in $TMPDIR).", valueName: "path"))
+    var socket: String?
+
+    @Option(help: ArgumentHelp("Append the agent's notes to this file (default: stderr; with --daemon, nowhere).", valueName: "file"))
+    var log: String?
+
+    /// The descriptor a --daemon parent waits on: the shell line once the
+    /// socket listens, or the failure.
+    @Option(name: .customLong("ready-fd"), help: .hidden)
+    var readyFD: Int32?
+
+    func validate() throws {
+        if let socket, socket.isEmpty { throw ValidationError("--socket takes a path") }
+        if let log, log.isEmpty { throw ValidationError("--log takes a path") }
+    }
+
+    func run() throws {
+        if daemon { try AgentDaemon.start(self) }
+        if let log {
+            let fd = open(log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
+            guard fd >= 0 else { throw fail(InputError("cannot open --log \(log): \(String(cString: strerror(errno)))", category: .usage)) }
+            dup2(fd, 2)
+            close(fd)
+        }
+        let store: any TokenStore = memory ? InMemoryTokenStore() : OneAtATimeStore(Wiring().keyring)
+        Wiring.serving.withLock { $0 = store }
+        // No one is at a terminal for a request on the socket: a locked
+        // keyring fails at once, as with --no-prompt.
+        Wiring.forbidUnlockPrompt()
+        if memory { lockMemory() }
+        let environment = Wiring().environment
+        let listening: AgentSocket
+        switch AgentSocket.listen(at: socket, environment: { environment[$0] }) {
+        case .success(let socket): listening = socket
+        case .failure(.unusable(let reason)): throw fail(InputError(reason, category: .usage))
+        case .failure(.taken(let reason)), .failure(.failed(let reason)): throw fail(InputError(reason, category: .secretServiceUnavailable))
+        }
+        guard clinux_remove_socket_on_signals(listening.path, listening.madeDirectory) == 0 else {
+            unlink(listening.path)
+            throw fail(InputError("cannot watch for signals: \(String(cString: strerror(errno)))", category: .other))
+        }
+        let line = Self.shellLine(AgentProtocol.variable, listening.path)
+        if let readyFD {
+            _ = writeAll(readyFD, line)
+            close(readyFD)
+        } else {
+            Output.raw(line)
+        }
+        Output.note("cog-cred agent: listening on \(listening.path) (sessions kept \(memory ? "in memory only" : "in the Secret Service"))")
+        AgentServer(socket: listening, service: Self.service(store), log: { Output.note($0) }).serve()
+    }
+
+    /// Each request as the command it stands for would run, on this machine.
+    static func service(_ store: any TokenStore) -> AgentService {
+        AgentService(
+            config: { try Wiring().profiles.load() },
+            manager: { name, warn in try Wiring().tokenManager(named: name, warn: warn) },
+            store: store,
+            describe: { error in
+                guard let failure = error as? any CogCredFailure else { return AgentFailure(.other, "\(error)") }
+                return AgentFailure(failure.category, Wiring.describe(failure))
+            })
+    }
+
+    /// Keeps the sessions out of swap where the limit allows; says so once where it does not.
+    func lockMemory() {
+        var limit: UInt = 0
+        guard clinux_lock_memory(&limit) != 0 else { return }
+        let cap = limit == 0 ? "" : " (RLIMIT_MEMLOCK is \(limit / 1024) KiB)"
+        Output.note("cog-cred agent: note: memory is not locked\(cap): the sessions could reach swap; start the agent with no limit (ulimit -l unlimited, or LimitMEMLOCK=infinity in its systemd unit) to prevent it")
+    }
+
+    /// A failure said to the --daemon parent too, which shows it.
+    func fail(_ failure: InputError) -> InputError {
+        if let readyFD { _ = writeAll(readyFD, "error \(ExitStatus.code(for: failure.category)) \(failure.message.printable)\n") }
+        return failure
+    }
+
+    /// `NAME=VALUE; export NAME;`, the value quoted for sh when it needs it.
+    static func shellLine(_ name: String, _ value: String) -> String {
+        let plain = value.utf8.allSatisfy { byte in
+            (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) || "/._-+,:@%".utf8.contains(byte)
+        }
+        let quoted = plain ? value : "'" + value.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "'\\''") + "'"
+        return "\(name)=\(quoted); export \(name);\n"
+    }
+}

@@ -1,0 +1,158 @@
+import Foundation
+import Synchronization
+import Testing
+import CLinux
+import CogCredTestSupport
+@testable import CogCredWrite
+@testable import CogCredRead
+
+/// The agent's protocol end to end in one process: a client (AgentClient,
+/// AgentTokenStore) on a real UNIX socket, the agent's server and service on
+/// the other side with an in-memory store and a fake Cognito.
+@Suite struct AgentTests {
+    let now: Int64 = 1_800_000_000
+
+    /// An agent serving `store` on a socket in a new directory; its sessions
+    /// are made with `cognito` and `profile`.
+    func agent(_ store: InMemoryTokenStore, _ cognito: FakeCognito = FakeCognito(), profile: Profile = testProfile) throws -> AgentConnection {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("agent-\(UUID().uuidString.prefix(8))").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+        let clock = FakeClock(now)
+        let service = AgentService(
+            config: { ConfigFile(profiles: ["default": profile]) },
+            manager: { name, warn in makeManager(store: store, cognito: cognito, profile: profile, clock: clock, warn: warn) },
+            store: store, describe: { error in AgentFailure((error as? any CogCredFailure)?.category ?? .other, "\(error)") })
+        guard case .success(let socket) = AgentSocket.listen(at: directory + "/agent", environment: { _ in nil }) else {
+            throw AgentFailure(.other, "cannot listen")
+        }
+        AgentServer.onThread { AgentServer(socket: socket, service: service, log: { _ in }).serve() }
+        return AgentConnection(path: socket.path)
+    }
+
+    func signedIn(_ store: InMemoryTokenStore, iat: Int64) throws {
+        try store.write(.refresh, profile: "default", secret: "refresh-1", context: context)
+        try store.write(.device, profile: "default", secret: "{\"key\":\"device-key\"}", context: context)
+        try store.write(.clientSecret, profile: "default", secret: "the-client-secret", context: context)
+        try store.write(.id, profile: "default", secret: TestJWT.id(iat: iat, lifetime: 3600), context: context)
+        try store.write(.access, profile: "default", secret: TestJWT.access(iat: iat, lifetime: 3600), context: context)
+    }
+
+    @Test func aFreshTokenIsHandedOutAndTheLongLivedSecretsNeverAre() throws {
+        let store = InMemoryTokenStore()
+        try signedIn(store, iat: now - 100)
+        let client = AgentClient(try agent(store), warn: { _ in })
+        let tokens = try client.tokens([.access], profile: "default", policy: RefreshPolicy())
+        #expect(tokens[.access]?.value == (try store.read(.access, profile: "default")))
+        // Asked for every kind, the client gets what it may read; the rest reads as absent.
+        let found = try AgentTokenStore(client).read(SecretKind.allCases, profile: "default", binding: testProfile.binding)
+        #expect(found[.access]?.value != nil && found[.id]?.value != nil)
+        for kind in [SecretKind.refresh, .clientSecret, .device] { #expect(found[kind] == .absent) }
+        // And the agent says no more when asked for them by name.
+        let answer = AgentService(
+            config: { ConfigFile() }, manager: { _, _ in throw ConfigError.missingDomain }, store: store, describe: { AgentFailure(.other, "\($0)") }
+        ).answer(Array(AgentProtocol.request(.read, ["profile": .string("default"), "kinds": .array([.string("refresh")])]).utf8.dropLast())) { _ in }
+        #expect(!answer.contains("refresh-1"))
+    }
+
+    @Test func aRefreshDueIsMadeByTheAgentWithItsOwnStore() throws {
+        let store = InMemoryTokenStore()
+        let cognito = FakeCognito()
+        try signedIn(store, iat: now - 3500)
+        let fresh = TestJWT.access(iat: now, lifetime: 3600)
+        cognito.onRefresh(.success(AuthenticationResult(accessToken: fresh, idToken: TestJWT.id(iat: now, lifetime: 3600), refreshToken: nil)))
+        let client = AgentClient(try agent(store, cognito), warn: { _ in })
+        let both = try client.tokens([.access, .id], profile: "default", policy: RefreshPolicy())
+        #expect(both[.access]?.value == fresh && both[.id] != nil)
+        #expect(cognito.refreshCount == 1 && cognito.lastRefreshToken == "refresh-1")
+        #expect(try store.read(.access, profile: "default") == fresh)
+    }
+
+    @Test func theAgentsWarningsReachTheClient() throws {
+        let store = InMemoryTokenStore()
+        let cognito = FakeCognito()
+        try signedIn(store, iat: now - 3500)
+        cognito.onRefresh(.failure(.transport(TransportError(.timedOut, "Operation timed out"))))
+        let lines = Mutex<[String]>([])
+        let client = AgentClient(try agent(store, cognito), warn: { line in lines.withLock { $0.append(line) } })
+        let token = try client.tokens([.access], profile: "default", policy: RefreshPolicy())[.access]
+        #expect(token?.value == (try store.read(.access, profile: "default")))
+        #expect(lines.withLock { $0 }.first?.hasPrefix("cog-cred: warning: could not refresh (") == true)
+    }
+
+    @Test func aRefusedRefreshIsTheAgentsFailureWithItsCategory() throws {
+        let store = InMemoryTokenStore()
+        let cognito = FakeCognito()
+        try signedIn(store, iat: now - 4000)
+        cognito.onRefresh(.failure(.service(code: "NotAuthorizedException", message: "Refresh Token has been revoked", httpStatus: 400)))
+        let client = AgentClient(try agent(store, cognito), warn: { _ in })
+        #expect { try client.tokens([.access], profile: "default", policy: RefreshPolicy()) } throws: { error in
+            (error as? AgentFailure)?.category == .notAuthenticated
+        }
+    }
+
+    @Test func secretHashIsMadeByTheAgentThatKeepsTheSecret() throws {
+        let store = InMemoryTokenStore()
+        try signedIn(store, iat: now - 100)
+        var profile = testProfile
+        profile.clientSecretInKeyring = true
+        let client = AgentClient(try agent(store, profile: profile), warn: { _ in })
+        let hash = try client.secretHash(profile: "default", username: "alice")
+        #expect(hash == SecretHash.compute(username: "alice", clientID: testProfile.clientID, clientSecret: "the-client-secret"))
+    }
+
+    @Test func writesStatusAndSignOutGoThroughTheAgent() throws {
+        let store = InMemoryTokenStore()
+        let connection = try agent(store)
+        let client = AgentClient(connection, warn: { _ in })
+        let through = AgentTokenStore(client)
+        // A sign-in's writes, the refresh token included, land in the agent's store.
+        try through.write(.refresh, profile: "default", secret: "refresh-2", context: context)
+        try through.write(.access, profile: "default", secret: TestJWT.access(iat: now - 100, lifetime: 3600), context: context)
+        #expect(try store.read(.refresh, profile: "default") == "refresh-2")
+        let status = try client.status(profile: "default")
+        #expect(status.signedIn && status.profile == "default" && status.accessTokenExpiresAt == now + 3500)
+        #expect(AgentWire.status(AgentWire.status(status)) == status)
+        #expect(try client.signOut(profile: "default", scope: .local, forgettingDevice: false) == 2)
+        #expect(try store.read(.refresh, profile: "default") == nil)
+        #expect(try client.profile("default") == testProfile)
+    }
+
+    @Test func aClientOfAnotherVersionIsToldSoAndAnUnknownOperationIsRefused() {
+        let service = AgentService(
+            config: { ConfigFile() }, manager: { _, _ in throw ConfigError.missingDomain }, store: InMemoryTokenStore(),
+            describe: { AgentFailure(.other, "\($0)") })
+        let other = service.answer(Array("{\"v\":99,\"op\":\"tokens\"}".utf8)) { _ in }
+        #expect(other.contains("speaks protocol 99") && other.contains("\"category\":\"protocol\""))
+        let unknown = service.answer(Array("{\"v\":1,\"op\":\"steal\"}".utf8)) { _ in }
+        #expect(unknown.contains("does not know the operation"))
+        #expect(service.answer(Array("not json".utf8)) { _ in }.contains("one JSON object a line"))
+    }
+
+    @Test func noAgentAtThePathIs69NamingItAndTheVariable() {
+        let path = "/nonexistent-\(UUID().uuidString)/agent"
+        #expect { try AgentConnection(path: path).ask(.status, [:]) { _ in } } throws: { error in
+            let failure = error as? AgentFailure
+            return failure?.category == .secretServiceUnavailable && failure?.message.contains(path) == true
+                && failure?.message.contains("COG_CRED_AGENT") == true
+        }
+    }
+
+    @Test func aLiveAgentsSocketIsNotTakenAndAStaleOneIsReplaced() throws {
+        let connection = try agent(InMemoryTokenStore())
+        guard case .failure(.taken(let reason)) = AgentSocket.listen(at: connection.path, environment: { _ in nil }) else {
+            Issue.record("a second agent took a live socket")
+            return
+        }
+        #expect(reason.contains(connection.path))
+        // A socket file nothing listens on.
+        let directory = (connection.path as NSString).deletingLastPathComponent
+        let stale = directory + "/stale"
+        let fd = clinux_unix_listen(stale)
+        close(fd)
+        guard case .success(let replaced) = AgentSocket.listen(at: stale, environment: { _ in nil }) else {
+            Issue.record("a stale socket was not replaced")
+            return
+        }
+        close(replaced.fd)
+    }
+}
