@@ -64,6 +64,18 @@ int clinux_unix_listen(const char *path) {
     return fd;
 }
 
+int clinux_send_all(int fd, const void *data, size_t length) {
+    const char *p = data;
+    while (length > 0) {
+        ssize_t n = send(fd, p, length, MSG_NOSIGNAL);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return -1;
+        p += n;
+        length -= (size_t)n;
+    }
+    return 0;
+}
+
 int clinux_accept(int fd) { return accept4(fd, 0, 0, SOCK_CLOEXEC); }
 
 int clinux_peer(int fd, unsigned int *uid, int *pid) {
@@ -122,7 +134,9 @@ int clinux_lock_memory(unsigned long *limit) {
         errno = ENOMEM;
         return -1;
     }
-    return mlockall(MCL_CURRENT | MCL_FUTURE);
+    // MCL_ONFAULT: pages are locked as they are used, not all at once (a
+    // thread's whole stack would be).
+    return mlockall(MCL_CURRENT | MCL_FUTURE | MCL_ONFAULT);
 }
 
 int clinux_pipe(int fds[2]) { return pipe2(fds, O_CLOEXEC); }

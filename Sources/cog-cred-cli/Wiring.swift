@@ -146,10 +146,10 @@ struct Wiring {
 
     /// The profile's token manager, talking to the real Secret Service and
     /// the profile's Cognito endpoint under one deadline for the command.
-    func tokenManager(_ options: ProfileOptions, authenticator: String? = nil) throws -> TokenManager {
+    func tokenManager(_ options: ProfileOptions, authenticator: String? = nil, configuredHere: Bool = false) throws -> TokenManager {
         let name = try options.name(environment)
         do {
-            return try tokenManager(named: name, authenticator: authenticator)
+            return try tokenManager(named: name, authenticator: authenticator, configuredHere: configuredHere)
         } catch ConfigError.profileNotFound(let profile, let path, let nearest, _) where options.profile == nil && environment["COG_CRED_PROFILE"] == name {
             // Not typed here: say where the name came from, or the typo is hard to find.
             throw ConfigError.profileNotFound(profile: profile, path: path, nearest: nearest, fromEnvironment: true)
@@ -159,11 +159,13 @@ struct Wiring {
     /// `authenticator`: the security key's device path (`--authenticator`),
     /// else COG_CRED_AUTHENTICATOR's, else the first key libfido2 finds.
     ///
-    /// With an agent, a profile configured here is used as it is (a sign-in
-    /// needs it), else the agent's: a machine its socket is forwarded to
-    /// needs no configuration.
+    /// With an agent, a profile configured here is used as it is, else the
+    /// agent's: a machine its socket is forwarded to needs no configuration
+    /// to read. `configuredHere`: only this machine's (a sign-in, which
+    /// talks to Cognito from here).
     func tokenManager(
-        named name: String, authenticator: String? = nil, warn: @escaping @Sendable (String) -> Void = { Output.note($0) }
+        named name: String, authenticator: String? = nil, configuredHere: Bool = false,
+        warn: @escaping @Sendable (String) -> Void = { Output.note($0) }
     ) throws -> TokenManager {
         let agent = self.agent
         // Known to answer, and to be this user's, before anything goes to Cognito.
@@ -172,7 +174,7 @@ struct Wiring {
         let profile: Profile
         if let configured = file.profiles[name] {
             profile = configured
-        } else if let agent {
+        } else if let agent, !configuredHere {
             profile = try agent.profile(name)
         } else {
             throw file.notFound(name, path: paths.configFile)
@@ -234,7 +236,10 @@ struct Wiring {
         let device = authenticator ?? environment["COG_CRED_AUTHENTICATOR"].flatMap { $0.isEmpty ? nil : $0 }
         return TokenManager(
             profileName: name, profile: profile, store: store, cognito: cognito, oauth: oauth, identity: identity,
-            authenticator: { Fido2Authenticator(path: device) }, refreshMemory: FileRefreshMemory(directory: paths.stateDirectory), lock: refreshLock(profile),
+            authenticator: { Fido2Authenticator(path: device) }, refreshMemory: FileRefreshMemory(directory: paths.stateDirectory),
+            // With an agent, the profile's lock is the agent's, taken where it
+            // refreshes: held here too, the agent would wait on this command.
+            lock: agent == nil ? refreshLock(profile) : NoRefreshLock(),
             warn: warn, agent: agent)
     }
 

@@ -36,16 +36,18 @@ extension Front {
             guard let input = try? StandardInput.readRequest() else { handover.run() }
             handover.input = input
             guard let git = try? GitCredential.parse(input) else { handover.run() }
+            // No profile for this host: git asks its next helper.
+            noProfile = { finish("") }
             if let profile {
                 fields["profile"] = .string(profile)
             } else if let target = git.target {
                 var members: [String: JSONValue] = ["protocol": .string(target.scheme), "host": .string(target.host)]
                 if let path = target.path { members["path"] = .string(path) }
                 fields["git"] = .object(members)
+            } else {
+                noProfile()
             }
             kinds = [.access]
-            // No profile for this host: git asks its next helper.
-            noProfile = { finish("") }
             respond = { tokens in finish(GitCredential.answer(git, token: tokens[.access]!)) }
         case .dockerGet:
             guard let input = try? StandardInput.readAll(limit: 65536) else { handover.run() }

@@ -126,6 +126,13 @@ import CogCredTestSupport
         let unknown = service.answer(Array("{\"v\":1,\"op\":\"steal\"}".utf8)) { _ in }
         #expect(unknown.contains("does not know the operation"))
         #expect(service.answer(Array("not json".utf8)) { _ in }.contains("one JSON object a line"))
+        // A version no whole number holds is still only an error, never a crash.
+        for version in ["1e300", "9223372036854775807", "-1.5", "\"1\""] {
+            #expect(service.answer(Array("{\"v\":\(version),\"op\":\"tokens\"}".utf8)) { _ in }.contains("\"category\":\"protocol\""))
+        }
+        // Tokens are access and ID tokens: asked for a refresh token, the agent refuses.
+        let refresh = service.answer(Array(AgentProtocol.request(.tokens, ["profile": .string("default"), "kinds": .array([.string("refresh")])]).utf8.dropLast())) { _ in }
+        #expect(refresh.contains("\"error\""))
     }
 
     @Test func noAgentAtThePathIs69NamingItAndTheVariable() {

@@ -158,7 +158,7 @@ class Agents:
         self.runtime = tmp_path / "client-run"
         self.runtime.mkdir(mode=0o700)
 
-    def start(self, *options, socket_path="default", env=None, user=None):
+    def start(self, *options, socket_path="default", env=None, user=None, binary=None):
         """`cog-cred agent OPTIONS` in the foreground, once its socket listens.
         `socket_path`: given as --socket (the default: a fresh 0700 directory
         of the test's), or None for the agent's own choice. `env`: overrides
@@ -169,7 +169,7 @@ class Agents:
             directory = self.tmp_path / f"a{n}"
             directory.mkdir(mode=0o700)
             socket_path = directory / "agent"
-        args = [self.cog.binary, "agent", *options] + (["--socket", str(socket_path)] if socket_path else [])
+        args = [binary or self.cog.binary, "agent", *options] + (["--socket", str(socket_path)] if socket_path else [])
         if user is None:
             full_env = {k: v for k, v in {**self.cog.env, **(env or {})}.items() if v is not None}
         else:
@@ -394,6 +394,21 @@ def shared_dir():
     path.chmod(0o755)
     yield path
     shutil.rmtree(path, ignore_errors=True)
+
+
+def binaries_nobody_can_run(cog, shared_dir):
+    """The front and cog-cred-cli copied where nobody can run them: the
+    build may sit in a 0700 directory (CI's clone under mktemp -d). Root's,
+    in a directory only root writes, so the front trusts its cog-cred-cli."""
+    front = Path(cog.binary).resolve()
+    cli = next(p for p in (front.parent / "cog-cred-cli", front.parent.parent / "lib" / "cog-cred" / "cog-cred-cli") if p.exists())
+    directory = shared_dir / "bin"
+    directory.mkdir(mode=0o755)
+    for source in (front, cli):
+        copy = directory / source.name
+        shutil.copy(source.resolve(), copy)
+        copy.chmod(0o755)
+    return str(directory / front.name)
 
 
 def nobodys(directory):
@@ -743,6 +758,48 @@ def test_a_killed_agent_means_69_naming_the_socket_and_nothing_falls_back_to_the
     assert cog.ok("token").stdout == access + "\n"
 
 
+def _stand_in(path, answer):
+    """A socket at `path` that takes one connection, reads the request and
+    calls answer(connection) in a thread: an agent behind a forward that is
+    gone, or one that is slow."""
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(str(path))
+    listener.listen(1)
+
+    def serve():
+        connection, _ = listener.accept()
+        with connection:
+            connection.settimeout(10)
+            connection.recv(65536)
+            answer(connection)
+        listener.close()
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    return thread
+
+
+def test_a_forward_whose_agent_is_gone_is_69_and_a_slow_agent_is_said_to_be_awaited(cog, tmp_path):
+    # sshd takes the connection of an `ssh -R` socket and closes it when the
+    # agent on the other side is gone: unreachable (69), not a broken protocol.
+    gone = tmp_path / "gone"
+    served = _stand_in(gone, lambda connection: None)
+    result = cog.run("token", env={"COG_CRED_AGENT": str(gone), "DBUS_SESSION_BUS_ADDRESS": None})
+    served.join(10)
+    assert (result.returncode, result.stdout) == (69, ""), result.stderr
+    assert str(gone) in result.stderr and "still running" in result.stderr
+
+    # An agent that says nothing for more than 5 s: the person is told what the command waits for.
+    slow = tmp_path / "slow"
+    refused = b'{"v":1,"error":{"category":"not-authenticated","message":"not signed in (profile \'default\')"}}\n'
+    served = _stand_in(slow, lambda connection: (time.sleep(6), connection.sendall(refused)))
+    result = cog.run("token", env={"COG_CRED_AGENT": str(slow), "DBUS_SESSION_BUS_ADDRESS": None})
+    served.join(10)
+    assert result.returncode == 77, result.stderr
+    assert result.stderr.splitlines() == [f"cog-cred: waiting for the agent at {slow} to answer",
+                                          "cog-cred: error: not signed in (profile 'default')"]
+
+
 # --- 6. and 7. other users ------------------------------------------------------------------------
 
 # Run as nobody: connects, sends argv[2], and prints as JSON every byte received before the agent closed.
@@ -789,8 +846,9 @@ def test_another_user_connecting_even_to_a_0777_socket_gets_nothing(cog, double,
     assert json.loads(silent.stdout)["received"] == "", silent.stdout
     # nobody's own cog-cred gets nothing either.
     home = nobodys(shared_dir / "nobody-home")
-    read = as_nobody([cog.binary, "token"], env={**nobody_env(home), "COG_CRED_AGENT": str(agent.socket)})
-    assert read.returncode != 0 and read.stdout == "", (read.returncode, read.stdout, read.stderr)
+    read = as_nobody([binaries_nobody_can_run(cog, shared_dir), "token"], env={**nobody_env(home), "COG_CRED_AGENT": str(agent.socket)})
+    # Refused by the agent: it closed the connection without a word (69), nothing handed out.
+    assert (read.returncode, read.stdout) == (69, ""), (read.returncode, read.stdout, read.stderr)
     assert access not in read.stderr
 
     poll(lambda: f"refused a connection from uid {NOBODY}" in agent.notes(), "the agent to note the refusal")
@@ -868,7 +926,8 @@ def test_an_agent_of_another_user_gets_no_sign_in_and_holds_nothing_afterwards(c
     home = nobodys(shared_dir / "nobody-home")
     directory = nobodys(shared_dir / "nobody-agent")
     env = nobody_env(home)
-    agent = agents.start("--memory", socket_path=directory / "agent", env=env, user=NOBODY)
+    theirs = binaries_nobody_can_run(cog, shared_dir)
+    agent = agents.start("--memory", socket_path=directory / "agent", env=env, user=NOBODY, binary=theirs)
     # --memory: not dumpable, so /proc/PID's files belong to root, not to nobody.
     assert os.stat(f"/proc/{agent.pid}/environ").st_uid == 0
 
@@ -886,11 +945,11 @@ def test_an_agent_of_another_user_gets_no_sign_in_and_holds_nothing_afterwards(c
     assert double.calls("InitiateAuth:USER_SRP_AUTH") == sign_ins
 
     # nobody, with the same profile, asks its own agent: it holds no session.
-    configured = as_nobody([cog.binary, "configure", "--user-pool-id", DOUBLE_POOL_ID, "--client-id", DOUBLE_CLIENT_ID,
+    configured = as_nobody([theirs, "configure", "--user-pool-id", DOUBLE_POOL_ID, "--client-id", DOUBLE_CLIENT_ID,
                             "--endpoint-url", double.url, "--username", USER],
                            env={**env, "COG_CRED_AGENT": str(agent.socket)})
     assert configured.returncode == 0, configured.stderr
-    held = as_nobody([cog.binary, "token"], env={**env, "COG_CRED_AGENT": str(agent.socket)})
+    held = as_nobody([theirs, "token"], env={**env, "COG_CRED_AGENT": str(agent.socket)})
     assert (held.returncode, held.stdout) == (77, ""), (held.returncode, held.stderr)
     assert "not signed in" in held.stderr
     assert agent.alive()
@@ -905,6 +964,12 @@ GARBAGE = [
     b"[1,2,3]\n",
     b'{"v":"1","op":"tokens","profile":"default","kinds":["access"]}\n',
     b'{"v":1,"op":"no-such-op","profile":"default"}\n',
+    # Versions no whole number holds: an error, never a crash.
+    b'{"v":1e300,"op":"tokens"}\n',
+    b'{"v":9223372036854775807,"op":"tokens"}\n',
+    # Tokens are access and ID tokens only.
+    b'{"v":1,"op":"tokens","profile":"default","kinds":["refresh"]}\n',
+    b'{"v":1,"op":"tokens","profile":"default","kinds":["access"],"min-ttl":999999999}\n',
 ]
 
 

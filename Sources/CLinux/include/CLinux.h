@@ -44,6 +44,10 @@ extern int posix_spawn_file_actions_addclosefrom_np(posix_spawn_file_actions_t *
 static inline int clinux_spawn_close_from(posix_spawn_file_actions_t *actions, int from) {
     return posix_spawn_file_actions_addclosefrom_np(actions, from);
 }
+extern int posix_spawn_file_actions_addchdir_np(posix_spawn_file_actions_t *actions, const char *path);
+static inline int clinux_spawn_chdir(posix_spawn_file_actions_t *actions, const char *path) {
+    return posix_spawn_file_actions_addchdir_np(actions, path);
+}
 
 /// This process's argc and argv, as the C library passed them to the
 /// program's constructors before main.
@@ -123,6 +127,8 @@ size_t clinux_socket_path_capacity(void);
 int clinux_unix_connect(const char *path);
 int clinux_unix_listen(const char *path);
 int clinux_accept(int fd);
+// send(2) of all `length` bytes with MSG_NOSIGNAL: 0, or -1 when the peer is gone.
+int clinux_send_all(int fd, const void *data, size_t length);
 int clinux_peer(int fd, unsigned int *uid, int *pid);
 int clinux_receive_timeout(int fd, long seconds);
 // On SIGTERM, SIGINT and SIGHUP: unlinks `socket`, removes `directory` (if

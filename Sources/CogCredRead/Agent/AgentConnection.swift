@@ -28,17 +28,30 @@ public struct AgentConnection: Sendable {
     {
         let fd = try connect()
         defer { close(fd) }
-        guard writeAll(fd, AgentProtocol.request(operation, fields)) else {
-            throw .broken(path, "closed the connection before the request was sent (\(String(cString: strerror(errno))))")
+        _ = clinux_receive_timeout(fd, Self.quietSeconds)
+        guard sendAll(fd, AgentProtocol.request(operation, fields)) else {
+            throw .unreachable(path, reason: "it closed the connection (\(String(cString: strerror(errno)))); is the agent behind this socket still running?")
         }
         var reader = LineReader(fd: fd, limit: AgentProtocol.answerLimit)
+        var waited = 0
         while true {
-            guard let line = reader.next() else { throw .broken(path, "closed the connection without an answer") }
+            guard let line = reader.next() else {
+                if reader.timedOut {
+                    // Said once, then waited for: a refresh in flight, a keyring that is slow.
+                    waited += Self.quietSeconds
+                    if waited == Self.quietSeconds { note("cog-cred: waiting for the agent at \(path) to answer") }
+                    if waited < Self.answerSeconds { continue }
+                    throw AgentFailure(.temporary, "\(AgentFailure.named(path)) did not answer within \(Self.answerSeconds) s")
+                }
+                // Nothing at all: sshd or a relay took the connection for an agent that is gone.
+                if reader.total == 0 { throw .unreachable(path, reason: "it closed the connection without an answer; is the agent behind this socket still running?") }
+                throw .broken(path, "closed the connection in the middle of its answer")
+            }
             guard let answer = JSONValue.parse(line), let version = answer["v"] else {
                 throw .broken(path, "sent an answer that is not one JSON object a line")
             }
             guard version == .int(AgentProtocol.version) else {
-                throw .versionMismatch(theirs: version.doubleValue.map { Int64($0) } ?? 0, ours: AgentProtocol.version, side: "agent at \(path)")
+                throw .versionMismatch(theirs: AgentProtocol.version(of: version), ours: AgentProtocol.version, side: "agent at \(path)")
             }
             if let text = answer["note"]?.stringValue {
                 note(text)
@@ -51,6 +64,12 @@ public struct AgentConnection: Sendable {
             }
         }
     }
+
+    /// Seconds without a word from the agent before the person is told it is awaited.
+    static let quietSeconds = 5
+    /// The longest a request waits for its answer: past any refresh's
+    /// deadline (a command's default is 30 s) and lock wait.
+    static let answerSeconds = 120
 
     /// Whether an agent of this user's or root's answers, asking nothing:
     /// for a command that must know before it talks to Cognito (a sign-in
@@ -82,20 +101,27 @@ public struct AgentConnection: Sendable {
 }
 
 /// Lines from a descriptor, each without its newline; nil at the end, on an
-/// error, or past `limit` bytes in all. The agent reads its requests with it too.
+/// error, past `limit` bytes in all, or once the descriptor's receive
+/// timeout fires (`timedOut`; another call reads on) or `deadline` passes.
+/// The agent reads its requests with it too.
 public struct LineReader {
     let fd: Int32
     let limit: Int
+    let deadline: Deadline?
     var buffer: [UInt8] = []
     /// Bytes read so far.
     public private(set) var total = 0
+    /// The last nil was a timeout: the receive timeout's, or the deadline.
+    public private(set) var timedOut = false
 
-    public init(fd: Int32, limit: Int) {
+    public init(fd: Int32, limit: Int, deadline: Deadline? = nil) {
         self.fd = fd
         self.limit = limit
+        self.deadline = deadline
     }
 
     public mutating func next() -> [UInt8]? {
+        timedOut = false
         var scanned = 0
         while true {
             if let end = buffer[scanned...].firstIndex(of: 0x0A) {
@@ -105,12 +131,29 @@ public struct LineReader {
             }
             scanned = buffer.count
             guard total < limit else { return nil }
+            if let deadline, deadline.remaining == 0 {
+                timedOut = true
+                return nil
+            }
             var chunk = [UInt8](repeating: 0, count: 65536)
             let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, min($0.count, limit - total)) }
             if n < 0 && errno == EINTR { continue }
+            if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
+                // With a deadline, the receive timeout only paces the checks of it.
+                if deadline != nil { continue }
+                timedOut = true
+                return nil
+            }
             guard n > 0 else { return nil }
             total += n
             buffer += chunk[..<n]
         }
     }
+}
+
+/// Sends all of `text` on a socket; false when the other end is gone (no
+/// SIGPIPE: MSG_NOSIGNAL).
+public func sendAll(_ fd: Int32, _ text: String) -> Bool {
+    let bytes = Array(text.utf8)
+    return bytes.withUnsafeBytes { clinux_send_all(fd, $0.baseAddress, $0.count) } == 0
 }

@@ -45,6 +45,12 @@ public enum AgentProtocol {
         case secretHash = "secret-hash"
     }
 
+    /// The version a line says, for a message: 0 when it is not a whole number.
+    public static func version(of value: JSONValue) -> Int64 {
+        if case .int(let number) = value { return number }
+        return 0
+    }
+
     /// The kinds a client may read or be given: never the refresh token,
     /// the client secret or a remembered device's keys.
     public static let readable: [SecretKind] = [.access, .id, .identityID, .awsCredentials]
@@ -100,11 +106,7 @@ extension FailureCategory {
     }
 
     public init(wireName: String) {
-        let all: [FailureCategory] = [
-            .usage, .dataError, .secretServiceUnavailable, .temporary, .notAuthenticated, .configuration, .programUnavailable,
-            .authenticatorUnavailable, .protocolViolation, .other,
-        ]
-        self = all.first { $0.wireName == wireName } ?? .other
+        self = Self.allCases.first { $0.wireName == wireName } ?? .other
     }
 }
 
@@ -119,7 +121,7 @@ public struct AgentFailure: CogCredFailure, Equatable {
         self.message = message
     }
 
-    static func named(_ path: String) -> String { "the agent at \(path) (\(AgentProtocol.variable))" }
+    public static func named(_ path: String) -> String { "the agent at \(path) (\(AgentProtocol.variable))" }
 
     /// 69: no agent answers there. Never a reason to use the keyring instead.
     public static func unreachable(_ path: String, reason: String) -> AgentFailure {

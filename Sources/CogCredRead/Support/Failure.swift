@@ -2,7 +2,7 @@
 ///
 /// The executable turns each category into one documented exit status (see
 /// the README); the library never decides exit numbers itself.
-public enum FailureCategory: Sendable, Equatable {
+public enum FailureCategory: Sendable, Equatable, CaseIterable {
     /// The command line was wrong, or input that only a terminal can give was needed.
     case usage
     /// Input data (a password, a code, a file) was malformed.

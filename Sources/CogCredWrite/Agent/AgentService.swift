@@ -32,8 +32,7 @@ public struct AgentService: Sendable {
             return AgentProtocol.error(.protocolViolation, "the agent reads one JSON object a line, with \"v\": \(AgentProtocol.version)")
         }
         guard version == .int(AgentProtocol.version) else {
-            let theirs = version.doubleValue.map { Int64($0) } ?? 0
-            let failure = AgentFailure.versionMismatch(theirs: theirs, ours: AgentProtocol.version, side: "client")
+            let failure = AgentFailure.versionMismatch(theirs: AgentProtocol.version(of: version), ours: AgentProtocol.version, side: "client")
             return AgentProtocol.error(failure.category, failure.message)
         }
         guard let name = request["op"]?.stringValue, let operation = AgentProtocol.Operation(rawValue: name) else {
@@ -57,7 +56,10 @@ public struct AgentService: Sendable {
             else { throw Self.malformed("kinds") }
             guard let name = try profile(of: request) else { return [:] }
             let session = try manager(name, note)
-            let policy = RefreshPolicy(minTTL: AgentWire.int(request["min-ttl"]))
+            let minTTL = AgentWire.int(request["min-ttl"])
+            // The bounds the command lines take it within.
+            if let minTTL, !ReadRequest.tokenMinTTL.contains(minTTL) { throw Self.malformed("min-ttl") }
+            let policy = RefreshPolicy(minTTL: minTTL)
             if kinds.count == 1 {
                 let token = try session.currentToken(first == .id ? .id : .access, policy: policy)
                 return ["profile": .string(name), "tokens": AgentProtocol.tokens([first: token.value])]

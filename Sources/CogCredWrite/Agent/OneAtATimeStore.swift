@@ -2,8 +2,9 @@ import Synchronization
 
 /// The agent's keyring: one process serving many connections at once, with
 /// one D-Bus connection (SecretServiceClient's, which is not made for two
-/// callers at a time). Each call takes its turn; a call is one short
-/// exchange with the keyring daemon, never a wait on Cognito. After a
+/// callers at a time). Each call takes its turn; a call is an exchange
+/// with the keyring daemon (a patient write a few, bounded by its
+/// timeouts), never a wait on Cognito or on a person. After a
 /// failure the connection is let go, so that a keyring daemon restarted in
 /// the meantime is found again by the next request.
 public final class OneAtATimeStore: TokenStore {
@@ -15,11 +16,14 @@ public final class OneAtATimeStore: TokenStore {
     }
 
     func taking<T: Sendable>(_ call: () throws(SecretServiceError) -> T) throws(SecretServiceError) -> T {
-        let result = turn.withLock { _ -> Result<T, SecretServiceError> in
-            do throws(SecretServiceError) { return .success(try call()) } catch { return .failure(error) }
-        }
-        if case .failure = result { SecretServiceStore.disconnect() }
-        return try result.get()
+        try turn.withLock { _ -> Result<T, SecretServiceError> in
+            do throws(SecretServiceError) {
+                return .success(try call())
+            } catch {
+                SecretServiceStore.disconnect()
+                return .failure(error)
+            }
+        }.get()
     }
 
     public func read(_ kinds: [SecretKind], profile: String, binding: ItemBinding?) throws(SecretServiceError)

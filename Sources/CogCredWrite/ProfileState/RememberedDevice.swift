@@ -90,7 +90,9 @@ extension TokenManager {
     @discardableResult
     func changeDevice(ifStill key: String, to device: RememberedDevice?) throws -> Bool {
         try lock.withLock(profile: profileName) {
-            guard try rememberedDevice()?.key == key else { return false }
+            // An agent never hands a device's keys out, so whether another
+            // sign-in stored its own meanwhile cannot be asked: this one's is kept.
+            if agent == nil { guard try rememberedDevice()?.key == key else { return false } }
             if let device {
                 try storeDevice(device, username: device.username)
             } else {

@@ -94,6 +94,7 @@ public enum AuthError: ExplainedFailure, Equatable {
     }
 
     static func category(of error: CognitoError, _ operation: AuthOperation) -> FailureCategory {
+        if case .noSecretHash(let failure) = error { return failure.category }
         if error.isTemporary { return .temporary }
         if isSecretHashFailure(error) || error.isNotCognito { return .configuration }
         switch (error.code ?? "", operation) {

@@ -10,11 +10,12 @@ extension TokenManager {
     /// are left exactly as they were.
     @discardableResult
     public func refresh() throws -> RefreshedTokens {
-        if let agent { return try agent.refresh(profile: profileName) }
-        return try lock.withLock(profile: profileName) { try refreshHoldingLock() }
+        try lock.withLock(profile: profileName) { try refreshHoldingLock() }
     }
 
     func refreshHoldingLock() throws -> RefreshedTokens {
+        // The agent holds the refresh token, and refreshes under its own lock.
+        if let agent { return try agent.refresh(profile: profileName) }
         if profile.effectiveGrant == .clientCredentials { return try fetchClientCredentials() }
         store.prepareWrites()
         let refreshToken: String

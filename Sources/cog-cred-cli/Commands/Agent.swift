@@ -23,7 +23,9 @@ struct Agent: ParsableCommand, HelpExamples {
 
             The refresh token, the client secret and a remembered device's keys never leave the \
             agent: it refreshes with this machine's configuration and environment, and sends \
-            only access and ID tokens and the status facts. A machine its socket is forwarded to \
+            access and ID tokens (and the AWS credentials bought with them), the status facts, \
+            the profile's settings and a sign-in's SECRET_HASH: nothing that makes new tokens \
+            (docs/security.md). A machine its socket is forwarded to \
             (ssh -R, a container's volume) needs no configuration: it names a profile, and the \
             agent answers for it.
 
@@ -83,15 +85,17 @@ struct Agent: ParsableCommand, HelpExamples {
             dup2(fd, 2)
             close(fd)
         }
+        // No one is at a terminal for a request on the socket: a locked
+        // keyring fails at once, as with --no-prompt (before the store is
+        // made, which takes the setting).
+        Wiring.forbidUnlockPrompt()
         let store: any TokenStore = memory ? InMemoryTokenStore() : OneAtATimeStore(Wiring().keyring)
         Wiring.serving.withLock { $0 = store }
-        // No one is at a terminal for a request on the socket: a locked
-        // keyring fails at once, as with --no-prompt.
-        Wiring.forbidUnlockPrompt()
         if memory { lockMemory() }
         let environment = Wiring().environment
         let listening: AgentSocket
-        switch AgentSocket.listen(at: socket, environment: { environment[$0] }) {
+        // Absolute: COG_CRED_AGENT is used from other directories.
+        switch AgentSocket.listen(at: socket.map(Self.absolute), environment: { environment[$0] }) {
         case .success(let socket): listening = socket
         case .failure(.unusable(let reason)): throw fail(InputError(reason, category: .usage))
         case .failure(.taken(let reason)), .failure(.failed(let reason)): throw fail(InputError(reason, category: .secretServiceUnavailable))
@@ -117,9 +121,12 @@ struct Agent: ParsableCommand, HelpExamples {
             config: { try Wiring().profiles.load() },
             manager: { name, warn in try Wiring().tokenManager(named: name, warn: warn) },
             store: store,
+            // ErrorWording, not Wiring.describe: asking which keyring
+            // program runs sets an environment variable, which no thread
+            // may do while others read the environment.
             describe: { error in
-                guard let failure = error as? any CogCredFailure else { return AgentFailure(.other, "\(error)") }
-                return AgentFailure(failure.category, Wiring.describe(failure))
+                guard let failure = error as? any CogCredFailure else { return AgentFailure(.other, "the agent failed: \(error)") }
+                return AgentFailure(failure.category, ErrorWording.line(failure))
             })
     }
 
@@ -135,6 +142,13 @@ struct Agent: ParsableCommand, HelpExamples {
     func fail(_ failure: InputError) -> InputError {
         if let readyFD { _ = writeAll(readyFD, "error \(ExitStatus.code(for: failure.category)) \(failure.message.printable)\n") }
         return failure
+    }
+
+    /// `path` from the current directory, when it is relative.
+    static func absolute(_ path: String) -> String {
+        guard !path.hasPrefix("/"), let cwd = getcwd(nil, 0) else { return path }
+        defer { free(cwd) }
+        return String(cString: cwd) + "/" + path
     }
 
     /// `NAME=VALUE; export NAME;`, the value quoted for sh when it needs it.

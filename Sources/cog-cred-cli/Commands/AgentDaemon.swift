@@ -19,8 +19,8 @@ enum AgentDaemon {
         guard clinux_pipe(&ready) == 0 else { throw InputError("cannot start the agent: \(String(cString: strerror(errno)))", category: .other) }
         var arguments = ["cog-cred", "agent", "--ready-fd", "3"]
         if agent.memory { arguments.append("--memory") }
-        if let socket = agent.socket { arguments += ["--socket", socket] }
-        if let log = agent.log { arguments += ["--log", log] }
+        if let socket = agent.socket { arguments += ["--socket", Agent.absolute(socket)] }
+        if let log = agent.log { arguments += ["--log", Agent.absolute(log)] }
 
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
@@ -30,6 +30,8 @@ enum AgentDaemon {
         posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
         posix_spawn_file_actions_adddup2(&actions, ready[1], 3)
         _ = clinux_spawn_close_from(&actions, 4)
+        // As ssh-agent: the daemon holds no directory of the caller's (an unmount would wait on it).
+        _ = clinux_spawn_chdir(&actions, "/")
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }

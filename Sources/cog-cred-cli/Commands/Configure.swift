@@ -95,7 +95,7 @@ struct Configure: ParsableCommand, HelpExamples {
             if show { return Output.data(existing.json.prettyText) }
             let removed = try profiles.delete(name)
             let items = removed == 1 ? "1 item" : "\(removed) items"
-            return Output.note("Deleted profile '\(name)' from \(profiles.config.path) and its \(items) from \(Wiring().storeName).")
+            return Output.note("Deleted profile '\(name)' from \(profiles.config.path) and its \(items) from \(wiring.storeName).")
         }
 
         guard let poolID = userPoolId ?? existing?.userPoolID else {
@@ -171,7 +171,7 @@ struct Configure: ParsableCommand, HelpExamples {
             clientSecret: secret.map(ClientSecretEdit.store) ?? (removeClientSecret ? .remove : .keep))
 
         Output.note("Saved profile '\(name)' in \(profiles.config.path).")
-        if clientSecretStdin { Output.note("The app client secret is in \(Wiring().storeName), not in the file.") }
+        if clientSecretStdin { Output.note("The app client secret is in \(wiring.storeName), not in the file.") }
         if profile.method != nil && profile.effectiveAuthFlow != .choice {
             Output.note("cog-cred: note: --method applies to --auth-flow choice; this profile signs in with \(profile.effectiveAuthFlow.rawValue)")
         }

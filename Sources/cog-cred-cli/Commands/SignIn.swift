@@ -160,7 +160,8 @@ struct SignIn: ParsableCommand, HelpExamples {
 
     func run() throws {
         let wiring = Wiring()
-        let manager = try wiring.tokenManager(profileOptions, authenticator: securityKey.authenticator)
+        // Configured here even with an agent: a sign-in talks to Cognito from this machine.
+        let manager = try wiring.tokenManager(profileOptions, authenticator: securityKey.authenticator, configuredHere: true)
         let way = manager.signInWay(
             flow: authFlow.flatMap(AuthFlow.init(rawValue:)), method: method.flatMap(SignInMethod.init(rawValue:)),
             browser: browser || noBrowser)
