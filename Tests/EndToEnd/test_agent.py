@@ -396,6 +396,14 @@ def shared_dir():
     shutil.rmtree(path, ignore_errors=True)
 
 
+def signed_in_through(cog, double, via):
+    """The double's user, configured here and signed in through the agent `via` names."""
+    double.add_user(USER, PASSWORD)
+    cog.remember_secret(PASSWORD)
+    configure_on_double(cog, double.url, "--username", USER)
+    cog.ok("sign-in", "--password-stdin", input=PASSWORD + "\n", env=via)
+
+
 def binaries_nobody_can_run(cog, shared_dir):
     """The front and cog-cred-cli copied where nobody can run them: the
     build may sit in a 0700 directory (CI's clone under mktemp -d). Root's,
@@ -828,10 +836,7 @@ def test_another_user_connecting_even_to_a_0777_socket_gets_nothing(cog, double,
     directory.mkdir(mode=0o700)
     agent = agents.start("--memory", socket_path=directory / "agent")
     via = agent.client()
-    double.add_user(USER, PASSWORD)
-    cog.remember_secret(PASSWORD)
-    configure_on_double(cog, double.url, "--username", USER)
-    cog.ok("sign-in", "--password-stdin", input=PASSWORD + "\n", env=via)
+    signed_in_through(cog, double, via)
     access = cog.ok("token", env=via).stdout.strip()
     cog.remember_secret(access)
     # As careless as can be: everyone may reach and write the socket.
@@ -976,10 +981,7 @@ GARBAGE = [
 def test_garbage_oversized_and_stalled_clients_do_not_hold_up_the_others(cog, double, agents):
     agent = agents.start("--memory")
     via = agent.client()
-    double.add_user(USER, PASSWORD)
-    cog.remember_secret(PASSWORD)
-    configure_on_double(cog, double.url, "--username", USER)
-    cog.ok("sign-in", "--password-stdin", input=PASSWORD + "\n", env=via)
+    signed_in_through(cog, double, via)
     access = cog.ok("token", env=via).stdout.strip()
     cog.remember_secret(access)
 
@@ -1045,10 +1047,7 @@ def test_garbage_oversized_and_stalled_clients_do_not_hold_up_the_others(cog, do
 def test_status_whoami_refresh_and_sign_out_through_the_agent(cog, bus, double, agents):
     agent = agents.start("--memory")
     via = agent.client()
-    double.add_user(USER, PASSWORD)
-    cog.remember_secret(PASSWORD)
-    configure_on_double(cog, double.url, "--username", USER)
-    cog.ok("sign-in", "--password-stdin", input=PASSWORD + "\n", env=via)
+    signed_in_through(cog, double, via)
     first = cog.ok("token", env=via).stdout.strip()
     cog.remember_secret(first)
     assert cog.ok("whoami", env=via).stdout == USER + "\n"
