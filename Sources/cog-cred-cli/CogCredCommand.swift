@@ -43,13 +43,13 @@ struct CogCredCommand: ParsableCommand, HelpExamples {
               126 exec: the command was found but could not be run
               127 exec: the command was not found
 
-            PROFILES
-              --profile NAME (or -p NAME) picks the profile, before or after the
-              subcommand: cog-cred --profile work token, cog-cred token -p work.
-
-            DEBUGGING
-              --debug on any command (or COG_CRED_DEBUG=1) traces each call to
-              Cognito and each keyring step on stderr, never a secret.
+            GLOBAL OPTIONS
+              --profile NAME (or -p NAME) picks the profile and --debug (or
+              COG_CRED_DEBUG=1) traces each call to Cognito and each keyring
+              step on stderr, never a secret: on every command, anywhere
+              before --: cog-cred -p work passkey list, cog-cred passkey list
+              -p work. --json prints data as JSON on every command that
+              prints data.
 
             ENVIRONMENT
               COG_CRED_PROFILE   profile when --profile is not given
@@ -89,6 +89,10 @@ struct CogCredCommand: ParsableCommand, HelpExamples {
         ]
     )
 
+    /// Declared at the root too, so `cog-cred --profile <TAB>` completes a
+    /// profile; `arguments()` moves them after the command's words.
+    @OptionGroup var globals: GlobalOptions
+
     static let examples = [
         "cog-cred configure --profile work --user-pool-id us-east-1_Abc123 --client-id 1example23456789",
         "cog-cred sign-in --profile work",
@@ -99,8 +103,31 @@ struct CogCredCommand: ParsableCommand, HelpExamples {
     /// The arguments, as if the subcommand had been named when the binary
     /// runs under a helper name (git runs `git-credential-cog-cred
     /// [--profile P] get`, docker `docker-credential-cog-cred get`): the
-    /// front's rule (ReadRequest.commandWords).
-    static func arguments() -> [String] { ReadRequest.commandWords(CommandLine.arguments) }
+    /// front's rule (ReadRequest.commandWords), the profile options moved
+    /// after a nested command's words too (`-p work passkey list`). `help
+    /// NAME`'s words are names only: profile options there are dropped.
+    static func arguments() -> [String] {
+        let words = ReadRequest.commandWords(CommandLine.arguments) { path, word in
+            var command: ParsableCommand.Type = CogCredCommand.self
+            for name in path {
+                guard let nested = HelpText.subcommand(named: name, of: command) else { return false }
+                command = nested
+            }
+            return HelpText.subcommand(named: word, of: command) != nil
+        }
+        guard words.first == "help" else { return words }
+        var named: [String] = []
+        var index = 0
+        while index < words.count {
+            if words[index] == "-p" || words[index] == "--profile" {
+                index += 2
+            } else {
+                if !words[index].hasPrefix("--profile=") { named.append(words[index]) }
+                index += 1
+            }
+        }
+        return named
+    }
 
     /// Runs the command and turns every failure into one line on stderr and a
     /// documented exit status.

@@ -13,7 +13,7 @@ enum UsageError {
     static func line(_ parserMessage: String, arguments: [String]) -> String {
         let names = commandNames
         guard let first = arguments.first, !first.hasPrefix("-") else {
-            return "\(parserMessage) (see: cog-cred --help)"
+            return "\(guessed(parserMessage, arguments: [])) (see: cog-cred --help)"
         }
         guard names.contains(first) else {
             var line = "unknown command '\(first)'"
@@ -27,14 +27,20 @@ enum UsageError {
         if arguments.contains(where: { $0 == "--password" || $0.hasPrefix("--password=") }) {
             return "there is no --password option: a password on the command line is visible to other users (ps, /proc); pipe it to --password-stdin, or leave it out to be asked \(help)"
         }
-        // The parser's own guess (". Did you mean ...?") gives way to the
-        // rule command and profile names are guessed by, worded the same.
+        return "\(guessed(parserMessage, arguments: arguments)) \(help)"
+    }
+
+    /// The parser's "Unknown option" with the nearest option of the command
+    /// `arguments` name: the parser's own guess (". Did you mean ...?")
+    /// gives way to the rule command and profile names are guessed by,
+    /// worded the same.
+    static func guessed(_ parserMessage: String, arguments: [String]) -> String {
         let unknown = "Unknown option '"
-        if parserMessage.hasPrefix(unknown), let typed = parserMessage.dropFirst(unknown.count).split(separator: "'").first {
-            let guess = NearMiss.closest(to: String(typed), in: optionNames(arguments)).map { "; did you mean '\($0)'?" } ?? ""
-            return "\(unknown)\(typed)'\(guess) \(help)"
+        guard parserMessage.hasPrefix(unknown), let typed = parserMessage.dropFirst(unknown.count).split(separator: "'").first else {
+            return parserMessage
         }
-        return "\(parserMessage) \(help)"
+        let guess = NearMiss.closest(to: String(typed), in: optionNames(arguments)).map { "; did you mean '\($0)'?" } ?? ""
+        return "\(unknown)\(typed)'\(guess)"
     }
 
     /// The words naming the command, a nested one's too (`mfa enable`), as typed.
@@ -49,19 +55,21 @@ enum UsageError {
     }
 
     /// The long options (`--password-stdin`) of the command `arguments`
-    /// name, a nested one's (`mfa enable`) where named: read from the
-    /// parser's own description of the command, so no list is kept twice.
+    /// name, a nested one's (`mfa enable`) where named, and a group's
+    /// default subcommand's (`devices` is `devices list`): read from the
+    /// parser's own description of the commands, so no list is kept twice.
     static func optionNames(_ arguments: [String]) -> [String] {
-        guard let name = arguments.first,
-            let type = CogCredCommand.configuration.subcommands.first(where: { $0._commandName == name || $0.configuration.aliases.contains(name) }),
-            var command = JSONValue.parse(Array(type._dumpHelp().utf8))?["command"]
-        else { return [] }
-        for word in arguments.dropFirst() {
-            guard let nested = command["subcommands"]?.arrayValue?.first(where: { $0["commandName"]?.stringValue == word }) else { break }
+        var command: ParsableCommand.Type = CogCredCommand.self
+        for word in arguments.prefix(while: { !$0.hasPrefix("-") }) {
+            guard let nested = HelpText.subcommand(named: word, of: command) else { break }
             command = nested
         }
-        return (command["arguments"]?.arrayValue ?? []).flatMap { argument in
-            (argument["names"]?.arrayValue ?? []).compactMap { $0["kind"]?.stringValue == "long" ? $0["name"]?.stringValue.map { "--" + $0 } : nil }
+        let commands = [command] + (command.configuration.defaultSubcommand.map { [$0] } ?? [])
+        return commands.flatMap { type in
+            let arguments = JSONValue.parse(Array(type._dumpHelp().utf8))?["command"]?["arguments"]?.arrayValue ?? []
+            return arguments.flatMap { argument in
+                (argument["names"]?.arrayValue ?? []).compactMap { $0["kind"]?.stringValue == "long" ? $0["name"]?.stringValue.map { "--" + $0 } : nil }
+            }
         }
     }
 }

@@ -8,28 +8,58 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// `--profile` and `--no-prompt`, shared by every command that uses a profile.
-struct ProfileOptions: ParsableArguments {
+/// The options every command takes, in any position before `--`
+/// (CommandLineWords moves `--profile` after the command's words;
+/// DebugTrace takes `--debug` out before parsing): declared here so that
+/// each command's help shows them and completion offers them.
+struct GlobalOptions: ParsableArguments {
     @Option(
         name: [.long, .customShort("p")],
-        help: ArgumentHelp("Profile to use (default: $COG_CRED_PROFILE, else 'default'); also before the command.", valueName: "name"),
+        help: ArgumentHelp(
+            "Profile to use, anywhere before -- (default: $COG_CRED_PROFILE, else 'default'; git-credential and docker-credential: the profile matching the request).",
+            valueName: "name"),
         completion: Completions.profileNames)
     var profile: String?
 
-    @Flag(help: "With the keyring locked, fail at once (69) instead of asking the keyring to show its unlock prompt.")
-    var noPrompt = false
+    @Flag(help: "Trace each call to Cognito and each keyring step on stderr, never a secret (also COG_CRED_DEBUG=1).")
+    var debug = false
 
     func validate() throws {
         if let profile, let problem = ProfileValidation.profileNameProblem(profile) {
             throw ValidationError("invalid --profile: \(problem)")
         }
-        // Parsing is the one place that sees the flag for every command.
-        if noPrompt { Wiring.forbidUnlockPrompt() }
     }
 
     /// The profile name in effect: the flag, then COG_CRED_PROFILE, then "default".
     func name(_ environment: [String: String]) throws(ConfigError) -> String {
         try ProfileValidation.selectedName(flag: profile, environment: { environment[$0] })
+    }
+
+    /// For the commands that serve no one profile (`agent`, `version`):
+    /// a usage error saying so, rather than a profile silently ignored.
+    func refuseProfile(_ command: String, because reason: String) throws {
+        if profile != nil { throw ValidationError("--profile does not apply to \(command): \(reason)") }
+    }
+}
+
+/// The global options and `--no-prompt`, shared by every command that uses a profile.
+struct ProfileOptions: ParsableArguments {
+    @OptionGroup var globals: GlobalOptions
+
+    @Flag(help: "With the keyring locked, fail at once (69) instead of asking the keyring to show its unlock prompt.")
+    var noPrompt = false
+
+    func validate() throws {
+        // Parsing is the one place that sees the flag for every command.
+        if noPrompt { Wiring.forbidUnlockPrompt() }
+    }
+
+    /// `--profile`, as given.
+    var profile: String? { globals.profile }
+
+    /// The profile name in effect: the flag, then COG_CRED_PROFILE, then "default".
+    func name(_ environment: [String: String]) throws(ConfigError) -> String {
+        try globals.name(environment)
     }
 }
 

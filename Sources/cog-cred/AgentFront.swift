@@ -19,6 +19,8 @@ extension Front {
         let kinds: [SecretKind]
         var minTTL: Int64? = nil
         var docker = false
+        // `--id-token`: without an ID token (a machine's) cog-cred-cli refuses.
+        var idNeeded = false
         let respond: ([SecretKind: IssuedToken]) -> Never
         var noProfile: () -> Never = { handover.run() }
         switch request {
@@ -26,12 +28,12 @@ extension Front {
             handover.run()  // cog-cred-cli's, through the agent too
         case .token(let token):
             guard let name = profile(token.profile), let (shape, needed) = resolved(token) else { handover.run() }
-            (kinds, fields["profile"], minTTL) = (needed, .string(name), token.minTTL)
+            (kinds, fields["profile"], minTTL, idNeeded) = (needed, .string(name), token.minTTL, token.choice == .id)
             respond = { tokens in finish(render(shape, token.choice, tokens) + "\n") }
-        case .exec(let profile, let ttl, let command):
+        case .exec(let profile, let ttl, let choice, let command):
             guard let name = self.profile(profile) else { handover.run() }
-            (kinds, fields["profile"], minTTL) = ([.access, .id], .string(name), ttl)
-            respond = { tokens in execute(command, access: tokens[.access]!, id: tokens[.id]) }
+            (kinds, fields["profile"], minTTL, idNeeded) = ([.access, .id], .string(name), ttl, choice == .id)
+            respond = { tokens in execute(command, access: tokens[.access]!, id: tokens[.id], authorizing: choice) }
         case .gitGet(let profile):
             guard let input = try? StandardInput.readRequest() else { handover.run() }
             handover.input = input
@@ -83,6 +85,7 @@ extension Front {
             writeAll(2, "cog-cred: error: the agent at \(agent.path) did not send the tokens asked for\n")
             _exit(ExitStatus.protocolError)
         }
+        if idNeeded && tokens[.id] == nil { handover.run() }
         respond(tokens)
     }
 

@@ -24,6 +24,8 @@ struct Front {
         let profileName: String
         var kinds: [SecretKind]
         var policy = RefreshPolicy()
+        // `--id-token`: the answer is the ID token, which a machine has not.
+        var idNeeded = false
         let respond: ([SecretKind: IssuedToken]) -> Never
         switch request {
         case .dockerList:
@@ -40,12 +42,12 @@ struct Front {
             finish(credentials.credentialProcess + "\n")
         case .token(let token):
             guard let name = profile(token.profile), let (shape, needed) = resolved(token) else { handover.run() }
-            (profileName, kinds, policy.minTTL) = (name, needed, token.minTTL)
+            (profileName, kinds, policy.minTTL, idNeeded) = (name, needed, token.minTTL, token.choice == .id)
             respond = { tokens in finish(render(shape, token.choice, tokens) + "\n") }
-        case .exec(let profile, let minTTL, let command):
+        case .exec(let profile, let minTTL, let choice, let command):
             guard let name = self.profile(profile) else { handover.run() }
-            (profileName, kinds, policy.minTTL) = (name, [.access, .id], minTTL)
-            respond = { tokens in execute(command, access: tokens[.access]!, id: tokens[.id]) }
+            (profileName, kinds, policy.minTTL, idNeeded) = (name, [.access, .id], minTTL, choice == .id)
+            respond = { tokens in execute(command, access: tokens[.access]!, id: tokens[.id], authorizing: choice) }
         case .gitGet(let profile):
             guard let input = try? StandardInput.readRequest() else { handover.run() }
             // cog-cred-cli reads the same bytes if the request goes there.
@@ -65,9 +67,9 @@ struct Front {
         }
         guard let profile = config.profiles[profileName] else { handover.run() }
         // A machine (client credentials) has no ID token: `exec` and the env
-        // format go without it; asking for it alone is cog-cred-cli's to refuse.
+        // format go without it; asking for it is cog-cred-cli's to refuse.
         kinds = kinds.filter { profile.handedOutKinds.contains($0) }
-        if kinds.isEmpty { handover.run() }
+        if kinds.isEmpty || (idNeeded && !kinds.contains(.id)) { handover.run() }
 
         let stored = StoredTokens(profileName: profileName, profile: profile, store: store)
         let read = { () -> Handover.Found in
@@ -127,9 +129,9 @@ struct Front {
     }
 
     /// Replaces this process with `command`, the tokens in its environment.
-    func execute(_ command: [String], access: IssuedToken, id: IssuedToken?) -> Never {
+    func execute(_ command: [String], access: IssuedToken, id: IssuedToken?, authorizing choice: TokenChoice) -> Never {
         SecretServiceStore.disconnect()
-        let failure = ProcessReplacement.exec(command, setting: TokenOutput.execVariables(access: access, id: id))
+        let failure = ProcessReplacement.exec(command, setting: TokenOutput.execVariables(access: access, id: id, authorizing: choice))
         writeAll(2, "cog-cred: error: cannot run \(command[0]): \(failure.reason)\n")
         _exit(failure.exitStatus)
     }

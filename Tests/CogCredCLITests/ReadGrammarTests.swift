@@ -23,7 +23,8 @@ import Testing
             for minTTL in minTTLs {
                 for prompt in prompts {
                     let common = profile + minTTL + prompt
-                    for format in [[], ["--format", "json"], ["--format=env"], ["--format", "header"], ["--format", "xml"]] {
+                    for format in [[], ["--format", "json"], ["--format=env"], ["--format", "header"], ["--format", "xml"], ["--json"],
+                                   ["--json", "--format", "json"], ["--json", "--format", "env"]] {
                         for id in [[], ["--id-token"]] {
                             lists.append(("cog-cred", ["token"] + common + format + id))
                         }
@@ -33,10 +34,12 @@ import Testing
                     lists.append(("cog-cred", ["kubectl-credential"] + common))
                     lists.append(("cog-cred", ["kubectl-credential", "--id-token"] + common))
                     lists.append(("cog-cred", ["exec"] + common + ["--", "printenv", "--min-ttl"]))
+                    lists.append(("cog-cred", ["exec", "--id-token"] + common + ["--", "printenv"]))
                     lists.append(("cog-cred", ["exec"] + common + ["--"]))
                     lists.append(("cog-cred", ["aws-credentials"] + common))
                     // The profile before the subcommand, as users type it too.
                     lists.append(("cog-cred", profile + ["token"] + minTTL + prompt))
+                    lists.append(("cog-cred", ["token"] + minTTL + ["--debug"] + profile + prompt))
                 }
             }
             for action in ["get", "store", "list"] {
@@ -102,8 +105,8 @@ import Testing
             case .header: return Meaning(command: "get-header", profile: token.profile, minTTL: token.minTTL, idToken: id)
             case .execCredential: return Meaning(command: "kubectl-credential", profile: token.profile, minTTL: token.minTTL, idToken: id)
             }
-        case .exec(let profile, let minTTL, let command):
-            return Meaning(command: "exec", profile: profile, minTTL: minTTL, arguments: command)
+        case .exec(let profile, let minTTL, let choice, let command):
+            return Meaning(command: "exec", profile: profile, minTTL: minTTL, idToken: choice == .id, arguments: command)
         case .awsCredentials(let profile, let minTTL):
             return Meaning(command: "aws-credentials", profile: profile, minTTL: minTTL)
         case .gitGet(let profile): return Meaning(command: "git-credential", profile: profile, arguments: ["get"])
@@ -117,15 +120,16 @@ import Testing
         case let token as Token:
             return Meaning(
                 command: "token", profile: token.profileOptions.profile, minTTL: token.freshness.minTTL, idToken: token.idToken,
-                format: token.format)
+                format: token.json ? "json" : token.format ?? "bare")
         case let header as GetHeader:
-            return Meaning(command: "get-header", profile: header.profileOptions.profile, minTTL: header.freshness.minTTL)
+            return Meaning(command: "get-header", profile: header.profileOptions.profile, minTTL: header.freshness.minTTL, idToken: header.idToken)
         case let kubectl as KubectlCredential:
             return Meaning(
                 command: "kubectl-credential", profile: kubectl.profileOptions.profile, minTTL: kubectl.freshness.minTTL,
                 idToken: kubectl.idToken)
         case let exec as Exec:
-            return Meaning(command: "exec", profile: exec.profileOptions.profile, minTTL: exec.freshness.minTTL, arguments: exec.command)
+            return Meaning(
+                command: "exec", profile: exec.profileOptions.profile, minTTL: exec.freshness.minTTL, idToken: exec.idToken, arguments: exec.command)
         case let aws as AWSCredentialsCommand:
             return Meaning(command: "aws-credentials", profile: aws.profileOptions.profile, minTTL: aws.freshness.minTTL)
         case let git as GitCredentialCommand:

@@ -17,7 +17,14 @@ import CogCredTestSupport
         #expect(parse("token --format=env --profile=w") == .token(.init(shape: .token(.env), choice: .access, profile: "w", minTTL: nil)))
         #expect(parse("get-header") == .token(.init(shape: .header, choice: .access, profile: nil, minTTL: nil)))
         #expect(parse("kubectl-credential --id-token") == .token(.init(shape: .execCredential(nil), choice: .id, profile: nil, minTTL: nil)))
-        #expect(parse("exec --profile p -- curl -H x --profile y") == .exec(profile: "p", minTTL: nil, command: ["curl", "-H", "x", "--profile", "y"]))
+        #expect(parse("exec --profile p -- curl -H x --profile y") == .exec(profile: "p", minTTL: nil, choice: .access, command: ["curl", "-H", "x", "--profile", "y"]))
+        #expect(parse("exec --id-token -- env") == .exec(profile: nil, minTTL: nil, choice: .id, command: ["env"]))
+        #expect(parse("get-header --id-token") == .token(.init(shape: .header, choice: .id, profile: nil, minTTL: nil)))
+        #expect(parse("token --json") == .token(.init(shape: .token(.json), choice: .access, profile: nil, minTTL: nil)))
+        #expect(parse("token --json --format json") == .token(.init(shape: .token(.json), choice: .access, profile: nil, minTTL: nil)))
+        // Contradictions are cog-cred-cli's to word.
+        #expect(parse("token --json --format env") == nil)
+        #expect(parse("token --json --json") == nil)
         #expect(parse("git-credential get") == .gitGet(profile: nil))
         #expect(parse("git-credential --profile p get") == .gitGet(profile: "p"))
         #expect(parse("get", as: "/x/git-credential-cog-cred") == .gitGet(profile: nil))
@@ -37,18 +44,40 @@ import CogCredTestSupport
         #expect(!CommandLineWords.ofThisProcess().isEmpty)
     }
 
-    @Test func theProfileMovesAfterTheSubcommandAndNothingElseDoes() {
-        let move = CommandLineWords.profileAfterSubcommand
+    @Test func theProfileMovesAfterTheCommandWordsFromAnywhereAndNothingElseDoes() {
+        let move = { (words: [String]) in CommandLineWords.profileAfterCommand(words) }
         #expect(move(["--profile", "w", "token", "--id-token"]) == ["token", "--profile", "w", "--id-token"])
         #expect(move(["-p", "w", "--profile=x", "status"]) == ["status", "-p", "w", "--profile=x"])
         #expect(move(["--help", "token"]) == ["--help", "token"])
         #expect(move(["--profile", "w"]) == ["--profile", "w"])
         #expect(move(["--profile", "w", "--version"]) == ["--profile", "w", "--version"])
         #expect(move(["token", "--profile", "w"]) == ["token", "--profile", "w"])
+        // After another option, before the command: still moved.
+        #expect(move(["--debug", "-p", "w", "token"]) == ["--debug", "token", "-p", "w"])
+        // A value-less --profile at the end is left for the parser to refuse.
+        #expect(move(["token", "--profile"]) == ["token", "--profile"])
+        // exec's command keeps its own -p.
+        #expect(move(["exec", "--", "grep", "-p", "x"]) == ["exec", "--", "grep", "-p", "x"])
+        #expect(move(["-p", "w", "exec", "--", "grep", "-p", "x"]) == ["exec", "-p", "w", "--", "grep", "-p", "x"])
+    }
+
+    @Test func theProfileMovesAfterANestedCommandsWords() {
+        let groups = ["passkey": ["list", "add"], "mfa": ["enable", "show"]]
+        let move = { (words: [String]) in
+            CommandLineWords.profileAfterCommand(words) { path, word in path.count == 1 && groups[path[0]]?.contains(word) == true }
+        }
+        #expect(move(["-p", "w", "passkey", "list"]) == ["passkey", "list", "-p", "w"])
+        #expect(move(["passkey", "--profile=w", "list", "--json"]) == ["passkey", "list", "--profile=w", "--json"])
+        #expect(move(["mfa", "enable", "-p", "w", "totp"]) == ["mfa", "enable", "-p", "w", "totp"])
+        #expect(move(["-p", "w", "mfa", "enable", "totp"]) == ["mfa", "enable", "-p", "w", "totp"])
+        // A group named alone keeps the options after it (its default subcommand takes them).
+        #expect(move(["-p", "w", "mfa"]) == ["mfa", "-p", "w"])
+        // Without the tree (the front), only the first word is the command's.
+        #expect(CommandLineWords.profileAfterCommand(["-p", "w", "passkey", "list"]) == ["passkey", "-p", "w", "list"])
     }
 
     @Test func aJoinedShortProfileIsSplitBeforeTheTerminatorOnly() {
-        let normalized = CommandLineWords.normalized
+        let normalized = { (words: [String]) in CommandLineWords.normalized(words) }
         #expect(normalized(["-pwork", "token"]) == ["token", "-p", "work"])
         #expect(normalized(["git-credential", "-pwork", "get"]) == ["git-credential", "-p", "work", "get"])
         #expect(normalized(["exec", "-pw", "--", "grep", "-pattern"]) == ["exec", "-p", "w", "--", "grep", "-pattern"])
@@ -69,7 +98,7 @@ import CogCredTestSupport
     @Test(arguments: [
         "", "--help", "token --help", "token -h", "tokn", "token --bogus", "token --format yaml", "token --min-ttl -5",
         "token --min-ttl 86401", "token --min-ttl x", "token --profile", "token --profile bad/name", "token --profile a --profile b",
-        "token --id-token --id-token", "get-header --id-token", "get-header --format json", "exec", "exec --", "exec true",
+        "token --id-token --id-token", "get-header --id-token --id-token", "get-header --format json", "exec", "exec --", "exec true",
         "git-credential store", "git-credential erase", "git-credential capability", "git-credential", "docker-credential store",
         "docker-credential get extra", "refresh", "status", "sign-in", "--profile p status", "--profile p tokn", "token extra",
         "-p a token --profile b", "--profile", "-p p", "token -p",

@@ -112,7 +112,7 @@ import CogCredTestSupport
         let status = try client.status(profile: "default")
         #expect(status.signedIn && status.profile == "default" && status.accessTokenExpiresAt == now + 3500)
         #expect(AgentWire.status(AgentWire.status(status)) == status)
-        #expect(try client.signOut(profile: "default", scope: .local, forgettingDevice: false) == 2)
+        #expect(try client.signOut(profile: "default", scope: .local, forgettingDevice: false).removed == 2)
         #expect(try store.read(.refresh, profile: "default") == nil)
         #expect(try client.profile("default") == testProfile)
     }

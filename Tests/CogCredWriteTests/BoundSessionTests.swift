@@ -66,7 +66,7 @@ import CogCredTestSupport
         for scope in [TokenManager.SignOutScope.local, .revoke] {
             try store.write(.refresh, profile: "default", secret: "r", context: context)
             try store.write(.access, profile: "default", secret: TestJWT.access(iat: now, lifetime: 3600), context: context)
-            #expect(try manager.signOut(scope) == 2)
+            #expect(try manager.signOut(scope).removed == 2)
             #expect(try store.read(.refresh, profile: "default") == nil && store.read(.access, profile: "default") == nil)
         }
         // Every kind was deleted (found or not), each under the lock.

@@ -341,7 +341,7 @@ import CogCredTestSupport
     @Test func revokesTheRefreshTokenThenDeletes() throws {
         let store = try signedIn()
         let cognito = FakeCognito()
-        #expect(try makeManager(store: store, cognito: cognito, clock: FakeClock(now)).signOut(.revoke) == 3)
+        #expect(try makeManager(store: store, cognito: cognito, clock: FakeClock(now)).signOut(.revoke) == .init(removed: 3, atCognito: .revoked))
         #expect(cognito.revocations.withLock { $0 } == ["revoke r1"])
         #expect(try store.read(.refresh, profile: "default") == nil)
     }
@@ -350,7 +350,7 @@ import CogCredTestSupport
     @Test func globalSignsOutEverywhere() throws {
         let store = try signedIn()
         let cognito = FakeCognito()
-        #expect(try makeManager(store: store, cognito: cognito, clock: FakeClock(now)).signOut(.global) == 3)
+        #expect(try makeManager(store: store, cognito: cognito, clock: FakeClock(now)).signOut(.global) == .init(removed: 3, atCognito: .signedOutEverywhere))
         #expect(cognito.revocations.withLock { $0 } == ["global"])
         for kind in [SecretKind.refresh, .id, .access] { #expect(try store.read(kind, profile: "default") == nil) }
     }
@@ -371,13 +371,14 @@ import CogCredTestSupport
         let store = try signedIn()
         let cognito = FakeCognito()
         cognito.state.withLock { $0.accountError = .service(code: "NotAuthorizedException", message: "revoked", httpStatus: 400) }
-        #expect(try makeManager(store: store, cognito: cognito, clock: FakeClock(now)).signOut(.revoke) == 3)
+        // Not called revoked: Cognito said it was over already.
+        #expect(try makeManager(store: store, cognito: cognito, clock: FakeClock(now)).signOut(.revoke) == .init(removed: 3, atCognito: .alreadyEnded))
     }
 
     @Test func localCallsNothing() throws {
         let cognito = FakeCognito()
         let store = try signedIn()
-        #expect(try makeManager(store: store, cognito: cognito, clock: FakeClock(now)).signOut(.local) == 3)
+        #expect(try makeManager(store: store, cognito: cognito, clock: FakeClock(now)).signOut(.local) == .init(removed: 3, atCognito: .notAsked))
         #expect(try store.read(.refresh, profile: "default") == nil)
         // No call of any kind reached Cognito.
         #expect(cognito.revocations.withLock { $0 }.isEmpty)

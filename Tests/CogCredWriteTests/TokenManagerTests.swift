@@ -187,8 +187,8 @@ import CogCredTestSupport
         let store = InMemoryTokenStore()
         try signedIn(store, accessIat: now)
         let manager = makeManager(store: store, clock: FakeClock(now))
-        #expect(try manager.signOut() == 3)
-        #expect(try manager.signOut() == 0)
+        #expect(try manager.signOut().removed == 3)
+        #expect(try manager.signOut().removed == 0)
         #expect(try store.read(.refresh, profile: "default") == nil)
     }
 

@@ -20,10 +20,12 @@ public enum CommandLineWords {
     }
 
     /// The words both binaries parse: `-pNAME` as `-p NAME` (getopt's
-    /// joined short option), then the profile options moved after the
-    /// subcommand (`profileAfterSubcommand`). Only before `--`: exec's
-    /// command is passed on as typed.
-    public static func normalized(_ words: [String]) -> [String] {
+    /// joined short option), then the profile options moved to just after
+    /// the command's words (`profileAfterCommand`). Only before `--`:
+    /// exec's command is passed on as typed. `nested` says whether a word
+    /// names a subcommand of the command named so far (`passkey list`); the front, whose
+    /// commands have none, leaves it out.
+    public static func normalized(_ words: [String], nested: (_ command: [String], _ word: String) -> Bool = { _, _ in false }) -> [String] {
         var split: [String] = []
         split.reserveCapacity(words.count + 1)
         var index = 0
@@ -37,31 +39,38 @@ public enum CommandLineWords {
             index += 1
         }
         split += words[index...]
-        return profileAfterSubcommand(split)
+        return profileAfterCommand(split, nested: nested)
     }
 
-    /// `cog-cred --profile work token`, as aws and gh users type it: the
-    /// profile options given before the subcommand (`--profile NAME`,
-    /// `--profile=NAME`, `-p NAME`) are moved to just after it, where every
-    /// subcommand takes them. `words` excludes argv[0]. Anything else before
-    /// the subcommand (`--help`, `--version`, a typo) stops the move and is
-    /// left for the parser to answer.
-    public static func profileAfterSubcommand(_ words: [String]) -> [String] {
+    /// `cog-cred --profile work token`, `cog-cred -p work passkey list`,
+    /// `cog-cred passkey -p work list`: the profile options wherever they
+    /// are before `--` (`--profile NAME`, `--profile=NAME`, `-p NAME`) are
+    /// moved to just after the command's words, where every command takes
+    /// them, so they work in any position as aws and gh users type them.
+    /// `words` excludes argv[0]. The command's words are the first word
+    /// that is not an option, then each next one `nested` names. With no
+    /// command word (`cog-cred -p work --help`) nothing moves.
+    public static func profileAfterCommand(_ words: [String], nested: (_ command: [String], _ word: String) -> Bool = { _, _ in false }) -> [String] {
+        let end = words.firstIndex(of: "--") ?? words.endIndex
         var moved: [String] = []
+        var rest: [String] = []
         var index = 0
-        while index < words.count {
+        while index < end {
             let word = words[index]
-            if word == "--profile" || word == "-p", index + 1 < words.count {
+            if word == "--profile" || word == "-p", index + 1 < end {
                 moved += [word, words[index + 1]]
                 index += 2
             } else if word.hasPrefix("--profile=") {
                 moved.append(word)
                 index += 1
             } else {
-                break
+                rest.append(word)
+                index += 1
             }
         }
-        guard !moved.isEmpty, index < words.count, !words[index].hasPrefix("-") else { return words }
-        return [words[index]] + moved + words[(index + 1)...]
+        guard !moved.isEmpty, let first = rest.firstIndex(where: { !$0.hasPrefix("-") }) else { return words }
+        var last = first
+        while last + 1 < rest.count, nested(Array(rest[first...last]), rest[last + 1]) { last += 1 }
+        return Array(rest[...last]) + moved + rest[(last + 1)...] + words[end...]
     }
 }

@@ -3,10 +3,10 @@
 /// exactly (help, a typo, an invalid value, a write) is nil and goes to
 /// cog-cred-cli, which owns the command line and says what is wrong.
 public enum ReadRequest: Equatable, Sendable {
-    /// `token [--id-token] [--format F]`, `get-header`, `kubectl-credential [--id-token]`.
+    /// `token [--id-token] [--format F | --json]`, `get-header [--id-token]`, `kubectl-credential [--id-token]`.
     case token(TokenRequest)
-    /// `exec [options] -- COMMAND...`
-    case exec(profile: String?, minTTL: Int64?, command: [String])
+    /// `exec [options] -- COMMAND...`; `choice` is the token COG_CRED_AUTHORIZATION carries.
+    case exec(profile: String?, minTTL: Int64?, choice: TokenChoice, command: [String])
     /// `git-credential [--profile P] get`, also run as `git-credential-cog-cred get`.
     case gitGet(profile: String?)
     /// `docker-credential get`, also run as `docker-credential-cog-cred get`.
@@ -51,12 +51,13 @@ public enum ReadRequest: Equatable, Sendable {
     /// The words to parse, from the arguments as the process got them
     /// (argv[0] included): run by a helper name, its subcommand first;
     /// `-pP` split and a `--profile P` given before the subcommand moved
-    /// after it (`CommandLineWords.normalized`).
-    public static func commandWords(_ arguments: [String]) -> [String] {
+    /// after the command's words (`CommandLineWords.normalized`, which
+    /// `nested` is passed to).
+    public static func commandWords(_ arguments: [String], nested: (_ command: [String], _ word: String) -> Bool = { _, _ in false }) -> [String] {
         var words = Array(arguments.dropFirst())
         let name = arguments.first.map(baseName)
         if let helper = helperNames.first(where: { $0.name == name }) { words.insert(helper.command, at: 0) }
-        return CommandLineWords.normalized(words)
+        return CommandLineWords.normalized(words, nested: nested)
     }
 
     /// `--min-ttl`'s text as seconds, nil unless a whole number in `range`.
@@ -91,25 +92,23 @@ public enum ReadRequest: Equatable, Sendable {
         switch command {
         case "token", "get-header", "kubectl-credential":
             // --no-prompt: the front never prompts anyway (a locked keyring is handed over).
-            guard let profile = options.profile(), let minTTL = options.minTTL(), options.flag("--no-prompt") != nil
+            guard let profile = options.profile(), let minTTL = options.minTTL(), options.flag("--no-prompt") != nil,
+                let idToken = options.flag("--id-token")
             else { return nil }
-            var request = TokenRequest(shape: .header, choice: .access, profile: profile, minTTL: minTTL)
-            if command != "get-header" {
-                guard let idToken = options.flag("--id-token") else { return nil }
-                request.choice = idToken ? .id : .access
-                request.shape = .execCredential(nil)
-            }
+            var request = TokenRequest(shape: .header, choice: idToken ? .id : .access, profile: profile, minTTL: minTTL)
+            if command == "kubectl-credential" { request.shape = .execCredential(nil) }
             if command == "token" {
-                guard let format = options.value("--format") else { return nil }
-                guard let shape = TokenOutput.Format(rawValue: format ?? "bare") else { return nil }
+                guard let format = options.value("--format"), let json = options.flag("--json") else { return nil }
+                guard let shape = TokenOutput.Format(rawValue: format ?? (json ? "json" : "bare")) else { return nil }
+                if json && shape != .json { return nil }  // cog-cred-cli says why
                 request.shape = .token(shape)
             }
             return options.isEmpty ? .token(request) : nil
         case "exec":
             guard let profile = options.profile(), let minTTL = options.minTTL(), options.flag("--no-prompt") != nil,
-                let command = options.afterTerminator(), !command.isEmpty
+                let idToken = options.flag("--id-token"), let command = options.afterTerminator(), !command.isEmpty
             else { return nil }
-            return options.isEmpty ? .exec(profile: profile, minTTL: minTTL, command: command) : nil
+            return options.isEmpty ? .exec(profile: profile, minTTL: minTTL, choice: idToken ? .id : .access, command: command) : nil
         case "aws-credentials":
             guard let profile = options.profile(), let minTTL = options.minTTL(in: awsMinTTL), options.flag("--no-prompt") != nil,
                 options.isEmpty

@@ -15,7 +15,7 @@ public enum TokenOutput {
 
     /// `token --format ...`, from the tokens `kinds` named.
     public static func render(_ format: Format, choice: TokenChoice, tokens: [SecretKind: IssuedToken]) -> String {
-        if format == .env, let access = tokens[.access] { return exports(access: access, id: tokens[.id]) }
+        if format == .env, let access = tokens[.access] { return exports(access: access, id: tokens[.id], authorizing: choice) }
         guard let token = tokens[choice.kind] else { return "" }
         switch format {
         case .bare, .env:
@@ -33,8 +33,8 @@ public enum TokenOutput {
     /// shell's eval (`unset` for a token the profile does not have, so an
     /// inherited one never stands in for it), then when the first of them
     /// expires.
-    public static func exports(access: IssuedToken, id: IssuedToken?) -> String {
-        let variables = execVariables(access: access, id: id)
+    public static func exports(access: IssuedToken, id: IssuedToken?, authorizing choice: TokenChoice = .access) -> String {
+        let variables = execVariables(access: access, id: id, authorizing: choice)
         var lines = execVariableNames.map { name in
             (variables[name] ?? nil).map { "export \(name)=\(shellQuoted($0))" } ?? "unset \(name)"
         }
@@ -54,11 +54,14 @@ public enum TokenOutput {
 
     /// What `exec` puts in the command's environment; nil values are
     /// removed, so an inherited variable never stands in for a token that
-    /// this profile does not have.
-    public static func execVariables(access: IssuedToken, id: IssuedToken?) -> [String: String?] {
-        [
+    /// this profile does not have. COG_CRED_AUTHORIZATION carries the
+    /// token `choice` names (`--id-token`: the ID token; the caller has
+    /// checked there is one).
+    public static func execVariables(access: IssuedToken, id: IssuedToken?, authorizing choice: TokenChoice = .access) -> [String: String?] {
+        let authorizing = choice == .id ? id ?? access : access
+        return [
             "COG_CRED_ACCESS_TOKEN": access.value,
-            "COG_CRED_AUTHORIZATION": "Bearer \(access.value)",
+            "COG_CRED_AUTHORIZATION": "Bearer \(authorizing.value)",
             "COG_CRED_ID_TOKEN": id?.value,
         ]
     }

@@ -40,11 +40,14 @@ public struct AgentClient: SessionAgent {
         return check
     }
 
-    public func signOut(profile: String, scope: TokenManager.SignOutScope, forgettingDevice: Bool) throws -> Int {
+    public func signOut(profile: String, scope: TokenManager.SignOutScope, forgettingDevice: Bool) throws -> TokenManager.SignOutResult {
         let fields: [String: JSONValue] = [
             "profile": .string(profile), "scope": .string(AgentWire.scopes.first { $0.0 == scope }!.1), "forget-device": .bool(forgettingDevice),
         ]
-        return Int(AgentWire.int(try ask(.signOut, fields)["removed"]) ?? 0)
+        let answer = try ask(.signOut, fields)
+        // An agent that does not say what Cognito was asked is not taken to have asked.
+        let atCognito = answer["at-cognito"]?.stringValue.flatMap(TokenManager.SignOutResult.AtCognito.init(rawValue:)) ?? .notAsked
+        return TokenManager.SignOutResult(removed: Int(AgentWire.int(answer["removed"]) ?? 0), atCognito: atCognito)
     }
 
     /// The profile as configured where the agent runs: a machine the

@@ -73,8 +73,8 @@ public struct AgentService: Sendable {
             return ["check": AgentWire.check(try manager(try named(request), note).checkSession(), describe)]
         case .signOut:
             let scope = AgentWire.scopes.first { $0.1 == request["scope"]?.stringValue }?.0 ?? .local
-            let removed = try manager(try named(request), note).signOut(scope, forgettingDevice: request["forget-device"] == .bool(true))
-            return ["removed": .int(Int64(removed))]
+            let result = try manager(try named(request), note).signOut(scope, forgettingDevice: request["forget-device"] == .bool(true))
+            return ["removed": .int(Int64(result.removed)), "at-cognito": .string(result.atCognito.rawValue)]
         case .profile:
             let name = try named(request)
             let file = try config()

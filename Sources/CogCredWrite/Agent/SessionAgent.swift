@@ -12,5 +12,5 @@ public protocol SessionAgent: Sendable {
     func refresh(profile: String) throws -> TokenManager.RefreshedTokens
     func status(profile: String) throws(AgentFailure) -> SessionStatus
     func checkSession(profile: String) throws -> SessionCheck
-    func signOut(profile: String, scope: TokenManager.SignOutScope, forgettingDevice: Bool) throws -> Int
+    func signOut(profile: String, scope: TokenManager.SignOutScope, forgettingDevice: Bool) throws -> TokenManager.SignOutResult
 }

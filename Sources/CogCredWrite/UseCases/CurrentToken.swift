@@ -41,6 +41,7 @@ extension TokenManager {
             // A token whose whole life is shorter than the margin is still handed
             // out after one refresh, as long as it has not expired.
             guard let exp = fresh.claims.exp, exp > clock.now() else { throw AuthError.freshTokenExpired(choice.kind) }
+            noteLifeShorterThanAsked(fresh, policy)
             return fresh
         }
     }
@@ -93,6 +94,14 @@ extension TokenManager {
         return { try read(RefreshPolicy(minTTL: 0)) }
     }
 
+    /// `--min-ttl` longer than the pool's tokens live: no stored token can
+    /// meet it, so every call would refresh in silence. Said once, when a
+    /// refresh shows it (a token just issued has its whole life left).
+    func noteLifeShorterThanAsked(_ fresh: IssuedToken, _ policy: RefreshPolicy) {
+        guard let minTTL = policy.minTTL, let exp = fresh.claims.exp, let iat = fresh.claims.iat, exp - iat < minTTL else { return }
+        warn("cog-cred: note: --min-ttl \(minTTL) is longer than this pool's tokens live (\(exp - iat) s), so every call refreshes; give a --min-ttl under \(exp - iat)")
+    }
+
     /// Seconds a refresh due only by the margin may take, retries included.
     static let marginRefreshBudget = 2.0
 
@@ -107,8 +116,11 @@ extension TokenManager {
 
     /// The access token and the ID token, both with more than the margin
     /// left, after at most one refresh: what `exec` hands a command; or,
-    /// as for one token, both while they still work.
-    public func currentTokens(policy: RefreshPolicy = RefreshPolicy()) throws -> RefreshedTokens {
+    /// as for one token, both while they still work. `authorizing .id`
+    /// (`--id-token`, the token the command is to present) refuses a
+    /// machine, which has no ID token, before anything is read.
+    public func currentTokens(policy: RefreshPolicy = RefreshPolicy(), authorizing choice: TokenChoice = .access) throws -> RefreshedTokens {
+        if choice == .id && profile.effectiveGrant == .clientCredentials { throw AuthError.noIDToken(profile: profileName) }
         if let agent {
             let both = try agent.tokens([.access, .id], profile: profileName, policy: policy)
             guard let access = both[.access] else { throw AuthError.malformedToken(.access) }
@@ -123,6 +135,7 @@ extension TokenManager {
         }
         return try storedOrRefreshed({ try fromStore(policy) }, stillWorking: stillWorking) { fresh in
             guard let exp = fresh.access.claims.exp, exp > clock.now() else { throw AuthError.freshTokenExpired(.access) }
+            noteLifeShorterThanAsked(fresh.access, policy)
             return fresh
         }
     }

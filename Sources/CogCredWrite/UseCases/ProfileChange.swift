@@ -96,7 +96,7 @@ extension ConfiguredProfiles {
         var tokensDeleted = 0
         if change.endsSession {
             do {
-                tokensDeleted = try session.signOut(.local, forgettingDevice: true)
+                tokensDeleted = try session.signOut(.local, forgettingDevice: true).removed
             } catch let failure as SecretServiceError {
                 session.warn("cog-cred: warning: the old tokens could not be deleted (\(failure.message)); they will not be used")
             }

@@ -10,7 +10,7 @@ extension ConfiguredProfiles {
         var file = try config.load()
         guard let profile = file.profiles[name] else { throw file.notFound(name, path: config.path) }
         let session = localSession(name, profile: profile)
-        var removed = try session.signOut(.local, forgettingDevice: true)
+        var removed = try session.signOut(.local, forgettingDevice: true).removed
         if try session.store.delete(.clientSecret, profile: name) { removed += 1 }
         file.profiles[name] = nil
         try config.save(file)

@@ -12,11 +12,18 @@ extension ConfiguredProfiles {
     /// Every profile by name, with its session's status while the keyring
     /// answers. Once it fails (locked, no Secret Service), the rest are
     /// listed unknown rather than asked again, and its failure comes with
-    /// the list: the profiles are worth showing either way.
-    public func summaries() throws(ConfigError) -> (profiles: [Summary], keyringFailure: SecretServiceError?) {
+    /// the list: the profiles are worth showing either way. `only` lists
+    /// that one profile, and is an error (78) when it is not configured.
+    public func summaries(only: String? = nil) throws(ConfigError) -> (profiles: [Summary], keyringFailure: SecretServiceError?) {
         var summaries: [Summary] = []
         var failure: SecretServiceError? = nil
-        for (name, profile) in try load().profiles.sorted(by: { $0.key < $1.key }) {
+        let file = try load()
+        var profiles = file.profiles.sorted(by: { $0.key < $1.key })
+        if let only {
+            guard let profile = file.profiles[only] else { throw file.notFound(only, path: config.path) }
+            profiles = [(only, profile)]
+        }
+        for (name, profile) in profiles {
             var summary = Summary(name: name, profile: profile)
             if failure == nil {
                 do {

@@ -37,7 +37,12 @@ extension TokenManager {
     /// its app client's), from the stored tokens alone (`whoami`).
     public func signedInName() throws -> String {
         let session = try status()
-        guard session.signedIn, let name = session.username else { throw AuthError.notSignedIn(profile: profileName) }
+        // A machine's access token names no user: its app client (the
+        // profile's, which the stored token is bound to) is who it is.
+        let machine = profile.effectiveGrant == .clientCredentials
+        guard session.signedIn, let name = machine ? profile.clientID : session.username else {
+            throw AuthError.notSignedIn(profile: profileName)
+        }
         return name
     }
 }

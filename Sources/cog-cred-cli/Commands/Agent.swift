@@ -55,6 +55,8 @@ struct Agent: ParsableCommand, HelpExamples {
         "cog-cred agent --daemon --log /tmp/cog-cred-agent.log",
     ]
 
+    @OptionGroup var globals: GlobalOptions
+
     @Flag(help: "Keep the sessions only in this process's memory, for a machine with no Secret Service.")
     var memory = false
 
@@ -73,6 +75,7 @@ struct Agent: ParsableCommand, HelpExamples {
     var readyFD: Int32?
 
     func validate() throws {
+        try globals.refuseProfile("agent", because: "an agent serves every profile (each request names its own)")
         if let socket, socket.isEmpty { throw ValidationError("--socket takes a path") }
         if let log, log.isEmpty { throw ValidationError("--log takes a path") }
     }

@@ -11,8 +11,11 @@ struct Configure: ParsableCommand, HelpExamples {
         discussion: """
             Settings are kept in $XDG_CONFIG_HOME/cog-cred/config.json (mode 0600); no secret \
             is ever written there. Options not given keep their current value; an empty \
-            value ("") clears an optional setting. --show prints the profile's settings; \
-            --delete removes the profile and deletes its items (tokens, app client secret) \
+            value ("") clears an optional setting. With no setting on a terminal, it asks for \
+            the essentials (user pool id, app client id, region, username), showing the \
+            current value that Enter keeps, as aws configure does; a change that changes \
+            nothing writes nothing and says so. --show (or --json) prints the profile's \
+            settings as JSON; --json after a change prints them as saved. --delete removes the profile and deletes its items (tokens, app client secret) \
             from the Secret Service. cog-cred profiles lists every profile.
             """)
     static let examples = [
@@ -33,6 +36,9 @@ struct Configure: ParsableCommand, HelpExamples {
 
     @Flag(help: "Print the profile's settings as JSON (as config.json keeps them; no secret) and change nothing.")
     var show = false
+
+    @Flag(help: "Print the profile's settings as JSON: alone, as --show; with settings, as saved.")
+    var json = false
 
     @Flag(help: "Remove the profile from the config and delete its tokens and app client secret from the Secret Service.")
     var delete = false
@@ -76,6 +82,7 @@ struct Configure: ParsableCommand, HelpExamples {
 
     func validate() throws {
         if show && delete { throw ValidationError("--show and --delete cannot be used together") }
+        if json && delete { throw ValidationError("--json prints a profile; --delete leaves none") }
         if (show || delete) && changesSettings {
             throw ValidationError("--\(show ? "show" : "delete") takes no settings: run configure without it to change them")
         }
@@ -84,12 +91,14 @@ struct Configure: ParsableCommand, HelpExamples {
         }
     }
 
-    func run() throws {
+    mutating func run() throws {
         let wiring = Wiring()
         let name = try profileOptions.name(wiring.environment)
         let profiles = wiring.profiles
         let file = try profiles.load()
         let existing = file.profiles[name]
+        // `configure --json` alone is `configure --show`: it changes nothing.
+        let show = show || (json && !changesSettings)
         if show || delete {
             guard let existing else { throw file.notFound(name, path: profiles.config.path) }
             if show { return Output.data(existing.json.prettyText) }
@@ -98,6 +107,9 @@ struct Configure: ParsableCommand, HelpExamples {
             return Output.note("Deleted profile '\(name)' from \(profiles.config.path) and its \(items) from \(wiring.storeName).")
         }
 
+        if !changesSettings && isatty(0) == 1 && PasswordInput.onTerminal({ _ in }) {
+            try askEssentials(existing)
+        }
         guard let poolID = userPoolId ?? existing?.userPoolID else {
             throw ConfigError.missingSetting(profile: name, setting: "user-pool-id")
         }
@@ -165,12 +177,18 @@ struct Configure: ParsableCommand, HelpExamples {
         if profile.effectiveAuthFlow == .browser && profile.domain == nil {
             throw ValidationError("--auth-flow browser needs the pool's domain: add --domain PREFIX_OR_URL")
         }
+        if profile == existing && !clientSecretStdin && !(removeClientSecret && existing?.clientSecretInKeyring == true) {
+            Output.note("Profile '\(name)' unchanged: nothing to change in \(profiles.config.path).")
+            if json { Output.data(profile.json.prettyText) }
+            return
+        }
         let secret = clientSecretStdin ? try PasswordInput.fromStandardInput(what: "client secret") : nil
         let tokensDeleted = try profiles.save(
             name, profile, replacing: existing, change: change,
             clientSecret: secret.map(ClientSecretEdit.store) ?? (removeClientSecret ? .remove : .keep))
 
         Output.note("Saved profile '\(name)' in \(profiles.config.path).")
+        if json { Output.data(profile.json.prettyText) }
         if clientSecretStdin { Output.note("The app client secret is in \(wiring.storeName), not in the file.") }
         if profile.method != nil && profile.effectiveAuthFlow != .choice {
             Output.note("cog-cred: note: --method applies to --auth-flow choice; this profile signs in with \(profile.effectiveAuthFlow.rawValue)")
@@ -186,6 +204,23 @@ struct Configure: ParsableCommand, HelpExamples {
             let deleted = tokensDeleted > 0 ? " (its tokens were deleted)" : ""
             Output.note("The profile now names a different user pool, app client or endpoint\(deleted): sign in again.")
         }
+    }
+}
+
+extension Configure {
+    /// `configure` with no setting on a terminal: the essentials asked one
+    /// by one, each with its current value in brackets that Enter keeps, as
+    /// `aws configure` asks.
+    mutating func askEssentials(_ existing: Profile?) throws {
+        func ask(_ label: String, _ current: String?) throws -> String? {
+            let answer = try PasswordInput.ask("\(label)\(current.map { " [\($0.oneLine(limit: 80))]" } ?? ""): ")
+            return answer.isEmpty ? nil : answer
+        }
+        connection.userPoolId = try ask("User pool id", existing?.userPoolID)
+        connection.clientId = try ask("App client id", existing?.clientID)
+        let poolRegion = (connection.userPoolId ?? existing?.userPoolID).flatMap(ProfileValidation.regionPrefix(ofPoolID:))
+        connection.region = try ask("Region", existing?.region ?? poolRegion)
+        signIn.username = try ask("Username (optional)", existing?.username)
     }
 }
 

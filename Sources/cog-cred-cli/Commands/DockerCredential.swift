@@ -13,7 +13,8 @@ struct DockerCredentialCommand: ParsableCommand, HelpExamples {
         commandName: "docker-credential",
         abstract: "docker credential helper (\"credHelpers\": {\"registry.example.com\": \"cog-cred\"}).",
         discussion: """
-            Registries are mapped to profiles with configure --docker-registry HOST. get prints \
+            Registries are mapped to profiles with configure --docker-registry HOST (or \
+            --profile names the one to answer with). get prints \
             {"ServerURL", "Username", "Secret"} with a fresh access token as the secret; a \
             registry that is not mapped gets the protocol's "credentials not found" answer. \
             store accepts credentials only for mapped registries and keeps nothing; erase makes \
@@ -24,6 +25,10 @@ struct DockerCredentialCommand: ParsableCommand, HelpExamples {
         "cog-cred docker-credential list",
     ]
 
+    /// `--profile` here has no default: the registry's mapping decides.
+    @OptionGroup var globals: GlobalOptions
+    var profile: String? { globals.profile }
+
     @Argument(help: "get, store, erase, list or version.", completion: Completions.dockerActions)
     var action: String
 
@@ -32,7 +37,7 @@ struct DockerCredentialCommand: ParsableCommand, HelpExamples {
         switch action {
         case "get", "erase":
             let serverURL = DockerCredential.serverURL(try StandardInput.readAll(limit: 65536))
-            guard let name = try wiring.profiles.profileName(forRegistry: serverURL) else {
+            guard let name = try profile ?? wiring.profiles.profileName(forRegistry: serverURL) else {
                 throw DockerFailure(DockerCredential.notFound)
             }
             let manager = try wiring.tokenManager(named: name)
@@ -46,7 +51,7 @@ struct DockerCredentialCommand: ParsableCommand, HelpExamples {
             guard let credential = DockerCredential.Credential(input) else {
                 throw DockerFailure("cog-cred: store expects {\"ServerURL\", \"Username\", \"Secret\"} on standard input")
             }
-            guard try wiring.profiles.profileName(forRegistry: credential.serverURL) != nil else {
+            guard try profile != nil || wiring.profiles.profileName(forRegistry: credential.serverURL) != nil else {
                 throw DockerFailure("cog-cred keeps only Cognito tokens: map the registry with cog-cred configure --docker-registry HOST")
             }
         case "list":

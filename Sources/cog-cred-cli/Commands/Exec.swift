@@ -7,7 +7,7 @@ struct Exec: ParsableCommand, HelpExamples {
         abstract: "Run a command with fresh tokens in its environment.",
         discussion: """
             Sets COG_CRED_ACCESS_TOKEN, COG_CRED_ID_TOKEN and COG_CRED_AUTHORIZATION \
-            ("Bearer <access token>"), then replaces cog-cred with the command, so its exit \
+            ("Bearer <access token>", or with --id-token "Bearer <ID token>"), then replaces cog-cred with the command, so its exit \
             status and signals are the command's own. Tokens never go on a command line. \
             As in a shell, a command that is not found exits 127, one that cannot be run \
             (not executable) 126. --aws also sets AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, \
@@ -24,6 +24,9 @@ struct Exec: ParsableCommand, HelpExamples {
     @OptionGroup var profileOptions: ProfileOptions
     @OptionGroup var freshness: FreshnessOptions
 
+    @Flag(help: "Put the ID token in COG_CRED_AUTHORIZATION instead of the access token.")
+    var idToken = false
+
     @Flag(help: "Also set AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN and AWS_CREDENTIAL_EXPIRATION from the identity pool.")
     var aws = false
 
@@ -36,8 +39,9 @@ struct Exec: ParsableCommand, HelpExamples {
 
     func run() throws {
         let manager = try Wiring().tokenManager(profileOptions)
-        let tokens = try manager.currentTokens(policy: freshness.policy)
-        var variables = TokenOutput.execVariables(access: tokens.access, id: tokens.id)
+        let choice: TokenChoice = idToken ? .id : .access
+        let tokens = try manager.currentTokens(policy: freshness.policy, authorizing: choice)
+        var variables = TokenOutput.execVariables(access: tokens.access, id: tokens.id, authorizing: choice)
         if aws {
             // --min-ttl asks the same of them as of the tokens (their own default: 300 s).
             let credentials = try manager.awsCredentials(margin: freshness.minTTL ?? AWSCredentials.defaultMinTTL)

@@ -31,17 +31,9 @@ struct GitCredentialCommand: ParsableCommand, HelpExamples {
         "cog-cred git-credential --profile work capability",
     ]
 
-    @Option(
-        name: [.long, .customShort("p")],
-        help: ArgumentHelp("Profile to answer with (default: the profile whose --git-url matches; never $COG_CRED_PROFILE).", valueName: "name"),
-        completion: Completions.profileNames)
-    var profile: String?
-
-    func validate() throws {
-        if let profile, let problem = ProfileValidation.profileNameProblem(profile) {
-            throw ValidationError("invalid --profile: \(problem)")
-        }
-    }
+    /// `--profile` here has no default: COG_CRED_PROFILE and "default" are never used.
+    @OptionGroup var globals: GlobalOptions
+    var profile: String? { globals.profile }
 
     @Argument(help: "get, store, erase or capability (others are ignored).", completion: Completions.gitActions)
     var action: String

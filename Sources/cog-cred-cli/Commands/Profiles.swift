@@ -8,18 +8,22 @@ struct Profiles: ParsableCommand, HelpExamples {
         discussion: """
             Never prints a token. The keyring is asked for each profile; when it cannot be \
             (locked, no Secret Service) the list is still printed, with the signed-in column \
-            unknown, and the command exits 69.
+            unknown, and the command exits 69. --profile lists that profile alone (78 when it \
+            is not configured).
             """)
     static let examples = [
         "cog-cred profiles",
         "cog-cred profiles --json",
+        "cog-cred profiles --profile work",
     ]
+
+    @OptionGroup var globals: GlobalOptions
 
     @Flag(help: "Print a JSON array instead of a table.")
     var json = false
 
     func run() throws {
-        let (summaries, keyringFailure) = try Wiring().profiles.summaries()
+        let (summaries, keyringFailure) = try Wiring().profiles.summaries(only: globals.profile)
         let rows = summaries.map(Row.init)
         if json {
             Output.data(JSONValue.array(rows.map(\.json)).compactText)

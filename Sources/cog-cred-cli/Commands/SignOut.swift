@@ -49,19 +49,28 @@ struct SignOut: ParsableCommand, HelpExamples {
             scope = .local
             manager = wiring.profiles.localSession(name)
         }
-        let removed: Int
+        let result: TokenManager.SignOutResult
         do {
-            removed = try manager.signOut(scope)
+            result = try manager.signOut(scope)
         } catch {
             if scope == .global { endManagedLoginSession(manager, wiring) }
             throw error
         }
         if scope == .global { endManagedLoginSession(manager, wiring) }
-        if removed == 0 {
+        // What Cognito was asked and said, as it happened: "revoked" only
+        // when a revocation was sent and accepted.
+        let remote = switch result.atCognito {
+        case .revoked: "session revoked at Cognito; "
+        case .signedOutEverywhere: "signed out everywhere; "
+        case .alreadyEnded: "Cognito had already ended the session; "
+        case .notAsked where scope != .local && manager.profile.effectiveGrant == .clientCredentials:
+            "a machine has no refresh token to revoke, so nothing was sent to Cognito (its access token works until it expires); "
+        case .notAsked: ""
+        }
+        if result.removed == 0 {
             Output.note("Profile '\(name)' was not signed in; nothing to delete.")
         } else {
-            let remote = scope == .global ? "signed out everywhere; " : scope == .revoke ? "session revoked; " : ""
-            Output.note("Signed out of profile '\(name)': \(remote)deleted \(removed) item(s) from \(wiring.storeName).")
+            Output.note("Signed out of profile '\(name)': \(remote)deleted \(result.removed) item(s) from \(wiring.storeName).")
         }
     }
 

@@ -21,7 +21,7 @@ struct Token: ParsableCommand, HelpExamples {
         "cog-cred token",
         "cog-cred token --profile work --format header",
         "cog-cred token --id-token --min-ttl 300",
-        "cog-cred token --format env",
+        "cog-cred token --json",
     ]
 
     @OptionGroup var profileOptions: ProfileOptions
@@ -34,19 +34,27 @@ struct Token: ParsableCommand, HelpExamples {
         "bare (default), header, json, or env: export lines for eval that set what exec sets (COG_CRED_ACCESS_TOKEN, COG_CRED_ID_TOKEN, COG_CRED_AUTHORIZATION) and COG_CRED_TOKEN_EXPIRES_AT.",
         valueName: "format"),
         completion: Completions.formats)
-    var format: String = "bare"
+    var format: String?
+
+    @Flag(help: "Print JSON: the same as --format json.")
+    var json = false
 
     func validate() throws {
-        if TokenOutput.Format(rawValue: format) == nil { throw ValidationError("--format must be \(TokenOutput.Format.names.spoken()), not '\(format)'") }
+        if let format, TokenOutput.Format(rawValue: format) == nil {
+            throw ValidationError("--format must be \(TokenOutput.Format.names.spoken()), not '\(format)'")
+        }
+        if json, let format, format != TokenOutput.Format.json.rawValue {
+            throw ValidationError("--json is --format json: it cannot be used with --format \(format)")
+        }
     }
 
     func run() throws {
         let manager = try Wiring().tokenManager(profileOptions)
-        let format = TokenOutput.Format(rawValue: format) ?? .bare
+        let format = json ? .json : format.flatMap(TokenOutput.Format.init(rawValue:)) ?? .bare
         let choice: TokenChoice = idToken ? .id : .access
         var tokens: [SecretKind: IssuedToken] = [:]
         if TokenOutput.kinds(format, choice: choice).count > 1 {
-            let both = try manager.currentTokens(policy: freshness.policy)
+            let both = try manager.currentTokens(policy: freshness.policy, authorizing: choice)
             (tokens[.access], tokens[.id]) = (both.access, both.id)
         } else {
             tokens[choice.kind] = try manager.currentToken(choice, policy: freshness.policy)

@@ -7,23 +7,28 @@ struct Whoami: ParsableCommand, HelpExamples {
         discussion: """
             Cognito's name for the user (the access token's username; a machine profile's \
             app client), read from the stored tokens: no network. Exits 77 when the profile \
-            is not signed in. status says more.
-
-            EXAMPLES:
-              cog-cred whoami
-              cog-cred whoami --profile work
-              test "$(cog-cred whoami)" = alice || cog-cred sign-in
+            is not signed in. --json prints {"profile", "name", "grant"}. status says more.
             """)
     static let examples = [
         "cog-cred whoami",
         "cog-cred whoami --profile work",
+        "cog-cred whoami --json",
     ]
 
     @OptionGroup var profileOptions: ProfileOptions
 
+    @Flag(help: "Print JSON: {\"profile\", \"name\", \"grant\"}.")
+    var json = false
+
     func run() throws {
         let manager = try Wiring().tokenManager(profileOptions)
+        let name = try manager.signedInName()
+        if json {
+            return Output.data(JSONValue.object([
+                "profile": .string(manager.profileName), "name": .string(name), "grant": .string(manager.profile.effectiveGrant.rawValue),
+            ]).compactText)
+        }
         // A claim is text from the network: one printable line.
-        Output.data(try manager.signedInName().oneLine(limit: 200))
+        Output.data(name.oneLine(limit: 200))
     }
 }
