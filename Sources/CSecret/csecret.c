@@ -31,7 +31,7 @@
     X(secret_service_read_alias_dbus_path_sync) X(secret_service_create_item_dbus_path_sync)                          \
     X(secret_service_search_for_dbus_paths_sync) X(secret_service_delete_item_dbus_path_sync)                         \
     X(secret_service_unlock_dbus_paths_sync) X(secret_service_disconnect) X(secret_value_new) X(secret_value_unref)  \
-    X(secret_error_get_quark)
+    X(secret_error_get_quark) X(secret_service_encode_dbus_secret) X(g_dbus_error_get_remote_error)
 
 CLINUX_LIBRARY_TABLE(FUNCTIONS);
 static clinux_library library = CLINUX_LIBRARY_INIT;
@@ -197,6 +197,50 @@ int csecret_collection_locked(csecret_service *service, const char *path) {
     api.g_variant_unref(value);
     api.g_variant_unref(reply);
     return locked;
+}
+
+int csecret_unlock_with_password(csecret_service *service, const char *collection, const char *password, long length,
+                                 csecret_deadline *deadline, csecret_failure *failure) {
+    // Copied into libsecret's secure memory, and encrypted for the session
+    // libsecret opened (dh-ietf1024-sha256-aes128-cbc-pkcs7 where the
+    // service offers it, as for every secret cog-cred-cli sends).
+    SecretValue *value = api.secret_value_new(password, length, "text/plain");
+    GVariant *secret = api.secret_service_encode_dbus_secret((SecretService *)service, value);
+    api.secret_value_unref(value);
+    if (!secret) {
+        failure->set = 1;
+        failure->domain = strdup("cog-cred");
+        failure->message = strdup("libsecret could not encode the password for the session");
+        return 0;
+    }
+    GDBusConnection *bus = api.g_dbus_proxy_get_connection(G_DBUS_PROXY(service));
+    GError *error = NULL;
+    GVariant *reply = api.g_dbus_connection_call_sync(
+        bus, api.g_dbus_proxy_get_name(G_DBUS_PROXY(service)), "/org/freedesktop/secrets",
+        "org.gnome.keyring.InternalUnsupportedGuiltRiddenInterface", "UnlockWithMasterPassword",
+        api.g_variant_new("(o@(oayays))", collection, secret), NULL, G_DBUS_CALL_FLAGS_NONE, -1,
+        (GCancellable *)deadline, &error);
+    if (reply) {
+        api.g_variant_unref(reply);
+        return CSECRET_PASSWORD_UNLOCKED;
+    }
+    gchar *remote = error ? api.g_dbus_error_get_remote_error(error) : NULL;
+    int outcome = 0;
+    if (remote && strcmp(remote, "org.gnome.keyring.Error.Denied") == 0) {
+        outcome = CSECRET_PASSWORD_DENIED;
+    } else if (remote && (strcmp(remote, "org.freedesktop.DBus.Error.UnknownMethod") == 0 ||
+                          strcmp(remote, "org.freedesktop.DBus.Error.UnknownInterface") == 0 ||
+                          strcmp(remote, "org.freedesktop.DBus.Error.UnknownObject") == 0 ||
+                          strcmp(remote, "org.freedesktop.DBus.Error.NotSupported") == 0)) {
+        outcome = CSECRET_PASSWORD_NOT_SUPPORTED;
+    }
+    api.g_free(remote);
+    if (outcome) {
+        api.g_error_free(error);
+        return outcome;
+    }
+    take(error, failure);
+    return 0;
 }
 
 unsigned int csecret_provider_pid(void) {

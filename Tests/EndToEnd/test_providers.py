@@ -202,6 +202,25 @@ def test_locked_is_69_and_never_a_token(provider):
     assert cog.ok("token").stdout.strip() == lookup(keyring, "access")
 
 
+def test_unlock_by_password_is_gnome_keyrings_alone(provider):
+    """`cog-cred unlock` unlocks gnome-keyring with its password; KeePassXC
+    and KWallet have no such call, and are refused (69) by name before
+    any password is sent to them."""
+    name, keyring, cog = provider
+    cog.ok("sign-in", "--password-stdin", input=PASSWORD + "\n")
+    keyring.lock()
+    cog.remember_secret("test-keyring-password")
+    result = cog.run("unlock", "--password-stdin", input="test-keyring-password\n")
+    if name == "gnome-keyring":
+        assert (result.returncode, result.stderr) == (0, "Keyring unlocked.\n"), result.stderr
+        assert cog.ok("token").stdout.strip() == lookup(keyring, "access")
+        return
+    assert result.returncode == 69 and result.stderr.count("\n") == 1, (name, result.stderr)
+    said = {"keepassxc": "KeePassXC", "kwallet": "KWallet"}[name]
+    assert f"the Secret Service here is {said}, not gnome-keyring" in result.stderr
+    assert "docs/headless.md" in result.stderr
+
+
 def signed_in_cog(binary, double, keyring, tmp_path):
     home = tmp_path / "home"
     home.mkdir(exist_ok=True)

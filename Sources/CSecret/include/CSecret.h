@@ -76,6 +76,22 @@ int csecret_delete(csecret_service *service, const char *path, csecret_deadline 
 /// is among those unlocked (a service may name only the collection).
 int csecret_unlock(csecret_service *service, const char **paths, csecret_deadline *deadline, csecret_failure *failure);
 
+/// What gnome-keyring said to a password (csecret_unlock_with_password).
+/// The collection is unlocked (or already was).
+#define CSECRET_PASSWORD_UNLOCKED 1
+/// The password was wrong: the collection stays locked.
+#define CSECRET_PASSWORD_DENIED 2
+/// The service has no such method: not gnome-keyring.
+#define CSECRET_PASSWORD_NOT_SUPPORTED 3
+/// Unlocks `collection` with its password, without a prompt, through
+/// gnome-keyring's own interface on the service's path
+/// (org.gnome.keyring.InternalUnsupportedGuiltRiddenInterface.
+/// UnlockWithMasterPassword, what its own tools use), the password sent as
+/// a Secret of libsecret's session. One of the CSECRET_PASSWORD_ values, or
+/// 0 on another failure (in `failure`).
+int csecret_unlock_with_password(csecret_service *service, const char *collection, const char *password, long length,
+                                 csecret_deadline *deadline, csecret_failure *failure);
+
 /// Whether the collection at `path` is locked now (asked of the service:
 /// no cached property); -1 when that cannot be told.
 int csecret_collection_locked(csecret_service *service, const char *path);

@@ -35,11 +35,11 @@ public enum SecretServiceError: CogCredFailure, Equatable {
         case .serviceUnavailable(let detail):
             return "the Secret Service is not available on the session bus (\(detail.oneLine())); start a keyring daemon such as gnome-keyring or KeePassXC"
         case .noDefaultCollection:
-            return "the Secret Service has no default keyring; create one in your keyring manager (for gnome-keyring: unlock it once with `gnome-keyring-daemon --unlock`)"
+            return "the Secret Service has no default keyring; create one in your keyring manager (for gnome-keyring without a display: pipe a new password to `gnome-keyring-daemon --replace --unlock`)"
         case .locked:
-            return "the keyring is locked; unlock it (log in to the desktop, open your keyring manager, or pipe the password to `gnome-keyring-daemon --unlock`) and try again"
+            return "the keyring is locked; unlock it (log in to the desktop, open your keyring manager, or, for gnome-keyring without a display, pipe the password to `cog-cred unlock --password-stdin`) and try again"
         case .unlockDeclined:
-            return "the keyring is locked, and its unlock prompt was dismissed or could not be shown (no display: SSH, a container); unlock it and try again (log in to the desktop, open your keyring manager, or pipe the password to `gnome-keyring-daemon --unlock`)"
+            return "the keyring is locked, and its unlock prompt was dismissed or could not be shown (no display: SSH, a container); unlock it and try again (log in to the desktop, open your keyring manager, or, for gnome-keyring, pipe the password to `cog-cred unlock --password-stdin`)"
         case .notResponding(let seconds):
             return "the Secret Service did not answer within \(seconds) s; the keyring daemon may be stuck: restart it (for gnome-keyring: gnome-keyring-daemon --replace)"
         case .needsEncryptedSession:

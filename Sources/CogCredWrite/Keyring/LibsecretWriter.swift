@@ -232,3 +232,34 @@ public final class LibsecretWriter: SecretServiceWriter, @unchecked Sendable {
         return .failed(operation: operation, domain: domain, code: failure.code, detail: message)
     }
 }
+
+extension LibsecretWriter: KeyringPasswordUnlocking {
+    public func defaultCollectionIsLocked() throws(SecretServiceError) -> Bool {
+        let locked: Int32 = try call("check the keyring", timeout: 1500) { service, collection, _, _ in
+            csecret_collection_locked(service, collection)
+        }
+        guard locked >= 0 else {
+            throw .failed(operation: "check the keyring", domain: "cog-cred", code: 0,
+                          detail: "the Secret Service did not say whether the default collection is locked")
+        }
+        return locked == 1
+    }
+
+    /// Through libsecret's session: encrypted where the service offers it,
+    /// as every secret cog-cred-cli sends (CSecret.h).
+    public func unlockDefaultCollection(password: [UInt8]) throws(SecretServiceError) -> PasswordUnlock {
+        let outcome: Int32 = try call("unlock the keyring", timeout: 10_000) { service, collection, deadline, failure in
+            let answer = password.withUnsafeBufferPointer { bytes in
+                bytes.withMemoryRebound(to: CChar.self) {
+                    csecret_unlock_with_password(service, collection, $0.baseAddress, $0.count, deadline, failure)
+                }
+            }
+            return answer == 0 ? nil : answer
+        }
+        switch outcome {
+        case CSECRET_PASSWORD_DENIED: return .denied
+        case CSECRET_PASSWORD_NOT_SUPPORTED: return .notSupported
+        default: return .unlocked
+        }
+    }
+}

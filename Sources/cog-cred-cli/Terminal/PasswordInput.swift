@@ -25,6 +25,17 @@ enum PasswordInput {
     /// Asks on the controlling terminal with echo off. Without a terminal that
     /// is a usage error: the caller should have used --password-stdin.
     static func prompt(_ text: String, flagHint: String = "--password-stdin") throws(InputError) -> String {
+        var bytes = try promptBytes(text, flagHint: flagHint)
+        let password = String(decoding: bytes, as: UTF8.self)
+        // Overwrite our copy; Swift's string copy is out of reach.
+        wipe(&bytes)
+        guard !password.isEmpty else { throw InputError("the password is empty") }
+        return password
+    }
+
+    /// `prompt`'s line as bytes, which the caller overwrites when done
+    /// (a keyring's password, never made a String); empty is allowed here.
+    static func promptBytes(_ text: String, flagHint: String = "--password-stdin") throws(InputError) -> [UInt8] {
         let fd = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)
         guard fd >= 0 else {
             throw InputError("no terminal to ask for the password on; pipe it in with \(flagHint)", category: .usage)
@@ -54,11 +65,26 @@ enum PasswordInput {
             throw InputError("that password is longer than 4096 bytes")
         }
         if bytes.last == UInt8(ascii: "\r") { bytes.removeLast() }
-        let password = String(decoding: bytes, as: UTF8.self)
-        // Overwrite our copy; Swift's string copy is out of reach.
+        return bytes
+    }
+
+    /// One line of standard input as bytes, without its line ending (`\n`
+    /// or `\r\n`), read a byte at a time so nothing after it is taken; the
+    /// caller overwrites them when done. No input, an empty line or one
+    /// longer than 4096 bytes is an error.
+    static func bytesFromStandardInput(what: String = "password") throws(InputError) -> [UInt8] {
+        var sawInput = false
+        guard var bytes = PersonTime.waiting({ readLineBytes(from: 0, limit: 4096, sawInput: &sawInput) }) else {
+            throw InputError("the \(what) on standard input is longer than 4096 bytes")
+        }
+        guard sawInput else { throw InputError("no \(what) on standard input (--password-stdin reads one line)") }
+        if bytes.last == UInt8(ascii: "\r") { bytes.removeLast() }
+        guard !bytes.isEmpty else { throw InputError("the \(what) is empty") }
+        return bytes
+    }
+
+    static func wipe(_ bytes: inout [UInt8]) {
         for i in bytes.indices { bytes[i] = 0 }
-        guard !password.isEmpty else { throw InputError("the password is empty") }
-        return password
     }
 
     /// Input piped to a command that asks on the terminal (`printf pw |
@@ -140,12 +166,20 @@ enum PasswordInput {
     /// read and thrown away: left in the terminal, the shell would run it
     /// as a command once cog-cred exits.
     static func readTerminalLine(from fd: Int32, limit: Int) -> [UInt8]? {
+        var sawInput = false
+        return readLineBytes(from: fd, limit: limit, sawInput: &sawInput)
+    }
+
+    /// `readTerminalLine` of any descriptor; `sawInput`: whether anything,
+    /// even an empty line, was read before the end of input.
+    static func readLineBytes(from fd: Int32, limit: Int, sawInput: inout Bool) -> [UInt8]? {
         var bytes: [UInt8] = []
         var overlong = false
         var byte: UInt8 = 0
         while true {
             let n = read(fd, &byte, 1)
             if n < 0 && errno == EINTR { continue }
+            if n > 0 { sawInput = true }
             if n <= 0 || byte == UInt8(ascii: "\n") { break }
             if bytes.count < limit { bytes.append(byte) } else { overlong = true }
         }
