@@ -352,8 +352,12 @@ def test_without_get_tokens_from_refresh_token_the_fallback_is_learned_once(cog,
     cog.ok("token", "--min-ttl", "4000")
     assert profile.calls("GetTokensFromRefreshToken") == 1  # remembered: never asked again
     assert profile.calls("InitiateAuth:REFRESH_TOKEN_AUTH") == 3
-    # configure forgets what was learned (a new endpoint may differ).
+    # A configure that changes the profile forgets what was learned (a new
+    # endpoint may differ); one that changes nothing writes and forgets nothing.
     cog.ok("configure", "--endpoint-url", profile.url)
+    cog.ok("refresh")
+    assert profile.calls("GetTokensFromRefreshToken") == 1
+    cog.ok("configure", "--request-timeout", "16")
     cog.ok("refresh")
     assert profile.calls("GetTokensFromRefreshToken") == 2
 

@@ -32,8 +32,14 @@ struct Unlock: ParsableCommand, HelpExamples {
         "cog-cred unlock --password-stdin",
     ]
 
+    @OptionGroup var globals: GlobalOptions
+
     @Flag(help: "Read the keyring's password from standard input (one line).")
     var passwordStdin = false
+
+    func validate() throws {
+        try globals.refuseProfile("unlock", because: "it unlocks the keyring every profile keeps its items in")
+    }
 
     func run() throws {
         let wiring = Wiring()
