@@ -103,12 +103,18 @@ let deviceVectors: [DeviceVector] = {
             parameters: ["SALT": v.salt, "SRP_B": v.srp_b, "SECRET_BLOCK": v.secret_block, "USER_ID_FOR_SRP": "alice", "USERNAME": "alice"])
     }
 
+    /// A sign-in that asks for MFA (an authenticator's code), then ends with `end`.
+    func asksMFA(_ cognito: FakeCognito, then end: AuthOutcome) {
+        cognito.onSignIn(.success(.challenge(name: "SOFTWARE_TOKEN_MFA", session: "m1", parameters: [:])))
+        cognito.challengeAnswers.withLock { $0 = [.success(end)] }
+    }
+
     @Test func aNewDeviceIsConfirmedWithAVerifierOfItsStoredPassword() throws {
         let store = InMemoryTokenStore()
         let cognito = FakeCognito()
-        cognito.onSignIn(.success(tokens(newDevice: newDevice)))
+        asksMFA(cognito, then: tokens(newDevice: newDevice))
         let signedIn = try manager(store, cognito).signIn(
-            username: "alice", password: "pw", flow: .password, device: DeviceOptions(name: "laptop"), answers: ScriptedAnswers())
+            username: "alice", password: "pw", flow: .password, device: DeviceOptions(name: "laptop"), answers: ScriptedAnswers(code: "123456"))
 
         #expect(signedIn.device == .remembered(name: "laptop"))
         #expect(cognito.state.withLock { $0.deviceCalls } == ["confirm us-east-1_new-device laptop"])
@@ -130,8 +136,8 @@ let deviceVectors: [DeviceVector] = {
     func whereTheUserChoosesTheFlagOrTheQuestionDecides(flag: Bool?, answer: Bool, sent: String) throws {
         let cognito = FakeCognito()
         cognito.state.withLock { $0.userChoosesDevice = true }
-        cognito.onSignIn(.success(tokens(newDevice: newDevice)))
-        let answers = ScriptedAnswers(remember: answer)
+        asksMFA(cognito, then: tokens(newDevice: newDevice))
+        let answers = ScriptedAnswers(code: "123456", remember: answer)
         let signedIn = try manager(InMemoryTokenStore(), cognito).signIn(
             username: "alice", password: "pw", flow: .password, device: DeviceOptions(name: "laptop", remember: flag), answers: answers)
         #expect(cognito.state.withLock { $0.deviceCalls }.last == "\(sent) us-east-1_new-device")
@@ -139,11 +145,43 @@ let deviceVectors: [DeviceVector] = {
         #expect(signedIn.device == (sent == "remember" ? .remembered(name: "laptop") : .notRemembered(name: "laptop")))
     }
 
-    @Test func aRememberedDeviceProvesItselfInsteadOfMFA() throws {
+    /// A remembered device only skips MFA: a user asked for none is not
+    /// asked whether to remember it, nor told of it; it is still confirmed
+    /// (refreshes need it), and remembered only as the pool or the flag says.
+    @Test(arguments: [(nil, "not_remember"), (true, "remember"), (false, "not_remember")] as [(Bool?, String)])
+    func aUserWithoutMFAIsNeitherAskedNorTold(flag: Bool?, sent: String) throws {
+        let cognito = FakeCognito()
+        cognito.state.withLock { $0.userChoosesDevice = true }
+        cognito.onSignIn(.success(tokens(newDevice: newDevice)))
+        let answers = ScriptedAnswers(remember: true)
+        let store = InMemoryTokenStore()
+        let signedIn = try manager(store, cognito).signIn(
+            username: "alice", password: "pw", flow: .password, device: DeviceOptions(name: "laptop", remember: flag), answers: answers)
+        #expect(answers.seen.rememberQuestions == [])
+        #expect(signedIn.device == nil)
+        #expect(cognito.state.withLock { $0.deviceCalls } == ["confirm us-east-1_new-device laptop", "\(sent) us-east-1_new-device"])
+        #expect(try manager(store, cognito).rememberedDevice()?.confirmed == true)
+    }
+
+    @Test func aUserWithoutMFAIsWarnedOfAFailedConfirmationWithoutAWordOfMFA() throws {
+        let cognito = FakeCognito()
+        cognito.state.withLock { $0.deviceError = .service(code: "InvalidParameterException", message: "bad verifier", httpStatus: 400) }
+        cognito.onSignIn(.success(tokens(newDevice: newDevice)))
+        let warnings = Warnings()
+        let signedIn = try manager(InMemoryTokenStore(), cognito, warnings: warnings).signIn(
+            username: "alice", password: "pw", flow: .password, answers: ScriptedAnswers())
+        #expect(signedIn.device == nil)
+        #expect(warnings.lines.count == 1 && warnings.lines[0].contains("bad verifier") && !warnings.lines[0].contains("MFA"))
+    }
+
+    @Test(arguments: [true, false])
+    func aRememberedDeviceProvesItselfInsteadOfMFA(userHasMFA: Bool) throws {
         let store = InMemoryTokenStore()
         let device = try storedDevice(store)
         let v = deviceVectors[0]
         let cognito = FakeCognito()
+        // Whether the user has MFA is asked (GetUser) only once the device proved itself.
+        if userHasMFA { cognito.mfa.withLock { $0 = MFASettings(enabled: [.totp], preferred: nil) } }
         cognito.challengeAnswers.withLock {
             $0 = [
                 .success(passwordVerifierChallenge()),
@@ -156,7 +194,7 @@ let deviceVectors: [DeviceVector] = {
         }
         let signedIn = try manager(store, cognito).signIn(username: "alice", password: "pw", flow: .srp, answers: ScriptedAnswers())
 
-        #expect(signedIn.device == .signedInAsRemembered)
+        #expect(signedIn.device == (userHasMFA ? .signedInAsRemembered : nil))
         #expect(cognito.state.withLock { $0.deviceKeysSent } == [device.key])
         let sent = cognito.responses.withLock { $0 }
         #expect(sent.map(\.0) == ["PASSWORD_VERIFIER", "DEVICE_SRP_AUTH", "DEVICE_PASSWORD_VERIFIER"])
@@ -195,10 +233,10 @@ let deviceVectors: [DeviceVector] = {
     @Test func aDeviceStoredByAConcurrentSignInSurvivesTheConfirmation() throws {
         let store = InMemoryTokenStore()
         let cognito = FakeCognito()
-        cognito.onSignIn(.success(tokens(newDevice: newDevice)))
+        asksMFA(cognito, then: tokens(newDevice: newDevice))
         cognito.meanwhile.withLock { $0 = [("confirm", anotherSignInStoresItsDevice(store))] }
         let signedIn = try manager(store, cognito).signIn(
-            username: "alice", password: "pw", flow: .password, device: DeviceOptions(name: "laptop"), answers: ScriptedAnswers())
+            username: "alice", password: "pw", flow: .password, device: DeviceOptions(name: "laptop"), answers: ScriptedAnswers(code: "123456"))
 
         #expect(signedIn.device == .failed(TokenManager.deviceReplaced))
         #expect(try manager(store, cognito).rememberedDevice()?.key == "us-east-1_bobs")
@@ -316,8 +354,9 @@ let deviceVectors: [DeviceVector] = {
         let store = InMemoryTokenStore()
         let cognito = FakeCognito()
         cognito.state.withLock { $0.deviceError = .service(code: "InvalidParameterException", message: "bad verifier", httpStatus: 400) }
-        cognito.onSignIn(.success(tokens(newDevice: newDevice)))
-        let signedIn = try manager(store, cognito).signIn(username: "alice", password: "pw", flow: .password, answers: ScriptedAnswers())
+        asksMFA(cognito, then: tokens(newDevice: newDevice))
+        let signedIn = try manager(store, cognito).signIn(
+            username: "alice", password: "pw", flow: .password, answers: ScriptedAnswers(code: "123456"))
         guard case .failed(let reason) = signedIn.device else { Issue.record("no failure: \(String(describing: signedIn.device))"); return }
         #expect(reason.contains("bad verifier"))
         #expect(try store.read(.refresh, profile: "default") == "r1")

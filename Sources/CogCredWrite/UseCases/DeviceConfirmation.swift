@@ -80,9 +80,36 @@ extension TokenManager {
     /// After the tokens are stored, so that nothing here (a refusal, the
     /// person's answer, Ctrl-C) can cost the sign-in: ConfirmDevice for a
     /// new device, then remembered or not, as the pool and the user say.
+    ///
+    /// A remembered device only skips MFA, so a user the pool asks for none
+    /// (no MFA challenge in this sign-in, and none enabled when the device
+    /// proved itself instead) is not asked whether to remember it, and told
+    /// nothing of it: the outcome is nil. Its device is still confirmed, as
+    /// refreshes need, and remembered only when the pool or `remember` says so.
+    func finishDevice(
+        _ device: SessionDevice, accessToken: String, provedDevice: Bool, askedMFA: Bool, cognito: any CognitoClient,
+        options: DeviceOptions, answers: any ChallengeAnswers
+    ) -> DeviceOutcome? {
+        if case .none = device { return nil }
+        let hasMFA = askedMFA || (provedDevice && Self.hasMFA(cognito, accessToken: accessToken))
+        let outcome = finishDevice(
+            device, accessToken: accessToken, provedDevice: provedDevice, cognito: cognito, options: options,
+            ask: hasMFA ? answers.rememberDevice(name:) : { _ in false })
+        if hasMFA { return outcome }
+        if case .failed(let reason) = outcome {
+            warn("cog-cred: warning: this machine could not be made a device of the user's (\(reason))")
+        }
+        return nil
+    }
+
+    /// Whether the user has an MFA method enabled (GetUser); unknown is no.
+    static func hasMFA(_ cognito: any CognitoClient, accessToken: String) -> Bool {
+        ((try? cognito.mfaSettings(accessToken: accessToken))?.enabled.isEmpty) == false
+    }
+
     func finishDevice(
         _ device: SessionDevice, accessToken: String, provedDevice: Bool, cognito: any CognitoClient, options: DeviceOptions,
-        answers: any ChallengeAnswers
+        ask: (String) -> Bool
     ) -> DeviceOutcome? {
         switch device {
         case .none: return nil
@@ -114,7 +141,7 @@ extension TokenManager {
                 return .failed((error as? any CogCredFailure)?.message ?? "\(error)")
             }
             guard userChooses else { return .remembered(name: options.name) }
-            let remember = options.remember ?? answers.rememberDevice(name: options.name)
+            let remember = options.remember ?? ask(options.name)
             do {
                 try cognito.updateDeviceStatus(accessToken: accessToken, deviceKey: device.key, remembered: remember)
             } catch {
