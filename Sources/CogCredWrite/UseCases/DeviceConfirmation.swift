@@ -82,18 +82,25 @@ extension TokenManager {
     /// new device, then remembered or not, as the pool and the user say.
     ///
     /// A remembered device only skips MFA, so a user the pool asks for none
-    /// (no MFA challenge in this sign-in, and none enabled when the device
-    /// proved itself instead) is not asked whether to remember it, and told
-    /// nothing of it: the outcome is nil. Its device is still confirmed, as
-    /// refreshes need, and remembered only when the pool or `remember` says so.
+    /// (no MFA challenge in this sign-in; when the device proved itself
+    /// instead, none at the sign-in that made it) is not asked whether to
+    /// remember it, and told nothing of it: the outcome is nil. Its device
+    /// is still confirmed, as refreshes need, and remembered only when the
+    /// pool or `remember` says so.
     func finishDevice(
         _ device: SessionDevice, accessToken: String, provedDevice: Bool, askedMFA: Bool, cognito: any CognitoClient,
         options: DeviceOptions, answers: any ChallengeAnswers
     ) -> DeviceOutcome? {
-        if case .none = device { return nil }
-        let hasMFA = askedMFA || (provedDevice && Self.hasMFA(cognito, accessToken: accessToken))
+        let hasMFA: Bool
+        switch device {
+        case .none: return nil
+        // No call to ask (GetUser would cost every such sign-in a round
+        // trip): the device says what its first sign-in found.
+        case .used(let used) where provedDevice: hasMFA = used.withoutMFA != true
+        default: hasMFA = askedMFA
+        }
         let outcome = finishDevice(
-            device, accessToken: accessToken, provedDevice: provedDevice, cognito: cognito, options: options,
+            device, accessToken: accessToken, provedDevice: provedDevice, cognito: cognito, options: options, withoutMFA: !hasMFA,
             ask: hasMFA ? answers.rememberDevice(name:) : { _ in false })
         if hasMFA { return outcome }
         if case .failed(let reason) = outcome {
@@ -102,14 +109,9 @@ extension TokenManager {
         return nil
     }
 
-    /// Whether the user has an MFA method enabled (GetUser); unknown is no.
-    static func hasMFA(_ cognito: any CognitoClient, accessToken: String) -> Bool {
-        ((try? cognito.mfaSettings(accessToken: accessToken))?.enabled.isEmpty) == false
-    }
-
     func finishDevice(
         _ device: SessionDevice, accessToken: String, provedDevice: Bool, cognito: any CognitoClient, options: DeviceOptions,
-        ask: (String) -> Bool
+        withoutMFA: Bool, ask: (String) -> Bool
     ) -> DeviceOutcome? {
         switch device {
         case .none: return nil
@@ -133,6 +135,7 @@ extension TokenManager {
                 return .failed(error.summary)
             }
             device.confirmed = true
+            device.withoutMFA = withoutMFA ? true : nil
             do {
                 // Stored unconfirmed with the tokens; a sign-in since then
                 // has stored its own device, which stays.
