@@ -23,6 +23,8 @@ public enum NextStep: Sendable, Equatable {
     case listDevices(profile: String)
     /// See the user's passkeys and their ids.
     case listPasskeys(profile: String)
+    /// Sign in another way, then add a passkey on a security key.
+    case addPasskey(profile: String)
     /// Check the profile's passkey relying party against the pool's.
     case checkRelyingParty
     /// Name the device to forget, as listed by the devices command.

@@ -19,6 +19,8 @@ struct ChallengePrompts: ChallengeAnswers {
     var printURI = false
     /// A passkey's PIN and touch.
     var securityKey = SecurityKeyPrompts()
+    /// The profile signing in, for the steps out of a failure.
+    var profileName = "default"
 
     func securityKeyPIN(retriesLeft: Int?) throws -> String { try securityKey.securityKeyPIN(retriesLeft: retriesLeft) }
 
@@ -88,6 +90,9 @@ struct ChallengePrompts: ChallengeAnswers {
     func chooseSignInMethod(from methods: [SignInMethod]) throws -> SignInMethod {
         let names = methods.map(\.rawValue)
         if let method, !(methodIsDefault && !methods.contains(method)) {
+            if method == .passkey && !methods.contains(.passkey) {
+                throw AuthError.noPasskey(profile: profileName, offered: methods)
+            }
             guard methods.contains(method) else {
                 throw InputError("Cognito offers \(names.joined(separator: ", ")) to this user, not \(method.rawValue)", category: .usage)
             }
@@ -136,6 +141,13 @@ struct ChallengePrompts: ChallengeAnswers {
     /// of standard input) or the terminal. The URI holds the authenticator's
     /// secret: never on stderr, which may be a file or a CI log.
     static func authenticatorFirstCode(uri: String, intro: String, given: String?, flag: String, printURI: Bool) throws -> String {
+        guard given != nil || PasswordInput.hasTerminal else {
+            // The code is made from the secret the URI holds: without a
+            // terminal, --print-uri is the only way to it.
+            throw AuthError.challengeNeedsInput(
+                challenge: "the first code of the new authenticator",
+                flag: printURI ? "\(flag) -" : "--print-uri (its otpauth:// URI, on standard output, holds the secret the code is made from) and \(flag) -")
+        }
         if printURI { Output.data(uri) }
         let shown = PasswordInput.onTerminal { terminal in
             writeAll(terminal, intro + "\n")
@@ -150,9 +162,6 @@ struct ChallengePrompts: ChallengeAnswers {
             return try AccountValidation.normalizedCode(try PasswordInput.fromStandardInput(what: "MFA code"))
         }
         if let given { return try AccountValidation.normalizedCode(given) }
-        guard PasswordInput.hasTerminal else {
-            throw AuthError.challengeNeedsInput(challenge: "the first code of the new authenticator", flag: flag)
-        }
         return try PasswordInput.askCode("Enter the code the app shows: ")
     }
 }

@@ -23,17 +23,21 @@ struct CogCredCommand: ParsableCommand, HelpExamples {
               64  usage error: bad arguments, or a password is needed
                   but there is no terminal and no --password-stdin
               65  malformed input data: an empty password, a code that is not
-                  6 digits, a bad email address, a password the pool rejects
+                  6 digits (before it is sent), a bad email address, a
+                  password the pool rejects
               69  the Secret Service is unavailable or locked, or the agent
                   COG_CRED_AGENT names cannot be reached or is another
                   user's; agent: one already answers there; setup-git,
                   setup-kubectl: git or kubectl is not installed; a
-                  passkey: no security key found (or no libfido2)
+                  passkey: no security key found (or no libfido2); unlock:
+                  no gnome-keyring to unlock
               74  the output could not be written (stdout closed or full)
               75  temporary failure: network, timeout, throttling,
                   Cognito 5xx or an unreadable answer
-              77  not signed in, credentials rejected, session expired, or
-                  the tokens belong to another pool or app client
+              77  not signed in, credentials rejected (a code Cognito refuses
+                  as wrong or expired, too), session expired, or the tokens
+                  belong to another pool or app client; unlock: a wrong
+                  keyring password
               76  a passkey challenge for another relying party than the
                   profile's (refused before the security key is asked)
               78  the profile is missing or its configuration is invalid,

@@ -35,6 +35,8 @@ enum ErrorWording {
         case .enableTOTPAgain: return ": check the app's clock and run cog-cred mfa enable totp again"
         case .listDevices(let profile): return ": cog-cred devices\(profileFlag(profile)) lists them"
         case .listPasskeys(let profile): return ": cog-cred passkey list\(profileFlag(profile)) lists them"
+        case .addPasskey(let profile):
+            return ": sign in another way, then add one on your security key with cog-cred passkey add\(profileFlag(profile))"
         case .checkRelyingParty: return ": check --passkey-rp-id (cog-cred configure) against the pool's WebAuthn relying party id"
         case .nameDeviceToForget(let profile): return ": name the device to forget; cog-cred devices\(profileFlag(profile)) lists them"
         case .waitLongerForBrowser: return " (--timeout SECONDS allows longer)"

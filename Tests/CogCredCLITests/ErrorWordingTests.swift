@@ -15,6 +15,7 @@ import CogCredWrite
         (.notSignedIn(profile: "work"), "not signed in (profile 'work'); run: cog-cred sign-in --profile work"),
         (.browserTimedOut(seconds: 5), "no answer from the browser within 5 s; nothing was stored: sign in again (--timeout SECONDS allows longer)"),
         (.noDevice(profile: "work"), "this machine is not one of the user's devices (profile 'work'): name the device to forget; cog-cred devices --profile work lists them"),
+        (.noPasskey(profile: "work", offered: [.password, .emailOTP]), "Cognito offers this user no passkey (it offers password, email-otp): sign in another way, then add one on your security key with cog-cred passkey add --profile work"),
         (.cognito(.badResponse(httpStatus: 404, detail: "Not Found"), operation: .signIn), "this endpoint does not look like Cognito (HTTP 404, Not Found): check --endpoint-url with cog-cred configure, and AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER and AWS_ENDPOINT_URL"),
         (cognito("NotAuthorizedException", .signIn, said: "Unable to verify secret hash for client c"), "the app client's secret does not match: set it again with cog-cred configure --client-secret-stdin (Cognito: NotAuthorizedException: Unable to verify secret hash for client c)"),
         (cognito("ResourceNotFoundException", .awsCredentials), "the identity pool (or the identity in it) does not exist: check --identity-pool-id with cog-cred configure (Cognito: ResourceNotFoundException: m)"),

@@ -134,9 +134,15 @@ import CogCredTestSupport
     @Test(arguments: [
         ("UsernameExistsException", AuthOperation.signUp, FailureCategory.dataError, "already exists"),
         ("InvalidPasswordException", .signUp, .dataError, "password policy"),
-        ("CodeMismatchException", .confirmSignUp, .dataError, "code is incorrect"),
-        ("ExpiredCodeException", .confirmSignUp, .dataError, "code has expired"),
-        ("ExpiredCodeException", .confirmForgotPassword, .dataError, "code has expired"),
+        // A code Cognito refuses is a rejected credential everywhere (#50).
+        ("CodeMismatchException", .confirmSignUp, .notAuthenticated, "code is incorrect"),
+        ("CodeMismatchException", .confirmForgotPassword, .notAuthenticated, "code is incorrect"),
+        ("CodeMismatchException", .signIn, .notAuthenticated, "code is incorrect"),
+        ("CodeMismatchException", .mfaSettings(profile: "default"), .notAuthenticated, "code is incorrect"),
+        ("EnableSoftwareTokenMFAException", .mfaSettings(profile: "default"), .notAuthenticated, "code is incorrect"),
+        ("ExpiredCodeException", .confirmSignUp, .notAuthenticated, "code has expired"),
+        ("ExpiredCodeException", .confirmForgotPassword, .notAuthenticated, "code has expired"),
+        ("ExpiredCodeException", .signIn, .notAuthenticated, "code has expired"),
         ("LimitExceededException", .resendCode, .temporary, "try again later"),
         ("TooManyRequestsException", .signUp, .temporary, "try again later"),
         ("InvalidParameterException", .signUp, .dataError, "rejected"),

@@ -88,10 +88,13 @@ let deviceVectors: [DeviceVector] = {
     }
 
     /// A confirmed device of alice's in the store, as a sign-in leaves it.
-    func storedDevice(_ store: InMemoryTokenStore, username: String = "alice", confirmed: Bool = true) throws -> RememberedDevice {
+    func storedDevice(_ store: InMemoryTokenStore, username: String = "alice", confirmed: Bool = true, withoutMFA: Bool? = nil) throws
+        -> RememberedDevice
+    {
         let v = deviceVectors[0]
         let device = RememberedDevice(
-            key: v.device_key, groupKey: v.group_key, password: v.password, username: username, signInName: username, confirmed: confirmed)
+            key: v.device_key, groupKey: v.group_key, password: v.password, username: username, signInName: username, confirmed: confirmed,
+            withoutMFA: withoutMFA)
         try store.write(.device, profile: "default", secret: device.json, context: ItemContext(userPoolID: profile.userPoolID, clientID: profile.clientID, username: username))
         return device
     }
@@ -103,18 +106,24 @@ let deviceVectors: [DeviceVector] = {
             parameters: ["SALT": v.salt, "SRP_B": v.srp_b, "SECRET_BLOCK": v.secret_block, "USER_ID_FOR_SRP": "alice", "USERNAME": "alice"])
     }
 
+    /// A sign-in that asks for MFA (an authenticator's code), then ends with `end`.
+    func asksMFA(_ cognito: FakeCognito, then end: AuthOutcome) {
+        cognito.onSignIn(.success(.challenge(name: "SOFTWARE_TOKEN_MFA", session: "m1", parameters: [:])))
+        cognito.challengeAnswers.withLock { $0 = [.success(end)] }
+    }
+
     @Test func aNewDeviceIsConfirmedWithAVerifierOfItsStoredPassword() throws {
         let store = InMemoryTokenStore()
         let cognito = FakeCognito()
-        cognito.onSignIn(.success(tokens(newDevice: newDevice)))
+        asksMFA(cognito, then: tokens(newDevice: newDevice))
         let signedIn = try manager(store, cognito).signIn(
-            username: "alice", password: "pw", flow: .password, device: DeviceOptions(name: "laptop"), answers: ScriptedAnswers())
+            username: "alice", password: "pw", flow: .password, device: DeviceOptions(name: "laptop"), answers: ScriptedAnswers(code: "123456"))
 
         #expect(signedIn.device == .remembered(name: "laptop"))
         #expect(cognito.state.withLock { $0.deviceCalls } == ["confirm us-east-1_new-device laptop"])
         let device = try #require(try manager(store, cognito).rememberedDevice())
         #expect(device.key == newDevice.deviceKey && device.groupKey == newDevice.deviceGroupKey && device.confirmed)
-        #expect(device.username == "alice" && device.name == "laptop")
+        #expect(device.username == "alice" && device.name == "laptop" && device.withoutMFA == nil)
         // The verifier Cognito got is of the password kept, over its salt.
         let sent = try #require(cognito.state.withLock { $0.verifiers.first })
         let saltHex = Data(base64Encoded: sent.salt)!.map { String(format: "%02x", $0) }.joined()
@@ -130,8 +139,8 @@ let deviceVectors: [DeviceVector] = {
     func whereTheUserChoosesTheFlagOrTheQuestionDecides(flag: Bool?, answer: Bool, sent: String) throws {
         let cognito = FakeCognito()
         cognito.state.withLock { $0.userChoosesDevice = true }
-        cognito.onSignIn(.success(tokens(newDevice: newDevice)))
-        let answers = ScriptedAnswers(remember: answer)
+        asksMFA(cognito, then: tokens(newDevice: newDevice))
+        let answers = ScriptedAnswers(code: "123456", remember: answer)
         let signedIn = try manager(InMemoryTokenStore(), cognito).signIn(
             username: "alice", password: "pw", flow: .password, device: DeviceOptions(name: "laptop", remember: flag), answers: answers)
         #expect(cognito.state.withLock { $0.deviceCalls }.last == "\(sent) us-east-1_new-device")
@@ -139,9 +148,42 @@ let deviceVectors: [DeviceVector] = {
         #expect(signedIn.device == (sent == "remember" ? .remembered(name: "laptop") : .notRemembered(name: "laptop")))
     }
 
-    @Test func aRememberedDeviceProvesItselfInsteadOfMFA() throws {
+    /// A remembered device only skips MFA: a user asked for none is not
+    /// asked whether to remember it, nor told of it; it is still confirmed
+    /// (refreshes need it), and remembered only as the pool or the flag says.
+    @Test(arguments: [(nil, "not_remember"), (true, "remember"), (false, "not_remember")] as [(Bool?, String)])
+    func aUserWithoutMFAIsNeitherAskedNorTold(flag: Bool?, sent: String) throws {
+        let cognito = FakeCognito()
+        cognito.state.withLock { $0.userChoosesDevice = true }
+        cognito.onSignIn(.success(tokens(newDevice: newDevice)))
+        let answers = ScriptedAnswers(remember: true)
         let store = InMemoryTokenStore()
-        let device = try storedDevice(store)
+        let signedIn = try manager(store, cognito).signIn(
+            username: "alice", password: "pw", flow: .password, device: DeviceOptions(name: "laptop", remember: flag), answers: answers)
+        #expect(answers.seen.rememberQuestions == [])
+        #expect(signedIn.device == nil)
+        #expect(cognito.state.withLock { $0.deviceCalls } == ["confirm us-east-1_new-device laptop", "\(sent) us-east-1_new-device"])
+        let kept = try #require(try manager(store, cognito).rememberedDevice())
+        #expect(kept.confirmed && kept.withoutMFA == true)
+    }
+
+    @Test func aUserWithoutMFAIsWarnedOfAFailedConfirmationWithoutAWordOfMFA() throws {
+        let cognito = FakeCognito()
+        cognito.state.withLock { $0.deviceError = .service(code: "InvalidParameterException", message: "bad verifier", httpStatus: 400) }
+        cognito.onSignIn(.success(tokens(newDevice: newDevice)))
+        let warnings = Warnings()
+        let signedIn = try manager(InMemoryTokenStore(), cognito, warnings: warnings).signIn(
+            username: "alice", password: "pw", flow: .password, answers: ScriptedAnswers())
+        #expect(signedIn.device == nil)
+        #expect(warnings.lines.count == 1 && warnings.lines[0].contains("bad verifier") && !warnings.lines[0].contains("MFA"))
+    }
+
+    /// Told as skipping MFA unless the sign-in that made the device asked
+    /// none (and an item from before that knows nothing of it is told).
+    @Test(arguments: [nil, false, true] as [Bool?])
+    func aRememberedDeviceProvesItselfInsteadOfMFA(madeWithoutMFA: Bool?) throws {
+        let store = InMemoryTokenStore()
+        let device = try storedDevice(store, withoutMFA: madeWithoutMFA)
         let v = deviceVectors[0]
         let cognito = FakeCognito()
         cognito.challengeAnswers.withLock {
@@ -156,7 +198,7 @@ let deviceVectors: [DeviceVector] = {
         }
         let signedIn = try manager(store, cognito).signIn(username: "alice", password: "pw", flow: .srp, answers: ScriptedAnswers())
 
-        #expect(signedIn.device == .signedInAsRemembered)
+        #expect(signedIn.device == (madeWithoutMFA == true ? nil : .signedInAsRemembered))
         #expect(cognito.state.withLock { $0.deviceKeysSent } == [device.key])
         let sent = cognito.responses.withLock { $0 }
         #expect(sent.map(\.0) == ["PASSWORD_VERIFIER", "DEVICE_SRP_AUTH", "DEVICE_PASSWORD_VERIFIER"])
@@ -195,10 +237,10 @@ let deviceVectors: [DeviceVector] = {
     @Test func aDeviceStoredByAConcurrentSignInSurvivesTheConfirmation() throws {
         let store = InMemoryTokenStore()
         let cognito = FakeCognito()
-        cognito.onSignIn(.success(tokens(newDevice: newDevice)))
+        asksMFA(cognito, then: tokens(newDevice: newDevice))
         cognito.meanwhile.withLock { $0 = [("confirm", anotherSignInStoresItsDevice(store))] }
         let signedIn = try manager(store, cognito).signIn(
-            username: "alice", password: "pw", flow: .password, device: DeviceOptions(name: "laptop"), answers: ScriptedAnswers())
+            username: "alice", password: "pw", flow: .password, device: DeviceOptions(name: "laptop"), answers: ScriptedAnswers(code: "123456"))
 
         #expect(signedIn.device == .failed(TokenManager.deviceReplaced))
         #expect(try manager(store, cognito).rememberedDevice()?.key == "us-east-1_bobs")
@@ -316,8 +358,9 @@ let deviceVectors: [DeviceVector] = {
         let store = InMemoryTokenStore()
         let cognito = FakeCognito()
         cognito.state.withLock { $0.deviceError = .service(code: "InvalidParameterException", message: "bad verifier", httpStatus: 400) }
-        cognito.onSignIn(.success(tokens(newDevice: newDevice)))
-        let signedIn = try manager(store, cognito).signIn(username: "alice", password: "pw", flow: .password, answers: ScriptedAnswers())
+        asksMFA(cognito, then: tokens(newDevice: newDevice))
+        let signedIn = try manager(store, cognito).signIn(
+            username: "alice", password: "pw", flow: .password, answers: ScriptedAnswers(code: "123456"))
         guard case .failed(let reason) = signedIn.device else { Issue.record("no failure: \(String(describing: signedIn.device))"); return }
         #expect(reason.contains("bad verifier"))
         #expect(try store.read(.refresh, profile: "default") == "r1")

@@ -41,13 +41,20 @@ def test_sign_up_wrong_code_expired_code_resend_confirm_sign_in(cog, bus, profil
 
     code = profile.codes(EMAIL)["signup"]
     wrong = "000000" if code != "000000" else "111111"
+    # A code Cognito refuses is a rejected credential (77), as in every command.
     mismatch = cog.run("confirm-sign-up", "--username", EMAIL, "--code", wrong)
-    assert mismatch.returncode == 65
+    assert mismatch.returncode == 77
     assert "the code is incorrect" in mismatch.stderr
+    # Read from standard input, a wrong code is sent once and not asked again.
+    calls = profile.stats()["calls"].get("ConfirmSignUp", 0)
+    piped = cog.run("confirm-sign-up", "--username", EMAIL, "--code", "-", input=wrong + "\n")
+    assert piped.returncode == 77 and "the code is incorrect" in piped.stderr
+    assert piped.stderr.count("\n") == 1
+    assert profile.stats()["calls"]["ConfirmSignUp"] == calls + 1
 
     profile.expire_codes(EMAIL)
     expired = cog.run("confirm-sign-up", "--username", EMAIL, "--code", code)
-    assert expired.returncode == 65
+    assert expired.returncode == 77
     assert "resend-code" in expired.stderr
 
     resent = cog.ok("resend-code", "--username", EMAIL)
@@ -103,7 +110,13 @@ def test_forgot_password_then_sign_in_with_the_new_one(cog, bus, profile):
 
     wrong = cog.run("confirm-forgot-password", "--code", "999999" if code != "999999" else "888888",
                     "--password-stdin", input=NEW_PASSWORD + "\n")
-    assert wrong.returncode == 65 and "incorrect" in wrong.stderr
+    assert wrong.returncode == 77 and "incorrect" in wrong.stderr
+    assert profile.stats()["calls"]["ConfirmForgotPassword"] == 1
+    profile.expire_codes(EMAIL)
+    expired = cog.run("confirm-forgot-password", "--code", code, "--password-stdin", input=NEW_PASSWORD + "\n")
+    assert expired.returncode == 77 and "forgot-password again" in expired.stderr
+    cog.ok("forgot-password")
+    code = profile.codes(EMAIL)["reset"]
 
     cog.ok("confirm-forgot-password", "--code", code, "--password-stdin", input=NEW_PASSWORD + "\n")
     old = cog.run("sign-in", "--password-stdin", input=PASSWORD + "\n")

@@ -164,6 +164,36 @@ def test_on_a_terminal_the_user_is_asked(cog, bus, pool, answer, remembered):
     assert devices_of(pool)[0]["remembered"] == remembered
 
 
+# --- a user the pool asks for no MFA ---------------------------------------------------------
+
+@pytest.mark.parametrize("tracking", ["opt_in", "always"])
+def test_a_user_without_mfa_is_neither_asked_nor_told_about_it(cog, bus, pool, tracking):
+    """A remembered device only skips MFA: a user without MFA gets no question
+    about remembering it and no note of it, and the device is still confirmed."""
+    pool.configure(device_tracking=tracking)
+    pool.add_user(OTHER, PASSWORD)
+    cog.ok("configure", "--username", OTHER)
+    for _ in range(2):  # the second sign-in offers the device (and with "always" proves it)
+        shown = on_terminal(cog, ["sign-in"], ("Password for", PASSWORD))
+        assert "Signed in as" in shown
+        assert "Remember this device" not in shown and "MFA" not in shown and "device" not in shown, shown
+    assert pool.calls("ConfirmDevice") == 1
+    [device] = devices_of(pool, OTHER)
+    assert device["confirmed"] and device["remembered"] == (tracking == "always")
+    assert pool.calls("RespondToAuthChallenge:DEVICE_PASSWORD_VERIFIER") == (1 if tracking == "always" else 0)
+
+
+def test_a_user_with_mfa_is_still_asked_on_a_terminal(cog, bus, pool):
+    pool.configure(device_tracking="opt_in")
+    shown = on_terminal(cog, ["sign-in", "--device-name", "desk"], ("Password for", PASSWORD),
+                        ("authenticator app: ", pool.totp.now),
+                        (re.escape("Remember this device ('desk') so that signing in here skips MFA? [y/N] "), "y"))
+    assert "now a remembered device ('desk'): signing in here skips MFA" in shown
+    # Proved by the device the next time: told so, since this user has MFA.
+    again = sign_in(cog, pool, code=False)
+    assert again.returncode == 0 and "remembered device: no MFA was asked" in again.stderr, again.stderr
+
+
 # --- refreshes -----------------------------------------------------------------------------
 
 def test_refreshes_send_the_device_key_and_fail_without_it(cog, bus, pool):

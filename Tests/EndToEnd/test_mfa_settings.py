@@ -108,8 +108,48 @@ def test_an_authenticator_set_up_on_a_terminal(cog, bus, profile):
 
 def test_a_wrong_first_code_enables_nothing(cog, bus, profile):
     status, secret, err = add_authenticator(cog, code_for=lambda s: "000000" if pyotp.TOTP(s).now() != "000000" else "111111")
-    assert status != 0 and "EnableSoftwareTokenMFAException" in err and "code is incorrect" in err, err
+    # A code Cognito refuses is a rejected credential (77), as in every command;
+    # read from standard input, it is sent once and not asked again.
+    assert status == 77 and "EnableSoftwareTokenMFAException" in err and "code is incorrect" in err, err
+    assert profile.calls("VerifySoftwareToken") == 1
     assert shown(cog)["totp"] == NONE
+
+
+def test_a_malformed_first_code_is_65_and_not_sent(cog, bus, profile):
+    status, secret, err = add_authenticator(cog, code_for=lambda s: "12345")
+    assert status == 65 and "exactly 6 digits" in err, err
+    assert profile.calls("VerifySoftwareToken") == 0
+
+
+def test_without_a_terminal_or_a_code_the_error_names_print_uri(cog, bus, profile):
+    result = subprocess.run([cog.binary, "mfa", "enable", "totp"], env=cog.env, stdin=subprocess.DEVNULL,
+                            capture_output=True, text=True, start_new_session=True, timeout=60)
+    assert result.returncode == 77 and result.stdout == "", result.stderr
+    [line] = result.stderr.splitlines()
+    assert "--print-uri" in line and "--code -" in line, line
+    assert profile.calls("VerifySoftwareToken") == 0 and shown(cog)["totp"] == NONE
+
+
+def test_a_wrong_mfa_code_at_sign_in_read_from_stdin_is_77_and_not_asked_again(cog, bus, profile):
+    status, secret, err = add_authenticator(cog)
+    assert status == 0, err
+    cog.ok("sign-out", "--local")
+    wrong = "000000" if pyotp.TOTP(secret).now() != "000000" else "111111"
+    before = profile.calls("RespondToAuthChallenge:SOFTWARE_TOKEN_MFA")
+    result = cog.run("sign-in", "--password-stdin", "--mfa-code", "-", input=f"{PASSWORD}\n{wrong}\n{wrong}\n")
+    assert result.returncode == 77 and "code is incorrect" in result.stderr, result.stderr
+    assert profile.calls("RespondToAuthChallenge:SOFTWARE_TOKEN_MFA") == before + 1
+    assert result.stderr.count("reading it from standard input") == 1
+
+
+def test_disabling_a_method_that_was_never_enabled_says_so(cog, bus, profile):
+    result = cog.ok("mfa", "disable", "sms")
+    assert result.stderr == "sms MFA was not enabled; nothing changed.\n" and result.stdout == ""
+    assert profile.calls("SetUserMFAPreference") == 0
+    cog.ok("mfa", "enable", "email")
+    disabled = cog.ok("mfa", "disable", "email")
+    assert disabled.stderr == "Disabled email MFA.\n"
+    assert profile.calls("SetUserMFAPreference") == 2 and shown(cog)["email"] == NONE
 
 
 def test_enable_prefer_and_disable(cog, bus, profile):

@@ -117,7 +117,8 @@ def test_a_secret_hash_and_the_device_go_with_the_passkey(cog, bus, registered, 
     cog.ok("configure", "--client-secret-stdin", input="passkey-client-secret\n")
     first = passkey_sign_in(cog, registered)
     assert first.returncode == 0, first.stderr
-    assert "now a remembered device" in first.stderr
+    # This machine is made the user's device; a user asked for no MFA is told nothing of it (#50).
+    assert double.calls("ConfirmDevice") == 1 and "device" not in first.stderr
     assert "SECRET_HASH" in passkey_answers(double)[-1]["parameter_names"]
     sign_out(cog, bus)
     # Signed in again from the remembered device: every step names it.
@@ -223,10 +224,13 @@ def test_a_key_with_a_pin_asks_for_it_and_tries_it_once(cog, bus, pool, pin_key)
     assert add(cog, pin_key, "--pin-stdin", input=PIN + "\n").returncode == 0
     sign_out(cog, bus)
 
+    tokens = pin_key.commands.count("ClientPIN.getPINToken")
     wrong = passkey_sign_in(cog, pin_key, "--pin-stdin", input="000000\n")
     assert wrong.returncode == 77 and "PIN is incorrect; 7 tries left" in wrong.stderr, wrong.stderr
+    # Refused before any touch is asked for: no word of one (#50).
+    assert "Touch" not in wrong.stderr and len(wrong.stderr.splitlines()) == 1, wrong.stderr
     # Tried once: one of the key's retries spent, no second try.
-    assert pin_key.pin_retries == 7 and pin_key.commands.count("ClientPIN.getPINToken") == 2
+    assert pin_key.pin_retries == 7 and pin_key.commands.count("ClientPIN.getPINToken") == tokens + 1
     assert nothing_stored(bus)
 
     # Traced too: the PIN reaches no line of it (cog.run checks every secret it knows).
@@ -248,6 +252,40 @@ def test_the_pin_on_a_terminal(cog, bus, pool, pin_key):
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 0 and stored(bus, "refresh")
+
+
+def test_the_touch_is_asked_for_only_once_the_pin_was_accepted(cog, bus, pool, pin_key):
+    assert add(cog, pin_key, "--pin-stdin", input=PIN + "\n").returncode == 0
+    sign_out(cog, bus)
+    pin_key.presence = "wait"
+    before = len(pin_key.commands)
+    proc = subprocess.Popen([cog.binary, "sign-in", "--method", "passkey", "--authenticator", pin_key.device, "--pin-stdin"],
+                            env=cog.env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc.stdin.write(PIN + "\n")
+    proc.stdin.close()
+    line = proc.stderr.readline()
+    assert "Touch your security key" in line
+    # By then the key had checked the PIN (a PIN token, then an assertion
+    # without a touch) and had not yet been asked for the one that signs.
+    asked = [c for c in pin_key.commands[before:] if c in USES_THE_KEY or c.startswith("ClientPIN")]
+    assert asked[:4] == ["ClientPIN.getRetries", "ClientPIN.getKeyAgreement", "ClientPIN.getPINToken", "GetAssertion"], asked
+    assert pin_key.waiting_for_touch.wait(20)
+    pin_key.touch()
+    assert proc.wait(timeout=30) == 0, proc.stderr.read()
+    assert stored(bus, "refresh")
+
+
+def test_a_wrong_pin_on_a_terminal_says_nothing_of_a_touch(cog, bus, pool, pin_key):
+    pexpect = pytest.importorskip("pexpect")
+    assert add(cog, pin_key, "--pin-stdin", input=PIN + "\n").returncode == 0
+    sign_out(cog, bus)
+    child = pexpect.spawn(cog.binary, ["sign-in", "--method", "passkey", "--authenticator", pin_key.device],
+                          env=cog.env, encoding="utf-8", timeout=30)
+    child.expect(r"PIN for the security key \(8 tries left\): ")
+    child.sendline("000000")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 77 and "PIN is incorrect" in child.before and "Touch" not in child.before, child.before
 
 
 def test_a_pin_needed_without_a_terminal_names_the_flag(cog, bus, pool, pin_key):
@@ -391,9 +429,13 @@ def test_removing_a_passkey(cog, bus, pool, key):
     cog.ok("passkey", "remove", b64url(made.credential_id))
     assert passkeys(pool) == [] and json.loads(cog.ok("passkey", "list", "--json").stdout) == []
     sign_out(cog, bus)
-    # The key still holds it; Cognito no longer offers a passkey to this user.
+    # The key still holds it; Cognito no longer offers a passkey to this user:
+    # one line saying how to add one (#50).
     result = passkey_sign_in(cog, key)
-    assert result.returncode == 64 and "not passkey" in result.stderr, result.stderr
+    assert result.returncode == 77, result.stderr
+    assert result.stderr.startswith("cog-cred: error: Cognito offers this user no passkey (it offers "), result.stderr
+    assert result.stderr.endswith("): sign in another way, then add one on your security key with cog-cred passkey add\n")
+    assert len(result.stderr.splitlines()) == 1
     assert key_uses(key) == ["MakeCredential"] and nothing_stored(bus)
 
 

@@ -5,7 +5,7 @@ before the password is asked for. On a pseudo-terminal, against the Cognito
 test double."""
 import pytest
 
-from support import configure_on_double, lock_collection, on_terminal, stored
+from support import configure_on_double, lock_collection, no_terminal, on_terminal, stored
 
 USER, PASSWORD = "erin@example.com", "Prompt-Password-1"
 CODE_PROMPT = "Enter the code from your authenticator app: "
@@ -102,3 +102,16 @@ def test_a_locked_keyring_is_said_before_the_password_is_asked(cog, double, own_
     assert index == 1, "the password was asked for first"
     assert child.exitstatus == 69 and "locked" in child.before
     assert sign_ins(double) == 1  # the first sign-in only
+
+
+def test_a_profile_without_a_username_asks_for_one_on_a_terminal(cog, bus, double):
+    configure_on_double(cog, double.url)  # no --username
+    cog.remember_secret(PASSWORD)
+    double.add_user(USER, PASSWORD)
+    shown = on_terminal(cog, ["sign-in"], ("Username: ", USER), ("Password for erin@example.com: ", PASSWORD))
+    assert f"Signed in as {USER}" in shown and stored(bus, "refresh")
+    # Without a terminal it stays an error naming the ways to give one, and nothing is sent.
+    calls = sign_ins(double)
+    result = no_terminal(cog, "sign-in", "--password-stdin", input=PASSWORD + "\n")
+    assert result.returncode == 64 and "--username" in result.stderr and "configure --username" in result.stderr
+    assert len(result.stderr.splitlines()) == 1 and sign_ins(double) == calls

@@ -38,6 +38,7 @@ public struct Fido2Authenticator: Authenticator {
             if pin == nil, request.userVerification != .discouraged, cfido2_dev_has_uv(device) {
                 try check(cfido2_assert_set_uv(assert, FIDO_OPT_TRUE))
             }
+            try checkPIN(pin, of: request.relyingParty, clientData: request.clientData, device: device, timeoutMilliseconds: request.timeoutMilliseconds)
             prompts.touchSecurityKey(choosing: false)
             try perform(device: device, timeoutMilliseconds: request.timeoutMilliseconds) { cfido2_dev_get_assert(device, assert, pin) }
             return try chosenAssertion(assert, username: request.username)
@@ -67,6 +68,7 @@ public struct Fido2Authenticator: Authenticator {
             if pin == nil, request.userVerification != .discouraged, cfido2_dev_has_uv(device) {
                 try check(cfido2_cred_set_uv(cred, FIDO_OPT_TRUE))
             }
+            try checkPIN(pin, of: request.relyingParty, clientData: request.clientData, device: device, timeoutMilliseconds: request.timeoutMilliseconds)
             prompts.touchSecurityKey(choosing: false)
             try perform(device: device, timeoutMilliseconds: request.timeoutMilliseconds) { cfido2_dev_make_cred(device, cred, pin) }
             let statement = bytes(cfido2_cred_attstmt_ptr(cred), cfido2_cred_attstmt_len(cred))
@@ -243,6 +245,31 @@ public struct Fido2Authenticator: Authenticator {
         let counted = cfido2_dev_get_retry_count(device, &retries) == FIDO_OK
         if counted && retries == 0 { throw PasskeyError.pinBlocked }
         return try prompts.securityKeyPIN(retriesLeft: counted ? Int(retries) : nil)
+    }
+
+    /// The PIN checked before the person is told to touch the key, so that
+    /// "Touch your security key" is said only once the PIN was accepted.
+    /// libfido2 (1.12) has no call that only checks a PIN (its PIN token
+    /// is got inside each request); a GetAssertion with user presence off
+    /// and the PIN gets one (the key checks the PIN) and asks for no touch.
+    /// It signs nothing the relying party would take: its client data is
+    /// the request's own, without presence. No credential here is no matter
+    /// (the PIN was accepted); a key that refuses a silent assertion checks
+    /// the PIN with the request itself, as before.
+    func checkPIN(_ pin: String?, of relyingParty: String, clientData: [UInt8], device: OpaquePointer, timeoutMilliseconds: Int) throws {
+        guard let pin else { return }
+        guard let probe = cfido2_assert_new() else { throw PasskeyError.authenticatorFailed("out of memory") }
+        var owned: OpaquePointer? = probe
+        defer { cfido2_assert_free(&owned) }
+        try check(cfido2_assert_set_rp(probe, relyingParty))
+        try check(clientData.withUnsafeBufferPointer { cfido2_assert_set_clientdata(probe, $0.baseAddress, $0.count) })
+        try check(cfido2_assert_set_up(probe, FIDO_OPT_FALSE))
+        let code = cfido2_dev_get_assert(device, probe, pin)
+        switch code {
+        case FIDO_ERR_PIN_INVALID, FIDO_ERR_PIN_BLOCKED, FIDO_ERR_PIN_AUTH_BLOCKED:
+            try perform(device: device, timeoutMilliseconds: timeoutMilliseconds) { code }
+        default: return
+        }
     }
 
     // MARK: - Results

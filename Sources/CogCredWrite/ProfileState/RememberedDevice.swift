@@ -26,6 +26,9 @@ public struct RememberedDevice: Sendable, Equatable, Codable {
     /// ConfirmDevice accepted it. An unconfirmed device's key is still sent
     /// with refreshes (its session is bound to it), never with a sign-in.
     public var confirmed: Bool
+    /// Made by a sign-in that asked no MFA: a later sign-in it proves is
+    /// not told as one that skipped MFA. Nil in items from before (told).
+    public var withoutMFA: Bool?
 
     enum CodingKeys: String, CodingKey {
         case key = "device_key"
@@ -35,6 +38,7 @@ public struct RememberedDevice: Sendable, Equatable, Codable {
         case signInName = "sign_in_name"
         case name
         case confirmed
+        case withoutMFA = "without_mfa"
     }
 
     /// Whether a sign-in as `name` is this device's user's.
@@ -46,7 +50,8 @@ public struct RememberedDevice: Sendable, Equatable, Codable {
     }
 
     init(
-        key: String, groupKey: String, password: String, username: String, signInName: String, name: String? = nil, confirmed: Bool
+        key: String, groupKey: String, password: String, username: String, signInName: String, name: String? = nil, confirmed: Bool,
+        withoutMFA: Bool? = nil
     ) {
         self.key = key
         self.groupKey = groupKey
@@ -55,6 +60,7 @@ public struct RememberedDevice: Sendable, Equatable, Codable {
         self.signInName = signInName
         self.name = name
         self.confirmed = confirmed
+        self.withoutMFA = withoutMFA
     }
 
     init?(json: String) {

@@ -33,10 +33,13 @@ public enum AuthError: ExplainedFailure, Equatable {
     case browserTimedOut(seconds: Int)
     /// `devices forget` without a key, and this machine is no device of the user's.
     case noDevice(profile: String)
+    /// A passkey sign-in, and Cognito offers this user no passkey (the
+    /// user has none): the first factors it offers instead.
+    case noPasskey(profile: String, offered: [SignInMethod])
 
     public var category: FailureCategory {
         switch self {
-        case .notSignedIn, .unsupportedChallenge, .challengeNeedsInput, .requiredAttributes, .verificationFailed:
+        case .notSignedIn, .unsupportedChallenge, .challengeNeedsInput, .requiredAttributes, .verificationFailed, .noPasskey:
             return .notAuthenticated
         case .noIDToken, .noDevice: return .usage
         case .nonceMismatch, .idTokenRejected, .stateMismatch, .browserTimedOut: return .notAuthenticated
@@ -80,6 +83,9 @@ public enum AuthError: ExplainedFailure, Equatable {
             return Explanation("no answer from the browser within \(seconds) s; nothing was stored: sign in again", nextStep: .waitLongerForBrowser)
         case .noDevice(let profile):
             return Explanation("this machine is not one of the user's devices (profile '\(profile)')", nextStep: .nameDeviceToForget(profile: profile))
+        case .noPasskey(let profile, let offered):
+            let others = offered.isEmpty ? "" : " (it offers \(offered.map(\.rawValue).joined(separator: ", ")))"
+            return Explanation("Cognito offers this user no passkey\(others)", nextStep: .addPasskey(profile: profile))
         case .cognito(let error, let operation):
             return AuthError.explain(error, operation)
         }
@@ -99,7 +105,9 @@ public enum AuthError: ExplainedFailure, Equatable {
         if isSecretHashFailure(error) || error.isNotCognito { return .configuration }
         switch (error.code ?? "", operation) {
         case ("NotAuthorizedException", .confirmSignUp): return .dataError
-        case ("CodeMismatchException", .signIn), ("EnableSoftwareTokenMFAException", .signIn), ("ExpiredCodeException", .signIn):
+        // A code Cognito refuses, wrong or expired, is a rejected credential
+        // in every command (77); one malformed before it is sent is 65.
+        case ("CodeMismatchException", _), ("EnableSoftwareTokenMFAException", _), ("ExpiredCodeException", _):
             return .notAuthenticated
         case ("NotAuthorizedException", _), ("UserNotFoundException", _), ("UserNotConfirmedException", _),
             ("PasswordResetRequiredException", _):
@@ -115,7 +123,7 @@ public enum AuthError: ExplainedFailure, Equatable {
             return .configuration
         case ("InvalidIdentityToken", _), ("ExpiredTokenException", _): return .notAuthenticated
         case ("InvalidParameterException", _), ("UsernameExistsException", _), ("InvalidPasswordException", _),
-            ("CodeMismatchException", _), ("ExpiredCodeException", _), ("AliasExistsException", _):
+            ("AliasExistsException", _):
             return .dataError
         case ("CodeDeliveryFailureException", _): return .temporary
         // The OAuth 2.0 endpoints' codes (RFC 6749 5.2).

@@ -80,9 +80,38 @@ extension TokenManager {
     /// After the tokens are stored, so that nothing here (a refusal, the
     /// person's answer, Ctrl-C) can cost the sign-in: ConfirmDevice for a
     /// new device, then remembered or not, as the pool and the user say.
+    ///
+    /// A remembered device only skips MFA, so a user the pool asks for none
+    /// (no MFA challenge in this sign-in; when the device proved itself
+    /// instead, none at the sign-in that made it) is not asked whether to
+    /// remember it, and told nothing of it: the outcome is nil. Its device
+    /// is still confirmed, as refreshes need, and remembered only when the
+    /// pool or `remember` says so.
+    func finishDevice(
+        _ device: SessionDevice, accessToken: String, provedDevice: Bool, askedMFA: Bool, cognito: any CognitoClient,
+        options: DeviceOptions, answers: any ChallengeAnswers
+    ) -> DeviceOutcome? {
+        let hasMFA: Bool
+        switch device {
+        case .none: return nil
+        // No call to ask (GetUser would cost every such sign-in a round
+        // trip): the device says what its first sign-in found.
+        case .used(let used) where provedDevice: hasMFA = used.withoutMFA != true
+        default: hasMFA = askedMFA
+        }
+        let outcome = finishDevice(
+            device, accessToken: accessToken, provedDevice: provedDevice, cognito: cognito, options: options, withoutMFA: !hasMFA,
+            ask: hasMFA ? answers.rememberDevice(name:) : { _ in false })
+        if hasMFA { return outcome }
+        if case .failed(let reason) = outcome {
+            warn("cog-cred: warning: this machine could not be made a device of the user's (\(reason))")
+        }
+        return nil
+    }
+
     func finishDevice(
         _ device: SessionDevice, accessToken: String, provedDevice: Bool, cognito: any CognitoClient, options: DeviceOptions,
-        answers: any ChallengeAnswers
+        withoutMFA: Bool, ask: (String) -> Bool
     ) -> DeviceOutcome? {
         switch device {
         case .none: return nil
@@ -106,6 +135,7 @@ extension TokenManager {
                 return .failed(error.summary)
             }
             device.confirmed = true
+            device.withoutMFA = withoutMFA ? true : nil
             do {
                 // Stored unconfirmed with the tokens; a sign-in since then
                 // has stored its own device, which stays.
@@ -114,7 +144,7 @@ extension TokenManager {
                 return .failed((error as? any CogCredFailure)?.message ?? "\(error)")
             }
             guard userChooses else { return .remembered(name: options.name) }
-            let remember = options.remember ?? answers.rememberDevice(name: options.name)
+            let remember = options.remember ?? ask(options.name)
             do {
                 try cognito.updateDeviceStatus(accessToken: accessToken, deviceKey: device.key, remembered: remember)
             } catch {

@@ -40,6 +40,19 @@ extension TokenManager {
         return try mfaCall { () throws(CognitoError) in try cognito.mfaSettings(accessToken: access) }
     }
 
+    /// Disables one method, unless it is not enabled (GetUser's
+    /// UserMFASettingList): then nothing is sent. Whether it was enabled.
+    @discardableResult
+    public func disableMFA(_ kind: MFAKind) throws -> Bool {
+        let access = try currentToken(.access).value
+        let cognito = try makeCognito()
+        let now = try mfaCall { () throws(CognitoError) in try cognito.mfaSettings(accessToken: access) }
+        guard now.enabled.contains(kind) else { return false }
+        let off = MFAPreference(enabled: false, preferred: false)
+        try mfaCall { () throws(CognitoError) in try cognito.setMFAPreference(accessToken: access, [kind: off]) }
+        return true
+    }
+
     /// Sets up an authenticator app and enables it: `firstCode` is shown
     /// the otpauth:// URI and returns the first code the app shows.
     @discardableResult

@@ -46,7 +46,7 @@ extension TokenManager {
         // The keyring was read (unlocked, or found locked: 69) before the
         // password is asked for; the password before anything is sent.
         if flow.readsPasswordFirst { _ = try password() }
-        var result: (tokens: AuthenticationResult, provedDevice: Bool)
+        var result: (tokens: AuthenticationResult, provedDevice: Bool, askedMFA: Bool)
         do {
             result = try authenticate(cognito, username: username, password: password, flow: flow, method: method, device: device, answers: answers)
         } catch is DeviceRefused {
@@ -62,17 +62,19 @@ extension TokenManager {
             try save(result.tokens, requireRefreshToken: true, device: sessionDevice.stored)
         }
         tokens.device = finishDevice(
-            sessionDevice, accessToken: result.tokens.accessToken, provedDevice: result.provedDevice, cognito: cognito, options: options,
-            answers: answers)
+            sessionDevice, accessToken: result.tokens.accessToken, provedDevice: result.provedDevice, askedMFA: result.askedMFA,
+            cognito: cognito, options: options, answers: answers)
         return tokens
     }
 
     /// Begins the sign-in and answers every challenge up to the tokens;
-    /// whether the device answered its challenges (and so proved itself) on the way.
+    /// whether the device answered its challenges (and so proved itself) on
+    /// the way, and whether the user was asked for MFA (a second factor, or
+    /// setting one up).
     func authenticate(
         _ cognito: any CognitoClient, username: String, password: () throws -> String, flow: AuthFlow, method: SignInMethod?,
         device: RememberedDevice?, answers: any ChallengeAnswers
-    ) throws -> (tokens: AuthenticationResult, provedDevice: Bool) {
+    ) throws -> (tokens: AuthenticationResult, provedDevice: Bool, askedMFA: Bool) {
         var srp: SRPClient? = nil
         var deviceSRP: SRPClient? = nil
         func newSRP() throws -> String {
@@ -116,6 +118,7 @@ extension TokenManager {
         var userID = username
         // A one-time code chosen as the first factor is still to come.
         var codeSignsIn = flow == .choice && (method == .emailOTP || method == .smsOTP)
+        var askedMFA = false
         for _ in 0..<TokenManager.maxChallenges {
             guard case .challenge(var pending) = outcome else { break }
             // Every answer names the user as Cognito knows them (not an alias they typed).
@@ -150,9 +153,11 @@ extension TokenManager {
                 codeSignsIn = false
                 answer = .code(try answers.signInCode(kind, destination: destination))
             case .oneTimeCode(let kind, let destination), .mfaCode(let kind, let destination):
+                askedMFA = true
                 answer = .code(try answers.mfaCode(kind, destination: destination))
             case .chooseMFA(let options):
                 guard !options.isEmpty else { throw unsupported }
+                askedMFA = true
                 answer = .mfa(try answers.chooseMFA(from: options))
             case .newPassword(let required):
                 if !required.isEmpty { throw AuthError.requiredAttributes(required) }
@@ -162,6 +167,7 @@ extension TokenManager {
                 answer = .custom(try answers.customAnswer(parameters))
             case .setUpMFA(let kinds):
                 guard kinds?.contains(.totp) ?? true else { throw unsupported }
+                askedMFA = true
                 pending.session = try setUpAuthenticator(cognito, session: pending.session, userID: userID, answers: answers)
                 answer = .mfaSetUp
             case .passkey(let options):
@@ -180,6 +186,6 @@ extension TokenManager {
         guard case .authenticated(let result) = outcome else {
             throw AuthError.cognito(.badResponse(httpStatus: 200, detail: "too many challenges"), operation: .signIn)
         }
-        return (result, deviceSRP != nil)
+        return (result, deviceSRP != nil, askedMFA)
     }
 }

@@ -18,8 +18,10 @@ struct MFA: ParsableCommand, HelpExamples {
             when qrencode is installed, then its first code from the terminal or --code -) \
             and enables it; the URI holds the authenticator's secret, so it is shown on the \
             terminal only, never on stderr, and without a terminal nowhere unless --print-uri \
-            prints it on standard output; mfa enable sms|email, mfa disable \(kinds) and mfa prefer \(kinds) \
-            change one method. Cognito's refusals (email MFA outside the \
+            prints it on standard output (without a terminal and without --code, it exits 77 \
+            naming --print-uri); mfa enable sms|email, mfa disable \(kinds) and mfa prefer \(kinds) \
+            change one method (disabling one that is not enabled changes nothing and says so). \
+            A first code Cognito refuses, wrong or expired, exits 77, as every refused code does. Cognito's refusals (email MFA outside the \
             pool's feature plan, SMS without a verified phone number) come with Cognito's own \
             code and message. The access token is refreshed first when it is too old.
             """,
@@ -99,18 +101,21 @@ struct MFA: ParsableCommand, HelpExamples {
         }
     }
 
-    struct Disable: MFAChangeCommand, HelpExamples {
-        static let configuration = CommandConfiguration(abstract: "Disable a method.")
+    struct Disable: ParsableCommand, HelpExamples {
+        static let configuration = CommandConfiguration(
+            abstract: "Disable a method (one that is not enabled is left as it is, and said so).")
         static let examples = [
             "cog-cred mfa disable sms",
             "cog-cred mfa disable totp --profile work",
         ]
-        static let change = MFAChange.disable
 
         @OptionGroup var profileOptions: ProfileOptions
         @OptionGroup var method: Method
 
-        func done(_ method: String) -> String { "Disabled \(method) MFA." }
+        func run() throws {
+            let wasEnabled = try Wiring().tokenManager(profileOptions).disableMFA(method.kind)
+            Output.note(wasEnabled ? "Disabled \(method.name) MFA." : "\(method.name) MFA was not enabled; nothing changed.")
+        }
     }
 
     struct Prefer: MFAChangeCommand, HelpExamples {
@@ -128,7 +133,7 @@ struct MFA: ParsableCommand, HelpExamples {
     }
 }
 
-/// `mfa disable` and `mfa prefer`: one change to one method.
+/// `mfa prefer`: one change to one method.
 protocol MFAChangeCommand: ParsableCommand {
     static var change: MFAChange { get }
     var profileOptions: ProfileOptions { get }

@@ -10,6 +10,9 @@ struct SignIn: ParsableCommand, HelpExamples {
         commandName: "sign-in",
         abstract: "Sign in and keep the tokens in the Secret Service.",
         discussion: """
+            The username is --username's, else the profile's (configure --username), else \
+            asked for on the terminal; without a terminal, sign-in exits 64 saying how to give one.
+
             By default the password is proved with SRP and never sent (configure --auth-flow \
             password sends it over TLS instead). It is read from standard input with \
             --password-stdin (one line), or asked for on the terminal with echo off; never \
@@ -41,7 +44,9 @@ struct SignIn: ParsableCommand, HelpExamples {
             refused (exit 76) before the key is asked anything. "Touch your security key" \
             is said while it waits; its PIN, when it needs one, is asked for on the terminal \
             or read from the next line of standard input with --pin-stdin, and tried once \
-            only (a wrong one exits 77 with the tries left). Passkeys synced to a phone or a \
+            only, before the touch is asked for (a wrong one exits 77 with the tries left). \
+            A user with no passkey (Cognito offers none) exits 77 saying to sign in another \
+            way and add one with cog-cred passkey add. Passkeys synced to a phone or a \
             platform sign in through the managed login (--browser). cog-cred passkey adds, \
             lists and removes passkeys.
 
@@ -176,13 +181,21 @@ struct SignIn: ParsableCommand, HelpExamples {
             let who = tokens.id?.claims.cognitoUsername ?? tokens.access.claims.subjectName ?? "the user"
             Output.note("Signed in as \(who) \(profile)\(Self.until(tokens)).")
         case .api(let flow, let preferred):
-            guard let user = username ?? manager.profile.username, !user.isEmpty else {
+            let user = try username ?? manager.profile.username ?? Self.askUsername()
+            guard !user.isEmpty else {
                 throw ValidationError("no username: pass --username or set one with cog-cred configure --username")
             }
             let tokens = try signIn(manager, as: user, flow: flow, method: preferred)
             Output.note("Signed in as \(tokens.access.claims.subjectName ?? user) \(profile)\(Self.until(tokens)).")
             Self.note(tokens.device)
         }
+    }
+
+    /// Neither --username nor the profile's: asked on the terminal, and
+    /// without one the empty name the caller refuses.
+    static func askUsername() throws -> String {
+        guard PasswordInput.hasTerminal else { return "" }
+        return try PasswordInput.ask("Username: ")
     }
 
     static func until(_ tokens: TokenManager.RefreshedTokens) -> String {
@@ -199,7 +212,7 @@ struct SignIn: ParsableCommand, HelpExamples {
         let answers = ChallengePrompts(
             newPasswordFromStdin: newPasswordStdin, mfaCode: mfaCode,
             mfaType: mfaType.flatMap(MFAKind.init(optionName:)), code: code, method: preferred, methodIsDefault: method == nil,
-            answersFromStdin: answer == "-", printURI: printURI, securityKey: securityKey.prompts)
+            answersFromStdin: answer == "-", printURI: printURI, securityKey: securityKey.prompts, profileName: manager.profileName)
         let device = DeviceOptions(name: deviceName ?? Self.hostName(), remember: rememberDevice)
         return try manager.signIn(
             username: user, password: readPassword, flow: flow, method: preferred, device: device, answers: answers)
