@@ -26,6 +26,10 @@ struct Devices: ParsableCommand, HelpExamples {
         "cog-cred devices forget",
     ]
 
+    /// Shown in the group's help; given here or after a subcommand, they
+    /// reach it (CogCredCommand.arguments moves them there).
+    @OptionGroup var globals: GlobalOptions
+
     struct List: ParsableCommand, HelpExamples {
         static let configuration = CommandConfiguration(abstract: "Print your devices; * marks this machine.")
         static let examples = [

@@ -33,6 +33,10 @@ struct MFA: ParsableCommand, HelpExamples {
         "cog-cred mfa prefer sms",
     ]
 
+    /// Shown in the group's help; given here or after a subcommand, they
+    /// reach it (CogCredCommand.arguments moves them there).
+    @OptionGroup var globals: GlobalOptions
+
     /// The method named on the command line.
     struct Method: ParsableArguments {
         @Argument(help: ArgumentHelp(MFAKind.optionNames.spoken() + ".", valueName: "method"), completion: Completions.mfaTypes)

@@ -33,6 +33,10 @@ struct PasskeyCommand: ParsableCommand, HelpExamples {
         "cog-cred passkey remove AbCdEf0123456789",
     ]
 
+    /// Shown in the group's help; given here or after a subcommand, they
+    /// reach it (CogCredCommand.arguments moves them there).
+    @OptionGroup var globals: GlobalOptions
+
     struct Add: ParsableCommand, HelpExamples {
         static let configuration = CommandConfiguration(abstract: "Make a passkey on a security key and register it with Cognito.")
         static let examples = [
