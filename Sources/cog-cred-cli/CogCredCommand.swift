@@ -89,7 +89,9 @@ struct CogCredCommand: ParsableCommand, HelpExamples {
                 SignUp.self, ConfirmSignUp.self, ResendCode.self, ForgotPassword.self, ConfirmForgotPassword.self,
                 ChangePassword.self, MFA.self, Devices.self, PasskeyCommand.self,
             ]),
-            CommandGroup(name: "Settings", subcommands: [Configure.self, Profiles.self, SetupGit.self, SetupKubectl.self, Agent.self, Unlock.self]),
+            CommandGroup(name: "Settings", subcommands: [
+                Configure.self, Profiles.self, SetupGit.self, SetupKubectl.self, SetupDocker.self, Agent.self, Unlock.self, VersionCommand.self,
+            ]),
         ]
     )
 

@@ -35,10 +35,12 @@ struct GlobalOptions: ParsableArguments {
         try ProfileValidation.selectedName(flag: profile, environment: { environment[$0] })
     }
 
-    /// For the commands that serve no one profile (`agent`, `version`):
-    /// a usage error saying so, rather than a profile silently ignored.
-    func refuseProfile(_ command: String, because reason: String) throws {
-        if profile != nil { throw ValidationError("--profile does not apply to \(command): \(reason)") }
+    /// For the commands that serve no one profile (`agent`, `unlock`,
+    /// `version`): the option is taken, so that an alias or a script that
+    /// always names a profile works with them too, and a note says it is
+    /// not used rather than ignoring it in silence.
+    func noteProfileUnused(by command: String, because reason: String) {
+        if profile != nil { Output.note("cog-cred: note: \(command) does not use --profile: \(reason)") }
     }
 }
 

@@ -101,7 +101,8 @@ import CogCredTestSupport
         "token --id-token --id-token", "get-header --id-token --id-token", "get-header --format json", "exec", "exec --", "exec true",
         "git-credential store", "git-credential erase", "git-credential capability", "git-credential", "docker-credential store",
         "docker-credential get extra", "refresh", "status", "sign-in", "--profile p status", "--profile p tokn", "token extra",
-        "-p a token --profile b", "--profile", "-p p", "token -p",
+        "-p a token --profile b", "--profile", "-p p", "token -p", "version", "--version", "version extra", "-p work version",
+        "setup-docker registry.example.com",
     ])
     func handsOverAnythingElse(_ words: String) {
         #expect(parse(words) == nil, "\(words)")

@@ -1,5 +1,7 @@
+import Foundation
 import Synchronization
 import Testing
+import CogCredTestSupport
 @testable import CogCredWrite
 
 /// An in-memory git and kubectl: git config's multi-valued keys of one
@@ -99,16 +101,131 @@ final class FakePrograms: ProgramRunning {
 
     @Test(arguments: [
         ("git.example.com", "git.example.com"), ("Git.Example.COM:8443", "git.example.com:8443"),
-        ("https://git.example.com/", "git.example.com"), ("127.0.0.1:3000", "127.0.0.1:3000"), ("[::1]:443", "[::1]:443"),
+        ("https://git.example.com/", "git.example.com"), ("127.0.0.1:3000", "127.0.0.1:3000"), ("[::1]:8443", "[::1]:8443"),
+        // A remote's URL: the host and port git matches credential.https://HOST by.
+        ("https://git.example.com/org/repo.git", "git.example.com"), ("HTTPS://git.example.com:8443/x?y#z", "git.example.com:8443"),
+        ("https://alice:secret@git.example.com/org/repo.git", "git.example.com"), ("https://a@b@git.example.com", "git.example.com"),
+        // 443 is https's own: git drops it, so host:443 and host are one entry.
+        ("https://git.example.com:443/x", "git.example.com"), ("git.example.com:443", "git.example.com"), ("[::1]:443", "[::1]"),
     ])
     func hosts(_ text: String, _ host: String) {
         #expect(GitHelperSetup.host(text) == host)
     }
 
-    @Test(arguments: ["", "http://git.example.com", "https://git.example.com/repo.git", "git.example.com:", "git.example.com:http",
-                      "-c", "a b", "host\nhelper", "a/b", "héllo.example"])
+    @Test(arguments: ["", "http://git.example.com", "ssh://git.example.com/repo.git", "git.example.com:", "git.example.com:http",
+                      "-c", "a b", "host\nhelper", "a/b", "héllo.example", "git@git.example.com:org/repo.git", "https://",
+                      "https://git.example.com:99999999/", "https://user:pw@/x", "user@git.example.com"])
     func notHosts(_ text: String) {
         #expect(GitHelperSetup.host(text) == nil)
+    }
+
+    @Test func aShownAddressHasNoUserinfo() {
+        #expect(ServerAddress.shown("https://alice:s3cret@bad host/org/repo.git") == "https://bad host/org/repo.git")
+        #expect(ServerAddress.shown("alice:s3cret@host") == "host")
+        #expect(ServerAddress.shown("https://host/a@b") == "https://host/a@b")
+    }
+}
+
+@Suite struct DockerHelperSetupTests {
+    /// A new directory with a cog-cred config holding the profiles `work` and `home`.
+    func directory(_ registries: [String: [String]] = [:]) throws -> (String, ConfigStore) {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("docker-\(UUID().uuidString.prefix(8))").path
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+        let config = ConfigStore(path: path + "/cog-cred/config.json")
+        var file = ConfigFile(profiles: ["work": testProfile, "home": testProfile])
+        for (name, hosts) in registries { file.profiles[name]?.dockerRegistries = hosts }
+        try config.save(file)
+        return (path, config)
+    }
+
+    @Test(arguments: [("registry.example.com", "registry.example.com"), ("Registry.Example.com:5000", "registry.example.com:5000"),
+                      ("https://registry.example.com/v2/", "registry.example.com"), ("http://u:p@localhost:5000/v2/", "localhost:5000"),
+                      ("https://registry.example.com:443/", "registry.example.com:443")])
+    func registries(_ text: String, _ key: String) {
+        #expect(DockerHelperSetup.registry(text) == key)
+    }
+
+    @Test(arguments: ["", "docker://registry.example.com", "registry.example.com/team/image", "a b", "registry.example.com:x"])
+    func notRegistries(_ text: String) {
+        #expect(DockerHelperSetup.registry(text) == nil)
+    }
+
+    @Test func dockerConfigIsWhereDockerReadsIt() {
+        #expect(DockerHelperSetup.dockerConfigPath(environment: ["HOME": "/h"]) == "/h/.docker/config.json")
+        #expect(DockerHelperSetup.dockerConfigPath(environment: ["HOME": "/h", "DOCKER_CONFIG": "/d"]) == "/d/config.json")
+        #expect(DockerHelperSetup.dockerConfigPath(environment: [:]) == nil)
+    }
+
+    @Test func writesTheEntryKeepsTheRestAndASecondRunWritesNothing() throws {
+        let (path, config) = try directory()
+        let docker = path + "/config.json"
+        let before = #"{"auths": {"other.example.com": {"auth": "dXNlcjpwdw=="}}, "credsStore": "secretservice", "#
+            + #""credHelpers": {"gcr.io": "gcloud"}, "proxies": {"default": {"httpProxy": "http://proxy:3128"}}, "n": 3, "x": [1.5, true, null]}"#
+        try Data(before.utf8).write(to: URL(fileURLWithPath: docker))
+        chmod(docker, 0o640)
+        let setup = DockerHelperSetup(dockerConfig: docker, config: config)
+        let outcome = try setup.setUp(registry: "registry.example.com", profile: "work")
+        #expect(outcome.wroteDockerConfig && outcome.mapped && outcome.replacedHelper == nil && outcome.unmappedFrom.isEmpty)
+        var expected = try #require(JSONValue.parse(Array(before.utf8))?.objectValue)
+        expected["credHelpers"] = .object(["gcr.io": .string("gcloud"), "registry.example.com": .string("cog-cred")])
+        let written = try Data(contentsOf: URL(fileURLWithPath: docker))
+        #expect(JSONValue.parse(Array(written)) == .object(expected))
+        #expect(try FileManager.default.attributesOfItem(atPath: docker)[.posixPermissions] as? Int == 0o640)
+        #expect(try config.profile("work").dockerRegistries == ["registry.example.com"])
+
+        let again = try setup.setUp(registry: "registry.example.com", profile: "work")
+        #expect(!again.changed)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: docker)) == written)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: path).sorted() == ["cog-cred", "config.json"])
+    }
+
+    @Test func aNewFileIs0600InADirectory0700() throws {
+        let (path, config) = try directory()
+        let docker = path + "/new/.docker/config.json"
+        _ = try DockerHelperSetup(dockerConfig: docker, config: config).setUp(registry: "r.example.com", profile: "work")
+        #expect(try FileManager.default.attributesOfItem(atPath: docker)[.posixPermissions] as? Int == 0o600)
+        #expect(try FileManager.default.attributesOfItem(atPath: path + "/new/.docker")[.posixPermissions] as? Int == 0o700)
+        #expect(JSONValue.parse(Array(try Data(contentsOf: URL(fileURLWithPath: docker)))) == .object(["credHelpers": .object(["r.example.com": .string("cog-cred")])]))
+    }
+
+    @Test func anotherProfilesRegistryMovesAndAnotherHelperIsReplaced() throws {
+        let (path, config) = try directory(["home": ["r.example.com", "s.example.com"]])
+        let docker = path + "/config.json"
+        try Data(#"{"credHelpers": {"r.example.com": "ecr-login"}}"#.utf8).write(to: URL(fileURLWithPath: docker))
+        let outcome = try DockerHelperSetup(dockerConfig: docker, config: config).setUp(registry: "r.example.com", profile: "work")
+        #expect(outcome.replacedHelper == "ecr-login" && outcome.unmappedFrom == ["home"] && outcome.mapped)
+        #expect(try config.profile("home").dockerRegistries == ["s.example.com"])
+        #expect(try config.load().profile(forRegistry: "r.example.com") == "work")
+    }
+
+    @Test(arguments: ["{", "[]", #"{"credHelpers": ["r.example.com"]}"#, #"{"credHelpers": {"r.example.com": 1}}"#, "{} {}"])
+    func aMalformedConfigChangesNothing(_ text: String) throws {
+        let (path, config) = try directory()
+        let docker = path + "/config.json"
+        try Data(text.utf8).write(to: URL(fileURLWithPath: docker))
+        let before = try config.load()
+        #expect(performing: { try DockerHelperSetup(dockerConfig: docker, config: config).setUp(registry: "r.example.com", profile: "work") },
+                throws: { ($0 as? SetupError)?.category == .configuration && ($0 as? SetupError)?.message.contains(docker) == true })
+        #expect(try Data(contentsOf: URL(fileURLWithPath: docker)) == Data(text.utf8))
+        #expect(try config.load() == before)
+    }
+
+    @Test func aLinkedConfigIsWrittenWhereTheLinkLeadsAndStaysALink() throws {
+        let (path, config) = try directory()
+        try FileManager.default.createDirectory(atPath: path + "/dotfiles", withIntermediateDirectories: false)
+        try Data(#"{"auths": {}}"#.utf8).write(to: URL(fileURLWithPath: path + "/dotfiles/docker.json"))
+        try FileManager.default.createSymbolicLink(atPath: path + "/config.json", withDestinationPath: path + "/dotfiles/docker.json")
+        _ = try DockerHelperSetup(dockerConfig: path + "/config.json", config: config).setUp(registry: "r.example.com", profile: "work")
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: path + "/config.json") == path + "/dotfiles/docker.json")
+        #expect(JSONValue.parse(Array(try Data(contentsOf: URL(fileURLWithPath: path + "/dotfiles/docker.json"))))?["credHelpers"]
+                == .object(["r.example.com": .string("cog-cred")]))
+    }
+
+    @Test func anEmptyFileIsAnEmptyConfig() throws {
+        let (path, config) = try directory()
+        let docker = path + "/config.json"
+        FileManager.default.createFile(atPath: docker, contents: Data("\n".utf8))
+        #expect(try DockerHelperSetup(dockerConfig: docker, config: config).setUp(registry: "r.example.com", profile: "work").wroteDockerConfig)
     }
 }
 
@@ -124,7 +241,7 @@ final class FakePrograms: ProgramRunning {
         ]))
         let request = KubectlUserSetup.Request(profile: "work", cluster: "prod", kubeconfig: "/k", idToken: true)
         let outcome = try KubectlUserSetup(programs: programs).setUp(request)
-        #expect(outcome == .init(user: "cog-cred-work", apiVersion: "client.authentication.k8s.io/v1", context: "prod"))
+        #expect(outcome == .init(user: "cog-cred-work", apiVersion: "client.authentication.k8s.io/v1", context: "prod", file: "/k"))
         #expect(programs.ran.suffix(2) == [
             ["kubectl", "--kubeconfig", "/k", "config", "set-credentials", "cog-cred-work", "--exec-command=cog-cred",
              "--exec-api-version=client.authentication.k8s.io/v1", "--exec-arg=kubectl-credential", "--exec-arg=--profile",
@@ -143,6 +260,38 @@ final class FakePrograms: ProgramRunning {
         // interactiveMode: only v1 has it, and only kubectl 1.26 can set it.
         #expect(credentials.contains("--exec-interactive-mode=Never") == apiVersion.hasSuffix("/v1"))
         #expect(credentials[5] == "me" && !programs.ran.contains { $0.contains("set-context") })
+    }
+
+    @Test func aKubeconfigAlreadySoIsNotWrittenAgain() throws {
+        let view = #"{"users": [{"name": "cog-cred-work", "user": {"exec": {"command": "cog-cred", "apiVersion": "client.authentication.k8s.io/v1", "#
+            + #""args": ["kubectl-credential", "--profile", "work"], "env": null, "interactiveMode": "Never", "provideClusterInfo": false}}}], "#
+            + #""contexts": [{"name": "prod", "context": {"cluster": "prod", "user": "cog-cred-work", "namespace": "team"}}]}"#
+        let answers = [
+            "kubectl version": Self.version("32"), "kubectl config get-clusters": ProgramResult(status: 0, output: "NAME\nprod\n"),
+            "kubectl config view": ProgramResult(status: 0, output: view),
+        ]
+        let programs = FakePrograms(.init(answers: answers))
+        let setup = KubectlUserSetup(programs: programs, environment: ["HOME": "/h"])
+        let outcome = try setup.setUp(.init(profile: "work", cluster: "prod"))
+        #expect(!outcome.changed && outcome.file == "/h/.kube/config")
+        #expect(!programs.ran.contains { $0.contains("set-credentials") || $0.contains("set-context") })
+        // Another setting (the ID token, another cluster's context) is written.
+        for request in [KubectlUserSetup.Request(profile: "work", cluster: "prod", idToken: true),
+                        KubectlUserSetup.Request(profile: "work", cluster: "prod", context: "other")] {
+            let again = FakePrograms(.init(answers: answers))
+            #expect(try KubectlUserSetup(programs: again).setUp(request).changed)
+            #expect(again.ran.contains { $0.contains("set-credentials") })
+        }
+    }
+
+    @Test func theFileNamedIsTheFirstOfKubeconfigsThatHoldsTheUser() throws {
+        let programs = FakePrograms(.init(answers: [
+            "kubectl version": Self.version("32"),
+            "kubectl --kubeconfig /b config view": ProgramResult(status: 0, output: #"{"users": [{"name": "cog-cred-work", "user": {}}]}"#),
+            "kubectl --kubeconfig /c config view": ProgramResult(status: 0, output: #"{"users": [{"name": "cog-cred-work", "user": {}}]}"#),
+        ]))
+        let outcome = try KubectlUserSetup(programs: programs, environment: ["KUBECONFIG": "/a::/b:/c:/a"]).setUp(.init(profile: "work"))
+        #expect(outcome.changed && outcome.file == "/b")
     }
 
     @Test func anUnknownClusterWritesNothing() {

@@ -402,6 +402,17 @@ def test_help_documents_every_exit_status_and_version_matches(cog):
     assert f'"{version}"' in source
 
 
+def test_the_version_command_prints_what_the_version_flag_prints(cog):
+    flag = cog.ok("--version")
+    # The front hands `version` over to cog-cred-cli like any command it does not read.
+    for words in (["version"], ["version", "--profile", "work"], ["-p", "work", "version"]):
+        command = cog.ok(*words)
+        assert (command.stdout, command.stderr) == (flag.stdout, ""), words
+    extra = cog.run("version", "extra")
+    assert extra.returncode == 64 and extra.stdout == ""
+    assert extra.stderr.count("\n") == 1 and "'extra'" in extra.stderr
+
+
 def test_unknown_options_are_one_line_usage_errors(cog):
     result = cog.run("token", "--bogus")
     assert result.returncode == 64

@@ -11,6 +11,7 @@ import os
 import shutil
 import stat
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -113,6 +114,44 @@ def test_setup_git_with_another_profile_switches_the_host(cog, bus, https_server
     assert helpers(cog, https_server, key) == ["", "cog-cred --profile work"]
 
 
+def test_setup_git_takes_the_remotes_url_and_writes_the_entry_git_matches_for_it(cog, bus, https_server, helper_bin,
+                                                                                   tmp_path):
+    """The remote's URL, user name, password, port and path and all: git's
+    entry for its host and port, the password nowhere."""
+    server = https_server
+    remote = server.url + "project.git"
+    host, port = server.host.split(":")
+    typed = f"https://alice:s3cret@{host.upper()}:{port}/project.git?x=1#y"
+    first = cog.ok("setup-git", typed)
+    assert f"wrote credential.https://{server.host}.helper" in first.stderr
+    second = cog.ok("setup-git", remote)  # the same entry, named by the plain URL
+    assert "nothing changed" in second.stderr and "your global git configuration" in second.stderr
+    for output in (first, second):
+        assert "s3cret" not in output.stderr and "alice" not in output.stderr and output.stdout == ""
+    gitconfig = (Path(cog.env["HOME"]) / ".gitconfig").read_text()
+    assert "s3cret" not in gitconfig and "alice" not in gitconfig
+    # git itself finds the helper for the remote, and for no other port.
+    matched = git(cog, server, "config", "--get-urlmatch", "credential.helper", remote)
+    assert matched.stdout == "cog-cred --profile default\n", matched.stderr
+    other_port = git(cog, server, "config", "--get-urlmatch", "credential.helper", f"https://{host}:1/project.git")
+    assert other_port.returncode == 1 and other_port.stdout == ""
+    cog.remember_secret(stored(bus, "access"))
+    listed = git(cog, server, "ls-remote", remote)
+    assert listed.returncode == 0 and "refs/heads/main" in listed.stdout, listed.stderr
+
+
+def test_setup_git_drops_https_own_port_as_git_does(cog, tmp_path):
+    """https://HOST:443/... is git's https://HOST: one entry, which git matches for both."""
+    cog.ok("configure", "--user-pool-id", "us-east-1_Abc123", "--client-id", "1example23456789")
+    env = {**cog.env, "GIT_CONFIG_NOSYSTEM": "1"}
+    assert "wrote credential.https://git.example.com.helper" in cog.ok("setup-git", "https://git.example.com:443/a.git").stderr
+    assert "nothing changed" in cog.ok("setup-git", "git.example.com").stderr
+    for url in ("https://git.example.com/a.git", "https://git.example.com:443/b.git"):
+        matched = subprocess.run(["git", "config", "--get-urlmatch", "credential.helper", url], env=env,
+                                 capture_output=True, text=True, timeout=60)
+        assert matched.stdout == "cog-cred --profile default\n", (url, matched.stderr)
+
+
 def test_setup_git_local_writes_the_repository_only(cog, bus, https_server, helper_bin, tmp_path):
     server = https_server
     key = f"credential.https://{server.host}.helper"
@@ -139,9 +178,12 @@ def test_setup_git_without_git_or_with_a_bad_host_or_profile(cog, signed_in, hel
     missing = cog.run("setup-git", "git.example.com", env={"PATH": str(helper_bin)})
     assert missing.returncode == 69
     assert missing.stderr.count("\n") == 1 and "cannot run git" in missing.stderr
-    for bad in ("https://git.example.com/team/repo.git", "http://git.example.com", "-x.example"):
+    for bad in ("http://git.example.com", "ssh://git.example.com/team/repo.git", "git@git.example.com:team/repo.git",
+                "git.example.com/team/repo.git", "-x.example", "https://alice:s3cret@bad host/team/repo.git"):
         result = cog.run("setup-git", "--", bad)
         assert result.returncode == 64, (bad, result.stderr)
+        assert result.stderr.count("\n") == 1 and "not a host or https:// URL" in result.stderr, result.stderr
+        assert "s3cret" not in result.stderr and "alice" not in result.stderr
     assert cog.run("setup-git", "-p", "nosuch", "git.example.com").returncode == 78
     assert not (Path(cog.env["HOME"]) / ".gitconfig").exists()
 
@@ -215,9 +257,19 @@ def get_pods(binary, cog, config, *context):
 def test_setup_kubectl_binds_the_cluster_and_the_real_kubectl_uses_the_plugin(cog, signed_in, cluster, helper_bin,
                                                                              tmp_path):
     config = kubeconfig_with_cluster(tmp_path / "kubeconfig", cluster)
-    for _ in range(2):
-        result = cog.ok("setup-kubectl", "--cluster", "prod", "--kubeconfig", str(config))
-        assert result.stdout == ""
+    first = cog.ok("setup-kubectl", "--cluster", "prod", "--kubeconfig", str(config))
+    assert first.stdout == "" and f"Wrote kubectl user 'cog-cred-default' (profile 'default', {V1}) in {config}." in first.stderr
+    after_first = config.read_bytes()
+    # The same settings again: nothing written, and it says so, naming the file.
+    second = cog.ok("setup-kubectl", "--cluster", "prod", "--kubeconfig", str(config))
+    assert second.stdout == "" and second.stderr.count("\n") == 1
+    assert second.stderr == (f"kubectl already has user 'cog-cred-default' (profile 'default', {V1}) and context 'prod' "
+                             f"uses it for cluster 'prod' in {config}; nothing changed.\n")
+    assert config.read_bytes() == after_first
+    # Another setting is written again.
+    third = cog.ok("setup-kubectl", "--cluster", "prod", "--kubeconfig", str(config), "--id-token")
+    assert "nothing changed" not in third.stderr and "Wrote kubectl user" in third.stderr
+    cog.ok("setup-kubectl", "--cluster", "prod", "--kubeconfig", str(config))
     written = view("kubectl", cog, config)
     ours = [user for user in written["users"] if user["name"] == "cog-cred-default"]
     assert len(ours) == 1 and len(written["users"]) == 2
@@ -239,6 +291,14 @@ def test_setup_kubectl_follows_kubeconfig_and_creates_files_0600(cog, signed_in,
     config = kubeconfig_with_cluster(tmp_path / "from-env", cluster)
     cog.ok("setup-kubectl", "--cluster", "prod", "--user", "alice", env={"KUBECONFIG": str(config)})
     assert sorted(user["name"] for user in view("kubectl", cog, config)["users"]) == ["alice", "someone"]
+    # Several files in $KUBECONFIG: the one kubectl keeps the user in is named, on a repeat too.
+    first_file = tmp_path / "first"
+    first_file.write_text(json.dumps({"apiVersion": "v1", "kind": "Config",
+                                      "users": [{"name": "bob", "user": {"token": "bobs-token"}}]}))
+    both = {"KUBECONFIG": f"{first_file}:{config}"}
+    repeat = cog.ok("setup-kubectl", "--cluster", "prod", "--user", "alice", env=both)
+    assert repeat.stderr.endswith(f"in {config}; nothing changed.\n"), repeat.stderr
+    assert [user["name"] for user in view("kubectl", cog, first_file)["users"]] == ["bob"]
     # Only the user, in a file that did not exist: kubectl creates it 0600, directory and all.
     fresh = tmp_path / "new" / "kube" / "config"
     result = cog.ok("setup-kubectl", "--kubeconfig", str(fresh), "--id-token")
@@ -248,8 +308,11 @@ def test_setup_kubectl_follows_kubeconfig_and_creates_files_0600(cog, signed_in,
     # Neither: kubectl's ~/.kube/config.
     default = Path(cog.env["HOME"]) / ".kube" / "config"
     kubeconfig_with_cluster(default, cluster, mode=0o600)
-    cog.ok("setup-kubectl", "--cluster", "prod", env={"KUBECONFIG": None})
+    written = cog.ok("setup-kubectl", "--cluster", "prod", env={"KUBECONFIG": None})
+    assert f"in {default}." in written.stderr
     assert "cog-cred-default" in [user["name"] for user in view("kubectl", cog, default)["users"]]
+    repeat = cog.ok("setup-kubectl", "--cluster", "prod", env={"KUBECONFIG": None})
+    assert repeat.stderr.endswith(f"in {default}; nothing changed.\n"), repeat.stderr
 
 
 def test_setup_kubectl_with_debian_kubectl_1_20_says_to_write_the_user_by_hand(cog, signed_in, cluster, helper_bin,
@@ -275,3 +338,136 @@ def test_setup_kubectl_refusals_write_nothing(cog, signed_in, cluster, helper_bi
     missing = cog.run("setup-kubectl", "--cluster", "prod", "--kubeconfig", str(config), env={"PATH": str(helper_bin)})
     assert missing.returncode == 69 and "cannot run kubectl" in missing.stderr
     assert config.read_text() == before
+
+
+# --- setup-docker ---------------------------------------------------------------------------------------
+
+@pytest.fixture
+def registry(signed_in):
+    """The registry stand-in (plain HTTP), mapped to no profile and in no docker config yet."""
+    server = token_servers.start_registry(signed_in)
+    server.host = server.url.split("//")[1]
+    yield server
+    server.stop()
+
+
+def skopeo_tags(cog, registry, env=None):
+    """The real skopeo listing the registry's tags, with no auth file of its own: only docker's config counts."""
+    env = {**cog.env, "REGISTRY_AUTH_FILE": str(Path(cog.env["HOME"]) / "no-auth.json"), **(env or {})}
+    return subprocess.run(["skopeo", "list-tags", "--tls-verify=false", f"docker://{registry.host}/team/app"],
+                          env=env, capture_output=True, text=True, timeout=60)
+
+
+def docker_py_auth(cog, registry, env=None):
+    """docker-py's own reading of docker's config for the registry (load_config, then resolve_authconfig,
+    which runs the helper credHelpers names), in its own process: (helper, credential)."""
+    program = ("import sys, json, docker.auth as a\n"
+               "config = a.load_config()\n"
+               "print(json.dumps([config.get_credential_store(sys.argv[1]), a.resolve_authconfig(config, sys.argv[1])]))\n")
+    result = subprocess.run([sys.executable, "-c", program, registry.host], env={**cog.env, **(env or {})},
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+def profile_registries(cog, name="default"):
+    config = Path(cog.env["XDG_CONFIG_HOME"]) / "cog-cred" / "config.json"
+    return json.loads(config.read_text())["profiles"][name].get("docker-registries")
+
+
+OTHER_DOCKER_SETTINGS = {
+    "auths": {"other.example.com": {"auth": "b3RoZXI6cGFzcw=="}, "https://index.docker.io/v1/": {}},
+    "credsStore": "secretservice",
+    "credHelpers": {"gcr.io": "gcloud"},
+    "proxies": {"default": {"httpProxy": "http://proxy.example.com:3128", "noProxy": "127.0.0.1"}},
+    "detachKeys": "ctrl-e,e", "psFormat": "table {{.ID}}", "features": {"buildkit": True}, "currentContext": "default",
+    "someFutureKey": [1, 2.5, None, False, {"nested": "kept"}],
+}
+
+
+@pytest.mark.skipif(shutil.which("skopeo") is None, reason="skopeo is installed by scripts/install-deps")
+def test_setup_docker_makes_skopeo_and_docker_py_use_the_helper_and_keeps_the_rest(cog, bus, signed_in, registry,
+                                                                                    helper_bin):
+    docker = Path(cog.env["HOME"]) / ".docker"
+    docker.mkdir(mode=0o755)
+    config = docker / "config.json"
+    config.write_text(json.dumps(OTHER_DOCKER_SETTINGS, indent="\t"))
+    config.chmod(0o644)
+    cog.remember_secret(stored(bus, "access"))
+    # Before: no helper for the registry, which then refuses skopeo.
+    assert skopeo_tags(cog, registry).returncode != 0
+
+    typed = f"http://alice:s3cret@{registry.host}/v2/"
+    first = cog.ok("setup-docker", typed)
+    assert first.stdout == ""
+    assert f"docker now asks cog-cred (profile 'default') for {registry.host}: wrote credHelpers in {config}." \
+        in first.stderr
+    assert "s3cret" not in first.stderr and "alice" not in first.stderr
+    written = json.loads(config.read_text())
+    assert written == {**OTHER_DOCKER_SETTINGS,
+                       "credHelpers": {"gcr.io": "gcloud", registry.host: "cog-cred"}}
+    assert "s3cret" not in config.read_text()
+    assert stat.S_IMODE(config.stat().st_mode) == 0o644  # the file's mode kept, as docker keeps it
+    assert profile_registries(cog) == [registry.host]
+    assert [p.name for p in docker.iterdir()] == ["config.json"]  # no temporary file left
+
+    # A second run changes nothing, names the file and leaves it byte for byte.
+    before = config.read_bytes()
+    second = cog.ok("setup-docker", registry.host)
+    assert second.stderr == (f"docker already asks cog-cred (profile 'default') for {registry.host} in {config}; "
+                             "nothing changed.\n")
+    assert config.read_bytes() == before
+
+    # The real clients now ask cog-cred for the registry, and it opens.
+    listed = skopeo_tags(cog, registry)
+    assert listed.returncode == 0, listed.stderr
+    assert json.loads(listed.stdout)["Tags"] == ["latest"]
+    assert admitted(registry, signed_in), registry.seen
+    helper, credential = docker_py_auth(cog, registry)
+    assert helper == "cog-cred"
+    assert credential["Password"] == stored(bus, "access") and credential["ServerAddress"] == registry.host
+
+
+def test_setup_docker_follows_docker_config_and_creates_it_private(cog, signed_in, registry, helper_bin, tmp_path):
+    directory = tmp_path / "docker-config" / "nested"
+    env = {"DOCKER_CONFIG": str(directory)}
+    cog.ok("configure", "--profile", "work", "--user-pool-id", signed_in.pool_id, "--client-id", signed_in.client_id,
+           "--endpoint-url", signed_in.url, "--docker-registry", registry.host)
+    result = cog.ok("setup-docker", "-p", "default", f"https://{registry.host}/v2/", env=env)
+    config = directory / "config.json"
+    assert f"wrote credHelpers in {config}." in result.stderr
+    assert "No longer answered by profile 'work'." in result.stderr  # moved: one profile answers for a registry
+    assert json.loads(config.read_text()) == {"credHelpers": {registry.host: "cog-cred"}}
+    assert stat.S_IMODE(config.stat().st_mode) == 0o600
+    assert stat.S_IMODE(directory.stat().st_mode) == 0o700
+    assert not (Path(cog.env["HOME"]) / ".docker").exists()
+    assert profile_registries(cog, "work") is None and profile_registries(cog) == [registry.host]
+    # docker-py reads DOCKER_CONFIG too, and finds the helper there.
+    helper, credential = docker_py_auth(cog, registry, env=env)
+    assert helper == "cog-cred" and credential["ServerAddress"] == registry.host
+
+
+@pytest.mark.parametrize("content", ["{", "[]", '{"credHelpers": ["x"]}', '{"auths": {}} trailing'])
+def test_setup_docker_refuses_a_malformed_config_and_changes_nothing(cog, signed_in, registry, content):
+    docker = Path(cog.env["HOME"]) / ".docker"
+    docker.mkdir()
+    config = docker / "config.json"
+    config.write_text(content)
+    result = cog.run("setup-docker", registry.host)
+    assert result.returncode == 78, result.stderr
+    assert result.stderr.count("\n") == 1 and str(config) in result.stderr and "nothing was changed" in result.stderr
+    assert config.read_text() == content
+    assert [p.name for p in docker.iterdir()] == ["config.json"]
+    assert profile_registries(cog) is None
+
+
+def test_setup_docker_refusals(cog, signed_in, tmp_path):
+    for bad in ("docker://registry.example.com", "registry.example.com/team/image", "a b",
+                "https://alice:s3cret@bad host/v2/"):
+        result = cog.run("setup-docker", "--", bad)
+        assert result.returncode == 64, (bad, result.stderr)
+        assert result.stderr.count("\n") == 1 and "not a registry" in result.stderr
+        assert "s3cret" not in result.stderr and "alice" not in result.stderr
+    assert cog.run("setup-docker").returncode == 64
+    assert cog.run("setup-docker", "-p", "nosuch", "registry.example.com").returncode == 78
+    assert not (Path(cog.env["HOME"]) / ".docker").exists()

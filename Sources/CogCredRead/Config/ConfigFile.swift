@@ -139,30 +139,8 @@ public struct ConfigStore: Sendable {
                 throw .unwritable(path: path, reason: problem)
             }
         }
-        let temporary = path + ".tmp-\(getpid())"
-        let fd = clinux_open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw .unwritable(path: path, reason: String(cString: strerror(errno))) }
-        let bytes = file.encoded()
-        let ok = bytes.withUnsafeBytes { raw -> Bool in
-            var offset = 0
-            while offset < raw.count {
-                let n = write(fd, raw.baseAddress! + offset, raw.count - offset)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    return false
-                }
-                offset += n
-            }
-            return fsync(fd) == 0
-        }
-        let writeErrno = errno
-        // The mode given to open() is filtered by the umask; make it exact.
-        fchmod(fd, 0o600)
-        close(fd)
-        guard ok, rename(temporary, path) == 0 else {
-            let reason = String(cString: strerror(ok ? errno : writeErrno))
-            unlink(temporary)
-            throw .unwritable(path: path, reason: reason)
+        if let problem = writeAtomically(file.encoded(), to: path, mode: 0o600) {
+            throw .unwritable(path: path, reason: problem.reason)
         }
     }
 }

@@ -1,3 +1,5 @@
+import CLinux
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -196,4 +198,61 @@ public struct FileProblem: Error {
     public let reason: String
 
     public init(_ reason: String) { self.reason = reason }
+}
+
+/// Writes a whole file: a new file beside it (the same directory, so the
+/// rename cannot cross file systems), flushed, given exactly `mode`, then
+/// renamed over `path`, so a crash leaves either the old or the new file and
+/// never half of one. Returns what went wrong; the temporary file is removed
+/// then, and `path` is as it was.
+public func writeAtomically(_ bytes: [UInt8], to path: String, mode: mode_t) -> FileProblem? {
+    let temporary = path + ".tmp-\(getpid())"
+    let fd = clinux_open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode)
+    guard fd >= 0 else { return FileProblem(String(cString: strerror(errno))) }
+    let ok = bytes.withUnsafeBytes { raw -> Bool in
+        var offset = 0
+        while offset < raw.count {
+            let n = write(fd, raw.baseAddress! + offset, raw.count - offset)
+            if n < 0 {
+                if errno == EINTR { continue }
+                return false
+            }
+            offset += n
+        }
+        return fsync(fd) == 0
+    }
+    let writeErrno = errno
+    // The mode given to open() is filtered by the umask; make it exact.
+    fchmod(fd, mode)
+    close(fd)
+    guard ok, rename(temporary, path) == 0 else {
+        let reason = String(cString: strerror(ok ? errno : writeErrno))
+        unlink(temporary)
+        return FileProblem(reason)
+    }
+    return nil
+}
+
+/// A regular file's bytes (at most 1 MiB, as `readAll`) and permission bits.
+public struct FileContents {
+    public let bytes: [UInt8]
+    public let mode: mode_t
+}
+
+/// The file at `path` (symbolic links followed), nil when there is none.
+public func readRegularFile(_ path: String) -> Result<FileContents?, FileProblem> {
+    // O_NONBLOCK: a FIFO in the file's place must not hang the open.
+    let fd = clinux_open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK, 0)
+    guard fd >= 0 else {
+        if errno == ENOENT { return .success(nil) }
+        return .failure(FileProblem(String(cString: strerror(errno))))
+    }
+    defer { close(fd) }
+    var info = stat()
+    guard fstat(fd, &info) == 0 else { return .failure(FileProblem(String(cString: strerror(errno)))) }
+    guard info.st_mode & mode_t(S_IFMT) == mode_t(S_IFREG) else { return .failure(FileProblem("not a regular file")) }
+    switch readAll(fd) {
+    case .success(let bytes): return .success(FileContents(bytes: bytes, mode: info.st_mode & 0o7777))
+    case .failure(let error): return .failure(FileProblem(String(cString: strerror(error.code))))
+    }
 }

@@ -1,4 +1,4 @@
-// `setup-git HOST`: the credential helper for https://HOST in the user's git
+// `setup-git HOST|URL`: the credential helper for https://HOST in the user's git
 // configuration, written by git itself (`git config`: its own file format
 // and lock), as docs/integrations/git.md recommends writing it by hand.
 
@@ -41,33 +41,14 @@ public struct GitHelperSetup: Sendable {
     /// the host.
     public static func entries(profile: String) -> [String] { ["", helper(profile: profile)] }
 
-    /// HOST or HOST:PORT as given, or the same as an https:// URL with
-    /// nothing after the host ("https://git.example.com/"): the host, in
-    /// lower case; nil when it is something else (another scheme, a path,
-    /// characters no host has).
+    /// The host git matches `credential.https://HOST` against, from HOST,
+    /// HOST:PORT or an https:// URL (a remote's, path and all): lower case,
+    /// its port kept but for https's own 443, which git drops when it
+    /// normalises a URL (so `host:443` and `host` are one entry); a URL's
+    /// user name and password are dropped, never written. nil when it is
+    /// something else (another scheme, characters no host has).
     public static func host(_ text: String) -> String? {
-        var host = text
-        if host.lowercased().hasPrefix("https://") { host = String(host.dropFirst(8)) }
-        if host.hasSuffix("/") { host.removeLast() }
-        host = host.lowercased()
-        var name = Substring(host)
-        if let colon = name.lastIndex(of: ":"), !name.hasSuffix("]") {
-            let port = name[name.index(after: colon)...]
-            guard !port.isEmpty, port.count <= 5, port.allSatisfy(\.isASCII), port.allSatisfy(\.isNumber) else { return nil }
-            name = name[..<colon]
-        }
-        let bracketed = name.hasPrefix("[") && name.hasSuffix("]") && name.count > 2
-        guard !name.isEmpty, name.count <= 253, !name.hasPrefix("."), !name.hasPrefix("-"),
-            name.allSatisfy({ hostCharacter($0, bracketed: bracketed) })
-        else { return nil }
-        return host
-    }
-
-    /// A letter, digit, dot or hyphen; in an IPv6 address in brackets, hex digits, colons and dots.
-    static func hostCharacter(_ c: Character, bracketed: Bool) -> Bool {
-        guard c.isASCII else { return false }
-        if bracketed { return c.isHexDigit || c == ":" || c == "." || c == "[" || c == "]" }
-        return c.isLetter || c.isNumber || c == "." || c == "-"
+        ServerAddress(text, schemes: ["https"], defaultPort: "443")?.hostAndPort
     }
 
     /// Writes the host's helpers unless they are already exactly

@@ -35,15 +35,24 @@ public struct KubectlUserSetup: Sendable {
         public let apiVersion: String
         /// The context now using the user, when a cluster was named.
         public let context: String?
+        /// false: the kubeconfig already had the user and context exactly
+        /// so, and nothing was written.
+        public var changed = true
+        /// The kubeconfig holding the user (kubectl's choice among
+        /// $KUBECONFIG's files); nil when kubectl would not say.
+        public var file: String?
     }
 
     static let v1 = "client.authentication.k8s.io/v1"
     static let v1beta1 = "client.authentication.k8s.io/v1beta1"
 
     let programs: any ProgramRunning
+    /// For the kubeconfig kubectl uses without --kubeconfig: $KUBECONFIG, $HOME.
+    let environment: [String: String]
 
-    public init(programs: any ProgramRunning) {
+    public init(programs: any ProgramRunning, environment: [String: String] = [:]) {
         self.programs = programs
+        self.environment = environment
     }
 
     /// The exec apiVersion for a kubectl minor version: v1 (with
@@ -88,8 +97,70 @@ public struct KubectlUserSetup: Sendable {
                 throw SetupError("no cluster '\(cluster)' in \(`where`) (kubectl config get-clusters lists them)", category: .configuration)
             }
         }
-        for command in Self.commands(request, apiVersion: apiVersion) { _ = try kubectl(command) }
-        return Outcome(user: request.user, apiVersion: apiVersion, context: request.context)
+        var outcome = Outcome(user: request.user, apiVersion: apiVersion, context: request.context)
+        // kubectl rewrites its file on every set-credentials, so a second
+        // run is told apart by what kubectl reads, not by the file.
+        if try isSetUp(request, apiVersion: apiVersion) {
+            outcome.changed = false
+        } else {
+            for command in Self.commands(request, apiVersion: apiVersion) { _ = try kubectl(command) }
+        }
+        outcome.file = try fileHolding(request.user, request)
+        return outcome
+    }
+
+    /// The exec user's settings as `commands` writes them, read back as
+    /// kubectl's `config view -o json` shows them.
+    static func execSettings(_ request: Request, apiVersion: String) -> [String: JSONValue] {
+        var arguments = ["kubectl-credential", "--profile", request.profile]
+        if request.idToken { arguments.append("--id-token") }
+        var exec: [String: JSONValue] = [
+            "command": .string("cog-cred"), "apiVersion": .string(apiVersion), "args": .array(arguments.map { .string($0) }),
+        ]
+        if apiVersion == v1 { exec["interactiveMode"] = .string("Never") }
+        return exec
+    }
+
+    /// Whether the kubeconfig kubectl reads already has the user (the
+    /// settings `commands` writes; others, such as env, are kubectl's to
+    /// keep either way) and, with a cluster, the context binding it. A
+    /// kubeconfig kubectl cannot show is not: the write then says why.
+    func isSetUp(_ request: Request, apiVersion: String) throws(SetupError) -> Bool {
+        let file = request.kubeconfig.map { ["--kubeconfig", $0] } ?? []
+        let result = try programs.run(["kubectl"] + file + ["config", "view", "-o", "json"])
+        guard result.status == 0, let view = JSONValue.parse(Array(result.output.utf8)) else { return false }
+        let named = { (list: String, name: String) in view[list]?.arrayValue?.first { $0["name"]?.stringValue == name } }
+        guard let exec = named("users", request.user)?["user"]?["exec"] else { return false }
+        for (key, value) in Self.execSettings(request, apiVersion: apiVersion) where exec[key] != value { return false }
+        guard let cluster = request.cluster, let context = request.context else { return true }
+        let bound = named("contexts", context)?["context"]
+        return bound?["cluster"]?.stringValue == cluster && bound?["user"]?.stringValue == request.user
+    }
+
+    /// The files kubectl reads, in its order: --kubeconfig; else
+    /// $KUBECONFIG's (":"-separated); else ~/.kube/config.
+    func files(_ request: Request) -> [String] {
+        if let kubeconfig = request.kubeconfig { return [kubeconfig] }
+        if let variable = environment["KUBECONFIG"] {
+            var seen: [String] = []
+            for path in variable.split(separator: ":").map(String.init) where !seen.contains(path) { seen.append(path) }
+            if !seen.isEmpty { return seen }
+        }
+        return environment["HOME"].map { [$0 + "/.kube/config"] } ?? []
+    }
+
+    /// The file that holds the user: kubectl writes a user where it is
+    /// already defined (the first of its files that has it), so that file;
+    /// with one file, that one.
+    func fileHolding(_ user: String, _ request: Request) throws(SetupError) -> String? {
+        let candidates = files(request)
+        if candidates.count <= 1 { return candidates.first }
+        for candidate in candidates {
+            let result = try programs.run(["kubectl", "--kubeconfig", candidate, "config", "view", "-o", "json"])
+            guard result.status == 0, let view = JSONValue.parse(Array(result.output.utf8)) else { continue }
+            if view["users"]?.arrayValue?.contains(where: { $0["name"]?.stringValue == user }) == true { return candidate }
+        }
+        return nil
     }
 
     /// kubectl's client minor version, nil when it does not say.

@@ -75,12 +75,12 @@ struct Agent: ParsableCommand, HelpExamples {
     var readyFD: Int32?
 
     func validate() throws {
-        try globals.refuseProfile("agent", because: "an agent serves every profile (each request names its own)")
         if let socket, socket.isEmpty { throw ValidationError("--socket takes a path") }
         if let log, log.isEmpty { throw ValidationError("--log takes a path") }
     }
 
     func run() throws {
+        globals.noteProfileUnused(by: "agent", because: "an agent serves every profile (each request names its own)")
         if daemon { try AgentDaemon.start(self) }
         if let log {
             let fd = open(log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)

@@ -20,8 +20,9 @@ struct SetupKubectl: ParsableCommand, HelpExamples {
 
             The file is --kubeconfig, else kubectl's own choice ($KUBECONFIG's files, else \
             ~/.kube/config). kubectl writes it: a new file gets mode 0600, an existing one \
-            keeps its mode and its other entries. Run twice, the user and context are \
-            replaced, not repeated. No token is written: kubectl runs the plugin each time.
+            keeps its mode and its other entries. Run again with the same settings, nothing \
+            is written and it says so, naming the file; with others, the user and context \
+            are replaced, not repeated. No token is written: kubectl runs the plugin each time.
 
             The profile must be configured, and --cluster must name a cluster in the \
             kubeconfig (78 otherwise). kubectl not installed, or crashing (Debian 12's \
@@ -68,11 +69,17 @@ struct SetupKubectl: ParsableCommand, HelpExamples {
     }
 
     func run() throws {
-        let name = try Wiring().configuredProfileName(profileOptions)
+        let wiring = Wiring()
+        let name = try wiring.configuredProfileName(profileOptions)
         let request = KubectlUserSetup.Request(profile: name, user: user, cluster: cluster, context: context,
                                                kubeconfig: kubeconfig, idToken: idToken)
-        let outcome = try KubectlUserSetup(programs: SpawnedPrograms()).setUp(request)
-        let file = kubeconfig ?? "kubectl's kubeconfig"
+        let outcome = try KubectlUserSetup(programs: SpawnedPrograms(), environment: wiring.environment).setUp(request)
+        let file = outcome.file ?? kubeconfig ?? "kubectl's kubeconfig"
+        let bound = outcome.context.map { " and context '\($0)' uses it for cluster '\(cluster ?? $0)'" } ?? ""
+        guard outcome.changed else {
+            Output.note("kubectl already has user '\(outcome.user)' (profile '\(name)', \(outcome.apiVersion))\(bound) in \(file); nothing changed.")
+            return
+        }
         Output.note("Wrote kubectl user '\(outcome.user)' (profile '\(name)', \(outcome.apiVersion)) in \(file).")
         if let context = outcome.context, let cluster {
             let flag = kubeconfig.map { " --kubeconfig \($0)" } ?? ""

@@ -37,11 +37,8 @@ struct Unlock: ParsableCommand, HelpExamples {
     @Flag(help: "Read the keyring's password from standard input (one line).")
     var passwordStdin = false
 
-    func validate() throws {
-        try globals.refuseProfile("unlock", because: "it unlocks the keyring every profile keeps its items in")
-    }
-
     func run() throws {
+        globals.noteProfileUnused(by: "unlock", because: "it unlocks the keyring every profile keeps its items in")
         let wiring = Wiring()
         if let agent = wiring.agent {
             throw InputError(
