@@ -405,9 +405,12 @@ def test_help_documents_every_exit_status_and_version_matches(cog):
 def test_the_version_command_prints_what_the_version_flag_prints(cog):
     flag = cog.ok("--version")
     # The front hands `version` over to cog-cred-cli like any command it does not read.
-    for words in (["version"], ["version", "--profile", "work"], ["-p", "work", "version"]):
+    assert cog.ok("version").stdout == flag.stdout and cog.ok("version").stderr == ""
+    # A profile is taken (an alias that always names one works) and said to be unused.
+    for words in (["version", "--profile", "work"], ["-p", "work", "version"]):
         command = cog.ok(*words)
-        assert (command.stdout, command.stderr) == (flag.stdout, ""), words
+        assert command.stdout == flag.stdout, words
+        assert command.stderr == "cog-cred: note: version does not use --profile: the version is the same for every profile\n"
     extra = cog.run("version", "extra")
     assert extra.returncode == 64 and extra.stdout == ""
     assert extra.stderr.count("\n") == 1 and "'extra'" in extra.stderr

@@ -49,6 +49,7 @@ def arguments_for(words, tmp_path):
         ("passkey", "remove"): ["AAAA"],
         ("configure",): ["--show"],
         ("setup-git",): ["git.example.com"],
+        ("setup-docker",): ["registry.example.com"],
         ("setup-kubectl",): ["--cluster", "demo", "--kubeconfig", str(tmp_path / "kubeconfig")],
         # Ends at once after the note: a socket path longer than a UNIX socket takes (64).
         ("agent",): ["--socket", str(tmp_path / ("s" * 120))],
