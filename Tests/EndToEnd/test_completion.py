@@ -67,3 +67,17 @@ def test_profile_names_complete_from_the_config(cog, completion):
     assert completion("cog-cred token --profile ") == ["home", "widgets", "work"]
     assert completion("cog-cred status -p w") == ["widgets", "work"]
     assert completion("cog-cred git-credential --profile h") == ["home"]
+
+
+def test_the_global_options_complete_at_the_root_and_in_a_command(cog, completion):
+    for name in ("work", "widgets", "home"):
+        cog.ok("configure", "-p", name, "--user-pool-id", "us-east-1_Abc123", "--client-id", "1example23456789")
+    assert completion("cog-cred --profile ") == ["home", "widgets", "work"]
+    assert completion("cog-cred -p w") == ["widgets", "work"]
+    assert completion("cog-cred passkey --profile h") == ["home"]
+    root = completion("cog-cred --")
+    assert "--debug" in root and "--profile" in root
+    token = completion("cog-cred token --")
+    assert "--debug" in token and "--profile" in token and "--json" in token
+    assert completion("cog-cred --d") == ["--debug"]
+    assert "--debug" in completion("cog-cred devices list --")

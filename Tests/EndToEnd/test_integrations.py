@@ -218,7 +218,8 @@ def test_token_formats(cog, bus, signed_in):
         first = min(claims(access)["exp"], claims(stored(bus, "id"))["exp"])
         assert got[3] == subprocess.run(["date", "-u", "-d", f"@{first}", "+%Y-%m-%dT%H:%M:%SZ"], capture_output=True,
                                         text=True).stdout.strip()
-    assert cog.ok("token", "--id-token", "--format", "env").stdout == env
+    # --id-token: the same variables, the ID token authorizing (as exec --id-token sets them).
+    assert cog.ok("token", "--id-token", "--format", "env").stdout == env.replace(f"'Bearer {access}'", f"'Bearer {stored(bus, 'id')}'")
     assert cog.run("token", "--format", "yaml").returncode == 64
 
 

@@ -203,21 +203,15 @@ public struct Fido2Authenticator: Authenticator {
         guard ids.count > limit else { return nil }
         var held: [[UInt8]] = []
         for start in stride(from: 0, to: ids.count, by: limit) {
-            guard let probe = cfido2_assert_new() else { throw PasskeyError.authenticatorFailed("out of memory") }
-            var owned: OpaquePointer? = probe
-            defer { cfido2_assert_free(&owned) }
-            try check(cfido2_assert_set_rp(probe, relyingParty))
-            try check(clientData.withUnsafeBufferPointer { cfido2_assert_set_clientdata(probe, $0.baseAddress, $0.count) })
-            try check(cfido2_assert_set_up(probe, FIDO_OPT_FALSE))
-            for id in ids[start..<min(start + limit, ids.count)] {
-                try check(id.withUnsafeBufferPointer { cfido2_assert_allow_cred(probe, $0.baseAddress, $0.count) })
-            }
-            let code = cfido2_dev_get_assert(device, probe, nil)
-            if code == FIDO_ERR_NO_CREDENTIALS { continue }
-            // No touch or PIN is asked for: any failure but "none here" is the key's.
-            try check(code)
-            for index in 0..<cfido2_assert_count(probe) {
-                held.append(bytes(cfido2_assert_id_ptr(probe, index), cfido2_assert_id_len(probe, index)))
+            held += try silentAssertion(relyingParty, clientData: clientData) { probe in
+                for id in ids[start..<min(start + limit, ids.count)] {
+                    try check(id.withUnsafeBufferPointer { cfido2_assert_allow_cred(probe, $0.baseAddress, $0.count) })
+                }
+                let code = cfido2_dev_get_assert(device, probe, nil)
+                if code == FIDO_ERR_NO_CREDENTIALS { return [] }
+                // No touch or PIN is asked for: any failure but "none here" is the key's.
+                try check(code)
+                return (0..<cfido2_assert_count(probe)).map { bytes(cfido2_assert_id_ptr(probe, $0), cfido2_assert_id_len(probe, $0)) }
             }
         }
         return held
@@ -258,18 +252,25 @@ public struct Fido2Authenticator: Authenticator {
     /// the PIN with the request itself, as before.
     func checkPIN(_ pin: String?, of relyingParty: String, clientData: [UInt8], device: OpaquePointer, timeoutMilliseconds: Int) throws {
         guard let pin else { return }
+        let code = try silentAssertion(relyingParty, clientData: clientData) { cfido2_dev_get_assert(device, $0, pin) }
+        switch code {
+        case FIDO_ERR_PIN_INVALID, FIDO_ERR_PIN_BLOCKED, FIDO_ERR_PIN_AUTH_BLOCKED:
+            try perform(device: device, timeoutMilliseconds: timeoutMilliseconds) { code }
+        default: return
+        }
+    }
+
+    /// A GetAssertion of `relyingParty` that asks for no touch (user
+    /// presence off), made ready and given to `body`: it signs nothing the
+    /// relying party would take.
+    func silentAssertion<T>(_ relyingParty: String, clientData: [UInt8], _ body: (OpaquePointer) throws -> T) throws -> T {
         guard let probe = cfido2_assert_new() else { throw PasskeyError.authenticatorFailed("out of memory") }
         var owned: OpaquePointer? = probe
         defer { cfido2_assert_free(&owned) }
         try check(cfido2_assert_set_rp(probe, relyingParty))
         try check(clientData.withUnsafeBufferPointer { cfido2_assert_set_clientdata(probe, $0.baseAddress, $0.count) })
         try check(cfido2_assert_set_up(probe, FIDO_OPT_FALSE))
-        let code = cfido2_dev_get_assert(device, probe, pin)
-        switch code {
-        case FIDO_ERR_PIN_INVALID, FIDO_ERR_PIN_BLOCKED, FIDO_ERR_PIN_AUTH_BLOCKED:
-            try perform(device: device, timeoutMilliseconds: timeoutMilliseconds) { code }
-        default: return
-        }
+        return try body(probe)
     }
 
     // MARK: - Results
