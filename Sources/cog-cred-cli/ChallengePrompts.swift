@@ -141,12 +141,14 @@ struct ChallengePrompts: ChallengeAnswers {
     /// of standard input) or the terminal. The URI holds the authenticator's
     /// secret: never on stderr, which may be a file or a CI log.
     static func authenticatorFirstCode(uri: String, intro: String, given: String?, flag: String, printURI: Bool) throws -> String {
-        guard given != nil || PasswordInput.hasTerminal else {
-            // The code is made from the secret the URI holds: without a
-            // terminal, --print-uri is the only way to it.
+        // The code is made from the secret the URI holds: without a
+        // terminal, --print-uri is the only way to it, and a code given
+        // without it cannot have been made from this secret.
+        guard PasswordInput.hasTerminal || (given != nil && printURI) else {
+            let uri = "--print-uri (its otpauth:// URI, on standard output, holds the secret the code is made from)"
             throw AuthError.challengeNeedsInput(
                 challenge: "the first code of the new authenticator",
-                flag: printURI ? "\(flag) -" : "--print-uri (its otpauth:// URI, on standard output, holds the secret the code is made from) and \(flag) -")
+                flag: given == nil ? (printURI ? "\(flag) -" : "\(uri) and \(flag) -") : uri)
         }
         if printURI { Output.data(uri) }
         let shown = PasswordInput.onTerminal { terminal in

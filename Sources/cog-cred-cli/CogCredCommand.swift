@@ -20,8 +20,10 @@ struct CogCredCommand: ParsableCommand, HelpExamples {
 
             EXIT STATUS
               0   success
-              64  usage error: bad arguments, or a password is needed
-                  but there is no terminal and no --password-stdin
+              64  usage error: bad arguments (setup-git without a host or
+                  https:// URL, setup-docker without a registry), or a
+                  password is needed but there is no terminal and no
+                  --password-stdin
               65  malformed input data: an empty password, a code that is not
                   6 digits (before it is sent), a bad email address, a
                   password the pool rejects
@@ -40,7 +42,8 @@ struct CogCredCommand: ParsableCommand, HelpExamples {
                   keyring password
               76  a passkey challenge for another relying party than the
                   profile's (refused before the security key is asked)
-              78  the profile is missing or its configuration is invalid,
+              78  the profile is missing or its configuration is invalid
+                  (setup-docker: docker's config.json is malformed),
                   or the endpoint is not Cognito (a 4xx without its JSON error)
               1   anything else; docker-credential: every failure, with the
                   message on stdout as docker's helper protocol wants
@@ -52,8 +55,10 @@ struct CogCredCommand: ParsableCommand, HelpExamples {
               COG_CRED_DEBUG=1) traces each call to Cognito and each keyring
               step on stderr, never a secret: on every command, anywhere
               before --: cog-cred -p work passkey list, cog-cred passkey list
-              -p work. --json prints data as JSON on every command that
-              prints data.
+              -p work. Alike on every command that takes them: --json prints
+              JSON (token, whoami, configure, profiles, status, mfa, devices,
+              passkey list), --id-token hands out the ID token (token,
+              get-header, kubectl-credential, exec, setup-kubectl).
 
             ENVIRONMENT
               COG_CRED_PROFILE   profile when --profile is not given

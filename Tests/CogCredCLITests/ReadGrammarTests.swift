@@ -35,6 +35,8 @@ import Testing
                     lists.append(("cog-cred", ["kubectl-credential", "--id-token"] + common))
                     lists.append(("cog-cred", ["exec"] + common + ["--", "printenv", "--min-ttl"]))
                     lists.append(("cog-cred", ["exec", "--id-token"] + common + ["--", "printenv"]))
+                    // The command's own words, flags of ours among them, are passed on as typed.
+                    lists.append(("cog-cred", ["exec"] + common + ["--", "printenv", "--id-token", "--no-prompt", "-p", "x"]))
                     lists.append(("cog-cred", ["exec"] + common + ["--"]))
                     lists.append(("cog-cred", ["aws-credentials"] + common))
                     // The profile before the subcommand, as users type it too.

@@ -110,12 +110,15 @@ def test_a_min_ttl_longer_than_the_tokens_life_is_said_once(cog, bus, work):
     long = cog.run("-p", "work", "token", "--min-ttl", "7200")
     assert long.returncode == 0, long.stderr
     assert claims(long.stdout.strip())["token_use"] == "access"
-    notes = [line for line in long.stderr.splitlines() if "--min-ttl 7200 is longer" in line]
+    notes = [line for line in long.stderr.splitlines() if "the 7200 s of life asked for is not less than" in line]
     assert len(notes) == 1, long.stderr
     assert "3600" in notes[0]
+    # Exactly the tokens' life is never left either (usable means more than asked): said too.
+    exact = cog.run("-p", "work", "token", "--min-ttl", "3600")
+    assert exact.returncode == 0 and "the 3600 s of life asked for is not less than" in exact.stderr, exact.stderr
     short = cog.run("-p", "work", "token", "--min-ttl", "60")
     assert short.returncode == 0 and short.stdout == stored(bus, "access", profile="work") + "\n"
-    assert "is longer" not in short.stderr and "--min-ttl" not in short.stderr, short.stderr
+    assert "of life asked for" not in short.stderr, short.stderr
 
 
 # --- the ID token on get-header and exec ----------------------------------------------------------
@@ -222,6 +225,6 @@ def test_docker_credential_with_a_profile_answers_any_registry(cog, bus, work):
     reply = json.loads(answer.stdout)
     assert reply["Secret"] == stored(bus, "access", profile="work")
     assert claims(reply["Secret"])["token_use"] == "access"
-    assert reply.get("ServerURL", registry) == registry
+    assert reply["ServerURL"] == registry
     # The same, -p before the command's word.
     assert json.loads(cog.ok("-p", "work", "docker-credential", "get", input=registry).stdout) == reply

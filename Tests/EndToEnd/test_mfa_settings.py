@@ -128,6 +128,13 @@ def test_without_a_terminal_or_a_code_the_error_names_print_uri(cog, bus, profil
     [line] = result.stderr.splitlines()
     assert "--print-uri" in line and "--code -" in line, line
     assert profile.calls("VerifySoftwareToken") == 0 and shown(cog)["totp"] == NONE
+    # A code without --print-uri cannot be made from this secret, never shown: refused, not sent.
+    coded = subprocess.run([cog.binary, "mfa", "enable", "totp", "--code", "-"], env=cog.env, input="123456\n",
+                           capture_output=True, text=True, start_new_session=True, timeout=60)
+    assert coded.returncode == 77 and coded.stdout == "", coded.stderr
+    [line] = coded.stderr.splitlines()
+    assert "--print-uri" in line and "--code -" not in line, line
+    assert profile.calls("VerifySoftwareToken") == 0 and shown(cog)["totp"] == NONE
 
 
 def test_a_wrong_mfa_code_at_sign_in_read_from_stdin_is_77_and_not_asked_again(cog, bus, profile):

@@ -50,7 +50,7 @@ public enum ReadRequest: Equatable, Sendable {
 
     /// The words to parse, from the arguments as the process got them
     /// (argv[0] included): run by a helper name, its subcommand first;
-    /// `-pP` split and a `--profile P` given before the subcommand moved
+    /// `-pP` split and a `--profile P` given anywhere before `--` moved
     /// after the command's words (`CommandLineWords.normalized`, which
     /// `nested` is passed to).
     public static func commandWords(_ arguments: [String], nested: (_ command: [String], _ word: String) -> Bool = { _, _ in false }) -> [String] {
@@ -177,7 +177,8 @@ private struct Options {
         let end = words.firstIndex(of: "--") ?? words.endIndex
         let count = words[..<end].filter { $0 == name }.count
         guard count <= 1 else { return nil }
-        words.removeAll { $0 == name }
+        // Only before `--`: exec's command keeps its own words.
+        if let index = words[..<end].firstIndex(of: name) { words.remove(at: index) }
         return count == 1
     }
 

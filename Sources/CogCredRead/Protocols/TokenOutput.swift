@@ -55,13 +55,13 @@ public enum TokenOutput {
     /// What `exec` puts in the command's environment; nil values are
     /// removed, so an inherited variable never stands in for a token that
     /// this profile does not have. COG_CRED_AUTHORIZATION carries the
-    /// token `choice` names (`--id-token`: the ID token; the caller has
-    /// checked there is one).
+    /// token `choice` names (`--id-token`: the ID token; never the access
+    /// token in its place, which the callers' checks keep from happening).
     public static func execVariables(access: IssuedToken, id: IssuedToken?, authorizing choice: TokenChoice = .access) -> [String: String?] {
-        let authorizing = choice == .id ? id ?? access : access
+        let authorizing = choice == .id ? id : access
         return [
             "COG_CRED_ACCESS_TOKEN": access.value,
-            "COG_CRED_AUTHORIZATION": "Bearer \(authorizing.value)",
+            "COG_CRED_AUTHORIZATION": authorizing.map { "Bearer \($0.value)" },
             "COG_CRED_ID_TOKEN": id?.value,
         ]
     }

@@ -94,12 +94,14 @@ extension TokenManager {
         return { try read(RefreshPolicy(minTTL: 0)) }
     }
 
-    /// `--min-ttl` longer than the pool's tokens live: no stored token can
+    /// A minimum life (`--min-ttl`) not shorter than the pool's tokens live: no stored token can
     /// meet it, so every call would refresh in silence. Said once, when a
     /// refresh shows it (a token just issued has its whole life left).
     func noteLifeShorterThanAsked(_ fresh: IssuedToken, _ policy: RefreshPolicy) {
-        guard let minTTL = policy.minTTL, let exp = fresh.claims.exp, let iat = fresh.claims.iat, exp - iat < minTTL else { return }
-        warn("cog-cred: note: --min-ttl \(minTTL) is longer than this pool's tokens live (\(exp - iat) s), so every call refreshes; give a --min-ttl under \(exp - iat)")
+        // Usable means more than minTTL left (RefreshPolicy), so a life of
+        // exactly minTTL never is either.
+        guard let minTTL = policy.minTTL, let exp = fresh.claims.exp, let iat = fresh.claims.iat, exp - iat <= minTTL else { return }
+        warn("cog-cred: note: the \(minTTL) s of life asked for is not less than this pool's tokens live (\(exp - iat) s), so every call refreshes; ask for less than \(exp - iat) s")
     }
 
     /// Seconds a refresh due only by the margin may take, retries included.
@@ -124,6 +126,7 @@ extension TokenManager {
         if let agent {
             let both = try agent.tokens([.access, .id], profile: profileName, policy: policy)
             guard let access = both[.access] else { throw AuthError.malformedToken(.access) }
+            if choice == .id && both[.id] == nil { throw AuthError.malformedToken(.id) }
             return RefreshedTokens(access: access, id: both[.id])
         }
         let fromStore = { (policy: RefreshPolicy) throws -> RefreshedTokens? in

@@ -3,7 +3,7 @@
 // entry in docker's config.json ("cog-cred": docker, skopeo, podman and
 // docker-py then run docker-credential-cog-cred for it), and the registry
 // in the profile's docker-registries, by which docker-credential picks the
-// profile (it takes no --profile: docker runs it with none).
+// profile (docker runs it with no --profile).
 //
 // docker's config.json holds other tools' settings (auths, credsStore,
 // proxies, plugins...): it is read as JSON and written back with every
@@ -88,9 +88,6 @@ public struct DockerHelperSetup: Sendable {
             file.profiles[profile]?.dockerRegistries = mapped + [registry]
             outcome.mapped = true
         }
-        if outcome.mapped || !outcome.unmappedFrom.isEmpty {
-            do { try config.save(file) } catch { throw SetupError(error.message, category: error.category) }
-        }
         if outcome.wroteDockerConfig {
             let directory = String(target[..<(target.lastIndex(of: "/") ?? target.startIndex)])
             if mode == nil, !directory.isEmpty, let problem = makeDirectories(directory, mode: 0o700) {
@@ -101,6 +98,10 @@ public struct DockerHelperSetup: Sendable {
             if let problem = writeAtomically(Array(text.utf8), to: target, mode: mode!) {
                 throw SetupError("cannot write \(dockerConfig): \(problem.reason)", category: .configuration)
             }
+        }
+        // docker's file first: when it cannot be written, nothing has changed.
+        if outcome.mapped || !outcome.unmappedFrom.isEmpty {
+            do { try config.save(file) } catch { throw SetupError(error.message, category: error.category) }
         }
         return outcome
     }
@@ -126,13 +127,13 @@ public struct DockerHelperSetup: Sendable {
         guard let contents else { return ([:], nil) }
         if contents.bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }) { return ([:], contents.mode) }
         guard let members = JSONValue.parse(contents.bytes)?.objectValue else {
-            throw SetupError("\(dockerConfig) is not valid JSON (an object); fix or move it, then run setup-docker again (nothing was changed)",
+            throw SetupError("\(dockerConfig) is not valid JSON (an object); fix or move it, then set it up again (nothing was changed)",
                              category: .configuration)
         }
         let helpers = members["credHelpers"] ?? .null
         let namesOnly = helpers.objectValue.map { $0.values.allSatisfy { $0.stringValue != nil } } ?? (helpers == .null)
         if !namesOnly {
-            throw SetupError("\(dockerConfig): credHelpers is not an object of helper names; fix it, then run setup-docker again (nothing was changed)",
+            throw SetupError("\(dockerConfig): credHelpers is not an object of helper names; fix it, then set it up again (nothing was changed)",
                              category: .configuration)
         }
         return (members, contents.mode)

@@ -18,8 +18,8 @@ struct MFA: ParsableCommand, HelpExamples {
             when qrencode is installed, then its first code from the terminal or --code -) \
             and enables it; the URI holds the authenticator's secret, so it is shown on the \
             terminal only, never on stderr, and without a terminal nowhere unless --print-uri \
-            prints it on standard output (without a terminal and without --code, it exits 77 \
-            naming --print-uri); mfa enable sms|email, mfa disable \(kinds) and mfa prefer \(kinds) \
+            prints it on standard output (without a terminal, and without both --print-uri and \
+            --code, it exits 77 naming what is missing); mfa enable sms|email, mfa disable \(kinds) and mfa prefer \(kinds) \
             change one method (disabling one that is not enabled changes nothing and says so). \
             A first code Cognito refuses, wrong or expired, exits 77, as every refused code does. Cognito's refusals (email MFA outside the \
             pool's feature plan, SMS without a verified phone number) come with Cognito's own \
