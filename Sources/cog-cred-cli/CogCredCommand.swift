@@ -119,25 +119,10 @@ struct CogCredCommand: ParsableCommand, HelpExamples {
     /// NAME`'s words are names only: profile options there are dropped.
     static func arguments() -> [String] {
         let words = ReadRequest.commandWords(CommandLine.arguments) { path, word in
-            var command: ParsableCommand.Type = CogCredCommand.self
-            for name in path {
-                guard let nested = HelpText.subcommand(named: name, of: command) else { return false }
-                command = nested
-            }
-            return HelpText.subcommand(named: word, of: command) != nil
+            HelpText.command(named: path + [word]) != nil
         }
         guard words.first == "help" else { return words }
-        var named: [String] = []
-        var index = 0
-        while index < words.count {
-            if words[index] == "-p" || words[index] == "--profile" {
-                index += 2
-            } else {
-                if !words[index].hasPrefix("--profile=") { named.append(words[index]) }
-                index += 1
-            }
-        }
-        return named
+        return CommandLineWords.profileOptions(words[...]).rest
     }
 
     /// Runs the command and turns every failure into one line on stderr and a

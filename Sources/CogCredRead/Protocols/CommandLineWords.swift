@@ -52,25 +52,30 @@ public enum CommandLineWords {
     /// command word (`cog-cred -p work --help`) nothing moves.
     public static func profileAfterCommand(_ words: [String], nested: (_ command: [String], _ word: String) -> Bool = { _, _ in false }) -> [String] {
         let end = words.firstIndex(of: "--") ?? words.endIndex
-        var moved: [String] = []
-        var rest: [String] = []
-        var index = 0
-        while index < end {
-            let word = words[index]
-            if word == "--profile" || word == "-p", index + 1 < end {
-                moved += [word, words[index + 1]]
-                index += 2
-            } else if word.hasPrefix("--profile=") {
-                moved.append(word)
-                index += 1
-            } else {
-                rest.append(word)
-                index += 1
-            }
-        }
+        let (moved, rest) = profileOptions(words[..<end])
         guard !moved.isEmpty, let first = rest.firstIndex(where: { !$0.hasPrefix("-") }) else { return words }
         var last = first
         while last + 1 < rest.count, nested(Array(rest[first...last]), rest[last + 1]) { last += 1 }
         return Array(rest[...last]) + moved + rest[(last + 1)...] + words[end...]
+    }
+
+    /// The profile options in `words` (`--profile NAME`, `--profile=NAME`,
+    /// `-p NAME`; a `--profile` with no value after it is left for the
+    /// parser to refuse), and the other words, each in their order.
+    public static func profileOptions(_ words: ArraySlice<String>) -> (profile: [String], rest: [String]) {
+        var moved: [String] = []
+        var rest: [String] = []
+        var index = words.startIndex
+        while index < words.endIndex {
+            let word = words[index]
+            if word == "--profile" || word == "-p", index + 1 < words.endIndex {
+                moved += [word, words[index + 1]]
+                index += 2
+            } else {
+                if word.hasPrefix("--profile=") { moved.append(word) } else { rest.append(word) }
+                index += 1
+            }
+        }
+        return (moved, rest)
     }
 }

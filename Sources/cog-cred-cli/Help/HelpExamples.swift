@@ -29,6 +29,17 @@ enum HelpText {
         return command
     }
 
+    /// The command these words name from the root (`["passkey", "list"]`),
+    /// nil unless each names a subcommand of the one before.
+    static func command(named words: [String], root: ParsableCommand.Type = CogCredCommand.self) -> ParsableCommand.Type? {
+        var command = root
+        for word in words {
+            guard let nested = subcommand(named: word, of: command) else { return nil }
+            command = nested
+        }
+        return command
+    }
+
     /// The subcommand called `name` (or by one of its aliases).
     static func subcommand(named name: String, of command: ParsableCommand.Type) -> ParsableCommand.Type? {
         command.configuration.subcommands.first { $0._commandName == name || $0.configuration.aliases.contains(name) }
