@@ -103,8 +103,10 @@ for page in $pages; do
 done
 check "mandoc -T lint reports nothing" test -z "$(cd "$man_dir" && mandoc -T lint ./*.1 2>&1 | grep -v '^mandoc: outdated mandoc.db lacks ')"
 check "the root page lists the command pages" grep -q "cog-cred-sign-in(1)" "$man_dir/cog-cred.txt"
-# Every command takes --profile: the one page of old listed it once per command.
-check "the root page lists no command's options" bash -c "! grep -qx ' *-p, --profile name' '$man_dir/cog-cred.txt'"
+# The root page lists the global options (--profile, --debug) and no
+# command's own: the one page of old listed every command's options.
+check "the root page lists no command's options" bash -c "! grep -qE '^ *--(password-stdin|min-ttl|format)' '$man_dir/cog-cred.txt'"
+check "the root page lists the global options" bash -c "grep -qE '^ *-p, --profile name' '$man_dir/cog-cred.txt' && grep -qE '^ *--debug' '$man_dir/cog-cred.txt'"
 check "the sign-in page lists its options" grep -qx " *-p, --profile name" "$man_dir/cog-cred-sign-in.txt"
 check "the git helper's page carries its helper name" grep -q "git-credential-cog-cred" <(sed -n '/^NAME$/,/^SYNOPSIS$/p' "$man_dir/cog-cred-git-credential.txt")
 check "the token page states when a stored token is handed out" bash -c "MANWIDTH=400 man -l '$man_dir/cog-cred-token.1' 2>/dev/null | grep -q 'an expired token is never printed'"

@@ -53,9 +53,9 @@ struct CogCredCommand: ParsableCommand, HelpExamples {
             GLOBAL OPTIONS
               --profile NAME (or -p NAME) picks the profile and --debug (or
               COG_CRED_DEBUG=1) traces each call to Cognito and each keyring
-              step on stderr, never a secret: on every command, anywhere
-              before --: cog-cred -p work passkey list, cog-cred passkey list
-              -p work. Alike on every command that takes them: --json prints
+              step on stderr, never a secret: on every command, in any
+              position, exec's command aside: cog-cred -p work passkey list,
+              cog-cred passkey list -p work. Alike on every command that takes them: --json prints
               JSON (token, whoami, configure, profiles, status, mfa, devices,
               passkey list), --id-token hands out the ID token (token,
               get-header, kubectl-credential, exec, setup-kubectl).

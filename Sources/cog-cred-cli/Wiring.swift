@@ -16,7 +16,7 @@ struct GlobalOptions: ParsableArguments {
     @Option(
         name: [.long, .customShort("p")],
         help: ArgumentHelp(
-            "The profile, anywhere before -- (without it: $COG_CRED_PROFILE, else 'default'; the git and docker helpers: the profile the request matches; profiles: all).",
+            "The profile, in any position, exec's command aside (without it: $COG_CRED_PROFILE, else 'default'; the git and docker helpers: the profile the request matches; profiles: all).",
             valueName: "name"),
         completion: Completions.profileNames)
     var profile: String?
