@@ -1,4 +1,4 @@
-"""Checks of the software security key (soft_authenticator.py), so the end-to-end tests can trust it.
+"""Checks of the software security key (the soft_authenticator package), so the end-to-end tests can trust it.
 
 The key is driven only by clients that know nothing of it:
 
@@ -22,10 +22,13 @@ import os
 import socket
 import stat
 import struct
+import subprocess
+import sys
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
+from pathlib import Path
 
 import pytest
 from fido2 import cbor
@@ -216,6 +219,27 @@ def test_the_socket_is_private_and_named_by_the_device(key):
     assert stat.S_IMODE(os.stat(key.path).st_mode) == 0o600
     key.stop()
     assert not os.path.exists(key.path)
+
+
+def test_run_on_its_own_it_serves_a_pin_key_until_sigterm_and_removes_its_socket(tmp_path):
+    """`python3 Tests/EndToEnd/soft_authenticator --socket PATH --pin PIN`, as
+    docs/passkeys.md shows it: the package run as a directory."""
+    path = tmp_path / "key" / "key.sock"
+    package = Path(__file__).resolve().parent / "soft_authenticator"
+    process = subprocess.Popen([sys.executable, str(package), "--socket", str(path), "--pin", PIN],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert process.stdout.readline() == f"virtual security key at unix:{path} (a PIN is set)\n"
+        assert stat.S_IMODE(path.parent.stat().st_mode) == 0o700
+        descriptor = HidDescriptor(str(path), 0, 0, 64, 64, "soft key", None)
+        info = Ctap2(CtapHidDevice(descriptor, SocketConnection(str(path)))).info
+        assert info.aaguid == AAGUID and info.options["clientPin"] is True
+    finally:
+        process.terminate()
+        out, err = process.communicate(timeout=WAIT)
+    assert (process.returncode, err) == (0, "")
+    assert out == "GetInfo\n"  # the name of each command, never a PIN or a key
+    assert not path.exists()
 
 
 # --- registration and assertion, checked by a relying party --------------------------
