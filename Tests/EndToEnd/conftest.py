@@ -24,6 +24,8 @@ from pathlib import Path
 
 import pytest
 
+from support import DOMAIN_PASSWORD, DOMAIN_USER, configure_on_double
+
 REPO = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
 
@@ -516,3 +518,48 @@ def browser():
     driver.set_page_load_timeout(30)
     yield driver
     driver.quit()
+
+
+# --- what several files' tests share --------------------------------------------------------------
+
+@pytest.fixture
+def repos(tmp_path):
+    """A bare repository with one commit, served over HTTP."""
+    root = tmp_path / "repos"
+    root.mkdir()
+    seed = tmp_path / "seed"
+    env = {**os.environ, "HOME": str(tmp_path), "GIT_CONFIG_NOSYSTEM": "1"}
+    for args in (["init", "-q", "--bare", "-b", "main", str(root / "project.git")],
+                 ["init", "-q", "-b", "main", str(seed)]):
+        subprocess.run(["git", *args], check=True, env=env)
+    (seed / "README").write_text("hello\n")
+    for args in (["add", "README"], ["-c", "user.name=T", "-c", "user.email=t@example.invalid", "commit", "-qm", "first"],
+                 ["push", "-q", (root / "project.git").as_uri(), "main"]):
+        subprocess.run(["git", *args], check=True, cwd=seed, env=env)
+    return root
+
+
+@pytest.fixture
+def helper_bin(cog, tmp_path):
+    """The names git, docker, kubectl, skopeo and docker-py run, as links to
+    the built binary (as the package ships them), first on the test's PATH."""
+    directory = tmp_path / "bin"
+    directory.mkdir()
+    for name in ("cog-cred", "git-credential-cog-cred", "docker-credential-cog-cred"):
+        (directory / name).symlink_to(cog.binary)
+    cog.env["PATH"] = f"{directory}:{cog.env['PATH']}"
+    return directory
+
+
+@pytest.fixture
+def domain(cog, double):
+    """A profile that signs in at the double's managed login, on a port of its
+    own, as DOMAIN_USER (support.py); the double, its `callback` set."""
+    callback = f"http://localhost:{free_port()}/callback"
+    double.configure(callback_urls=[callback], logout_urls=["http://localhost:9/signed-out"])
+    double.add_user(DOMAIN_USER, DOMAIN_PASSWORD)
+    configure_on_double(cog, double.url, "--domain", double.url, "--auth-flow", "browser",
+                        "--redirect-uri", callback, "--logout-uri", "http://localhost:9/signed-out")
+    cog.remember_secret(DOMAIN_PASSWORD)
+    double.callback = callback
+    return double

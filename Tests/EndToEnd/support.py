@@ -15,13 +15,27 @@ conftest.py; what only one test file needs stays in that file.
 - the fault proxy (fault_server.py, the `proxy` fixture): `plan`,
   `fault_log`, `clear_fault_log`, `wait_for_request`, `release`;
 - HTTP: `NoRedirects` (a 302 comes back to be read), `double_admin` (the
-  double's admin API, for its self-checks).
+  double's admin API, for its self-checks);
+- the real clients: `git` (git with the test's environment, a credential
+  helper if named) and `git_server_admin` (git_server.py's admin API);
+  `KUBECTL_120`, `V1BETA1`, `V1`, `kubeconfig` (one with cog-cred as its
+  exec plugin), `kubectl` and `admitted` (what token_servers.py's
+  Kubernetes stand-in let in);
+- an authenticator app: `add_authenticator` (`mfa enable totp` answered with
+  the app's code);
+- the managed login: `DOMAIN_USER` and `DOMAIN_PASSWORD` (the `domain`
+  fixture's user), `sign_in_without_a_browser` (its sign-in page posted by
+  urllib) and `sign_in_by_pasting` (`sign-in --no-browser` on a terminal);
+- what a command left behind: `files_under` (every file below some
+  directories, to search for a secret).
 """
 import base64
 import json
 import os
+import re
 import subprocess
 import time
+import urllib.parse
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -266,3 +280,136 @@ class DoubleClient:
 
     def admin(self, path, body=None, status=200):
         return double_admin(self.url, path, body, status)
+
+
+# --- the real clients: git and kubectl ------------------------------------------------------------
+
+
+def git(cog, *args, cwd=None, helper=None):
+    """git in the test's environment, never asking anyone; `helper`: its credential helper."""
+    env = {**cog.env, "GIT_CONFIG_NOSYSTEM": "1", "GIT_TERMINAL_PROMPT": "0", "GIT_ASKPASS": "/bin/false",
+           "NO_PROXY": "127.0.0.1", "no_proxy": "127.0.0.1",
+           "GIT_AUTHOR_NAME": "T", "GIT_AUTHOR_EMAIL": "t@example.invalid",
+           "GIT_COMMITTER_NAME": "T", "GIT_COMMITTER_EMAIL": "t@example.invalid"}
+    config = ["-c", f"credential.helper={helper}"] if helper is not None else []
+    return subprocess.run(["git", *config, *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=120)
+
+
+def git_server_admin(server, path, body=None):
+    """A call to git_server.py's admin API (GET, or POST of `body`); its JSON answer."""
+    data = None if body is None else json.dumps(body).encode()
+    with urllib.request.urlopen(urllib.request.Request(server.url + "_admin/" + path, data=data), timeout=10) as r:
+        return json.loads(r.read() or b"{}")
+
+
+# Debian's kubectl 1.20, which scripts/install-deps unpacks into the test venv.
+KUBECTL_120 = Path(os.environ.get("COG_CRED_VENV", Path.home() / ".cache/cog-cred/venv")) / "kubectl-1.20/usr/bin/kubectl"
+V1BETA1 = "client.authentication.k8s.io/v1beta1"
+V1 = "client.authentication.k8s.io/v1"
+
+
+def kubeconfig(tmp_path, cluster, api_version, interactive_mode=None):
+    """A kubeconfig for `cluster` whose user's exec plugin is `cog-cred kubectl-credential`."""
+    exec_section = {"apiVersion": api_version, "command": "cog-cred", "args": ["kubectl-credential"]}
+    if interactive_mode:
+        exec_section["interactiveMode"] = interactive_mode
+    config = {
+        "apiVersion": "v1", "kind": "Config", "current-context": "c",
+        "clusters": [{"name": "c", "cluster": {"server": cluster.url,
+                                               "certificate-authority-data": cluster.certificate_data}}],
+        "users": [{"name": "u", "user": {"exec": exec_section}}],
+        "contexts": [{"name": "c", "context": {"cluster": "c", "user": "u"}}],
+    }
+    path = tmp_path / f"kubeconfig-{api_version.rsplit('/', 1)[1]}"
+    path.write_text(json.dumps(config))  # YAML is a superset of JSON
+    return path
+
+
+def kubectl(binary, cog, config):
+    """`binary` (a kubectl) listing pods with `config`."""
+    return subprocess.run([str(binary), "--kubeconfig", str(config), "get", "--raw", "/api/v1/namespaces/default/pods"],
+                          env=cog.env, capture_output=True, text=True, timeout=60)
+
+
+def admitted(cluster, pool):
+    """What the Kubernetes stand-in let in of `pool`'s user."""
+    return [entry for entry in cluster.seen if entry.get("admitted") and entry["username"] == pool.username]
+
+
+# --- an authenticator app -------------------------------------------------------------------------
+
+
+def add_authenticator(cog, code_for=None):
+    """`mfa enable totp --code - --print-uri` without a terminal: reads the URI
+    from stdout (the one place it goes there), answers with the app's code
+    (`code_for(secret)`, else the current one); (exit status, secret, stderr)."""
+    if code_for is None:
+        import pyotp
+
+        def code_for(secret):
+            return pyotp.TOTP(secret).now()
+    proc = subprocess.Popen([cog.binary, "mfa", "enable", "totp", "--code", "-", "--print-uri"], env=cog.env,
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    uri = proc.stdout.readline()
+    assert uri.startswith("otpauth://totp/"), uri
+    secret = re.search(r"secret=([A-Z2-7]+)", uri).group(1)
+    proc.stdin.write(code_for(secret) + "\n")
+    proc.stdin.close()
+    status, err = proc.wait(timeout=60), proc.stderr.read()
+    assert secret not in err and "otpauth://totp/" not in err
+    return status, secret, err
+
+
+# --- the managed login ----------------------------------------------------------------------------
+
+# The user of the `domain` fixture (conftest.py): a profile at the double's managed login.
+DOMAIN_USER = "mia@example.com"
+DOMAIN_PASSWORD = "Browser-Password-7"
+
+
+def sign_in_without_a_browser(address, username=DOMAIN_USER, password=DOMAIN_PASSWORD):
+    """The sign-in page's form, filled and posted; the address it redirects to."""
+    opener = urllib.request.build_opener(NoRedirects)
+    page = opener.open(address, timeout=10).read().decode()
+    session = re.search(r'name="login_session" value="([^"]+)"', page).group(1)
+    form = urllib.parse.urlencode({"login_session": session, "username": username, "password": password}).encode()
+    login = urllib.parse.urljoin(address, "/login")
+    try:
+        opener.open(urllib.request.Request(login, data=form, method="POST"), timeout=10)
+    except urllib.error.HTTPError as redirected:
+        assert redirected.code == 302, redirected
+        return redirected.headers["Location"]
+    raise AssertionError("the sign-in page did not redirect")
+
+
+def sign_in_by_pasting(cog, args=("sign-in", "--no-browser"), env=None, said_first=None):
+    """`sign-in --no-browser` (or `args`) on a terminal, signed in "on another
+    machine" (the managed login's pages with urllib), the address pasted
+    back; `said_first`: a line expected before the address."""
+    import pytest
+
+    pexpect = pytest.importorskip("pexpect")
+    child = pexpect.spawn(cog.binary, list(args), env=env or cog.env, encoding="utf-8", timeout=30)
+    if said_first:
+        child.expect(said_first)
+    child.expect(r"(http://\S+/oauth2/authorize\?\S+)")
+    address = child.match.group(1)
+    child.expect("paste the address")
+    child.sendline(sign_in_without_a_browser(address))
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0, child.before
+
+
+# --- what a command left behind -------------------------------------------------------------------
+
+
+def files_under(*roots):
+    """Every regular file below `roots` (links not followed), to search for a secret."""
+    for root in roots:
+        for directory, _, names in os.walk(root):
+            for name in names:
+                path = os.path.join(directory, name)
+                if os.path.isfile(path) and not os.path.islink(path):
+                    yield path

@@ -58,11 +58,9 @@ import pytest
 
 import git_server
 import token_servers
-from support import (DOUBLE_CLIENT_ID, DOUBLE_POOL_ID, claims, configure_on_double, lock_collection, plan, poll,
+from support import (DOUBLE_CLIENT_ID, DOUBLE_POOL_ID, KUBECTL_120, V1BETA1, admitted, claims, configure_on_double,
+                     files_under, git, git_server_admin, kubeconfig, kubectl, lock_collection, plan, poll,
                      signed_in_on_double, stored)
-from test_clients import KUBECTL_120, V1BETA1, admitted, kubeconfig, kubectl
-from test_faults import files_under
-from test_integrations import admin, git, helper_bin, repos  # noqa: F401 (fixtures: the helper names on PATH, the served repository)
 
 USER = "agnes@example.com"
 PASSWORD = "Agent-Password-1"
@@ -435,7 +433,7 @@ def nobody_env(home):
 # --- 1. a CI job with no session bus --------------------------------------------------------------
 
 @pytest.fixture
-def git_host(repos, pool):  # noqa: F811
+def git_host(repos, pool):
     """The test git server, admitting only tokens of the moto pool."""
     issuer = f"https://cognito-idp.us-east-1.amazonaws.com/{pool.pool_id}"
     srv, url = git_server.start_git_server(repos, f"{pool.url}{pool.pool_id}/.well-known/jwks.json", [issuer],
@@ -454,7 +452,7 @@ def cluster(pool, tmp_path):
 
 
 def test_a_ci_job_with_no_session_bus_runs_every_client_through_a_memory_agent_and_writes_no_token(
-        cog, pool, helper_bin, git_host, cluster, agents, tmp_path):  # noqa: F811
+        cog, pool, helper_bin, git_host, cluster, agents, tmp_path):
     started = time.time() - 2
     # The job's environment: no session bus, a runtime directory without a
     # `bus`, its own XDG directories and TMPDIR, and a dbus-launch that
@@ -501,7 +499,7 @@ def test_a_ci_job_with_no_session_bus_runs_every_client_through_a_memory_agent_a
                 helper="cog-cred --profile default")
     assert clone.returncode == 0, clone.stderr
     assert (tmp_path / "clone" / "README").read_text() == "hello\n"
-    assert {entry["jti"] for entry in admin(git_host, "log") if entry["status"] == 200} == {claims(access)["jti"]}
+    assert {entry["jti"] for entry in git_server_admin(git_host, "log") if entry["status"] == 200} == {claims(access)["jti"]}
 
     pods = kubectl(KUBECTL_120, cog, kubeconfig(tmp_path, cluster, V1BETA1))
     assert pods.returncode == 0, pods.stderr

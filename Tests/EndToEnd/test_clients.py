@@ -10,7 +10,6 @@ that admit only the pool's tokens (token_servers.py):
   as exit status 1 with the message on stdout.
 """
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -21,23 +20,7 @@ import pytest
 
 import token_servers
 from conftest import Bus
-from support import lock_collection, stored
-
-KUBECTL_120 = Path(os.environ.get("COG_CRED_VENV", Path.home() / ".cache/cog-cred/venv")) / "kubectl-1.20/usr/bin/kubectl"
-V1BETA1 = "client.authentication.k8s.io/v1beta1"
-V1 = "client.authentication.k8s.io/v1"
-
-
-@pytest.fixture
-def helper_bin(cog, tmp_path):
-    """The names kubectl, skopeo and docker-py run, as links to the built binary."""
-    directory = tmp_path / "bin"
-    directory.mkdir()
-    for name in ("cog-cred", "docker-credential-cog-cred"):
-        (directory / name).symlink_to(cog.binary)
-    cog.env["PATH"] = f"{directory}:{cog.env['PATH']}"
-    return directory
-
+from support import KUBECTL_120, V1, V1BETA1, admitted, kubeconfig, kubectl, lock_collection, stored
 
 # --- kubectl ------------------------------------------------------------------------------------------
 
@@ -48,37 +31,12 @@ def cluster(signed_in, tmp_path):
     server.stop()
 
 
-def kubeconfig(tmp_path, cluster, api_version, interactive_mode=None):
-    exec_section = {"apiVersion": api_version, "command": "cog-cred", "args": ["kubectl-credential"]}
-    if interactive_mode:
-        exec_section["interactiveMode"] = interactive_mode
-    config = {
-        "apiVersion": "v1", "kind": "Config", "current-context": "c",
-        "clusters": [{"name": "c", "cluster": {"server": cluster.url,
-                                               "certificate-authority-data": cluster.certificate_data}}],
-        "users": [{"name": "u", "user": {"exec": exec_section}}],
-        "contexts": [{"name": "c", "context": {"cluster": "c", "user": "u"}}],
-    }
-    path = tmp_path / f"kubeconfig-{api_version.rsplit('/', 1)[1]}"
-    path.write_text(json.dumps(config))  # YAML is a superset of JSON
-    return path
-
-
-def kubectl(binary, cog, config):
-    return subprocess.run([str(binary), "--kubeconfig", str(config), "get", "--raw", "/api/v1/namespaces/default/pods"],
-                          env=cog.env, capture_output=True, text=True, timeout=60)
-
-
 def python_client(cog, config):
     """The Python client's pod list, run as its own program."""
     program = ("import sys, kubernetes; kubernetes.config.load_kube_config(config_file=sys.argv[1]);"
                "print(kubernetes.client.CoreV1Api().list_namespaced_pod('default').kind)")
     return subprocess.run([sys.executable, "-c", program, str(config)], env=cog.env, capture_output=True, text=True,
                           timeout=60)
-
-
-def admitted(cluster, pool):
-    return [entry for entry in cluster.seen if entry.get("admitted") and entry["username"] == pool.username]
 
 
 def test_debian_kubectl_1_20_with_a_v1beta1_kubeconfig(cog, signed_in, cluster, helper_bin, tmp_path):

@@ -15,7 +15,7 @@ from urllib.parse import urlsplit
 import pytest
 
 import fault_server
-from support import configure_on_double, fault_log, plan, poll
+from support import add_authenticator, configure_on_double, fault_log, plan, poll
 
 PASSWORD = "Connection-Password-1"
 USER = "conn@example.com"
@@ -116,8 +116,6 @@ def test_a_new_connection_after_a_pause_resumes_the_tls_session(cog, bus, double
 def test_mfa_enable_totp_is_one_connection(cog, bus, double):
     """AssociateSoftwareToken, VerifySoftwareToken, SetUserMFAPreference and
     GetUser: the code is typed in well under the fresh age here."""
-    from test_mfa_settings import add_authenticator
-
     double.add_user(USER, PASSWORD)
     cog.remember_secret(PASSWORD)
     configure_on_double(cog, double.url, "--username", USER)

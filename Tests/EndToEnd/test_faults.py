@@ -20,7 +20,7 @@ import pytest
 
 import fault_server
 from conftest import Bus, bus_config_without_activation
-from support import (all_stored, claims, clear_fault_log, configure_on_double, fault_log, plan, release,
+from support import (all_stored, claims, clear_fault_log, configure_on_double, fault_log, files_under, plan, release,
                      signed_in_on_double, stored, wait_for_request)
 
 PASSWORD = "Fault-Password-1"
@@ -432,15 +432,6 @@ def test_a_hung_keyring_daemon_fails_fast_instead_of_hanging(cog, bus, session):
 # --- secret hygiene -----------------------------------------------------------------------------------
 
 CLIENT_SECRET = "hygiene-client-secret-5f2b8c"
-
-
-def files_under(*roots):
-    for root in roots:
-        for directory, _, names in os.walk(root):
-            for name in names:
-                path = os.path.join(directory, name)
-                if os.path.isfile(path) and not os.path.islink(path):
-                    yield path
 
 
 def test_secrets_never_reach_files_stderr_or_a_childs_argv(cog, bus, double, proxy, tmp_path):

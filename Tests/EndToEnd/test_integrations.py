@@ -19,24 +19,7 @@ from pathlib import Path
 import pytest
 
 import git_server
-from support import claims, stored
-
-
-@pytest.fixture
-def repos(tmp_path):
-    """A bare repository with one commit, served over HTTP."""
-    root = tmp_path / "repos"
-    root.mkdir()
-    seed = tmp_path / "seed"
-    env = {**os.environ, "HOME": str(tmp_path), "GIT_CONFIG_NOSYSTEM": "1"}
-    for args in (["init", "-q", "--bare", "-b", "main", str(root / "project.git")],
-                 ["init", "-q", "-b", "main", str(seed)]):
-        subprocess.run(["git", *args], check=True, env=env)
-    (seed / "README").write_text("hello\n")
-    for args in (["add", "README"], ["-c", "user.name=T", "-c", "user.email=t@example.invalid", "commit", "-qm", "first"],
-                 ["push", "-q", (root / "project.git").as_uri(), "main"]):
-        subprocess.run(["git", *args], check=True, cwd=seed, env=env)
-    return root
+from support import claims, git, git_server_admin, stored
 
 
 @pytest.fixture
@@ -49,33 +32,6 @@ def server(repos, signed_in):
     yield srv
     srv.shutdown()
     srv.server_close()
-
-
-def admin(server, path, body=None):
-    import urllib.request
-    data = None if body is None else json.dumps(body).encode()
-    with urllib.request.urlopen(urllib.request.Request(server.url + "_admin/" + path, data=data), timeout=10) as r:
-        return json.loads(r.read() or b"{}")
-
-
-@pytest.fixture
-def helper_bin(cog, tmp_path):
-    """The names git and docker look for, as links to the built binary (as the package ships them)."""
-    directory = tmp_path / "bin"
-    directory.mkdir()
-    for name in ("cog-cred", "git-credential-cog-cred", "docker-credential-cog-cred"):
-        (directory / name).symlink_to(cog.binary)
-    cog.env["PATH"] = f"{directory}:{cog.env['PATH']}"
-    return directory
-
-
-def git(cog, *args, cwd=None, helper=None):
-    env = {**cog.env, "GIT_CONFIG_NOSYSTEM": "1", "GIT_TERMINAL_PROMPT": "0", "GIT_ASKPASS": "/bin/false",
-           "NO_PROXY": "127.0.0.1", "no_proxy": "127.0.0.1",
-           "GIT_AUTHOR_NAME": "T", "GIT_AUTHOR_EMAIL": "t@example.invalid",
-           "GIT_COMMITTER_NAME": "T", "GIT_COMMITTER_EMAIL": "t@example.invalid"}
-    config = ["-c", f"credential.helper={helper}"] if helper is not None else []
-    return subprocess.run(["git", *config, *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=120)
 
 
 def helper_input(server, *extra):
@@ -96,7 +52,7 @@ def test_git_clone_and_push_through_the_helper(cog, bus, server, helper_bin, tmp
     git(cog, "commit", "-qm", "second", cwd=work)
     push = git(cog, "push", "-q", "origin", "main", cwd=work, helper="cog-cred --profile default")
     assert push.returncode == 0, push.stderr
-    log = admin(server, "log")
+    log = git_server_admin(server, "log")
     used = {entry["jti"] for entry in log if entry["status"] == 200}
     assert used == {claims(stored(bus, "access"))["jti"]}
     assert stored(bus, "refresh") not in json.dumps(log)
@@ -124,7 +80,7 @@ def test_a_rejected_token_is_erased_and_the_next_git_command_gets_a_fresh_one(co
     assert git(cog, "clone", "-q", server.url + "project.git", str(work), helper="cog-cred --profile default").returncode == 0
     first = stored(bus, "access")
     refresh_token = stored(bus, "refresh")
-    admin(server, "revoke_current", {})  # the server now rejects that token
+    git_server_admin(server, "revoke_current", {})  # the server now rejects that token
     rejected = git(cog, "fetch", "-q", cwd=work, helper="cog-cred --profile default")
     assert rejected.returncode != 0
     # git 2.39 called erase with the rejected token: cog-cred dropped it and kept the refresh token.

@@ -21,11 +21,11 @@ import urllib.request
 
 import pytest
 
-from conftest import free_port, wait_until
-from support import NoRedirects, claims, configure_on_double, stored
+from conftest import wait_until
+from support import (DOMAIN_PASSWORD, DOMAIN_USER, NoRedirects, claims, configure_on_double, sign_in_by_pasting,
+                     sign_in_without_a_browser, stored)
 
-USER = "mia@example.com"
-PASSWORD = "Browser-Password-7"
+USER, PASSWORD = DOMAIN_USER, DOMAIN_PASSWORD  # the `domain` fixture's user
 CLIENT_SECRET = "machine-secret-0123456789abcdef"
 
 
@@ -56,19 +56,6 @@ class BrowserSignIn:
     def finish(self, timeout=30):
         out, err = self.proc.communicate(timeout=timeout)
         return self.proc.returncode, out, err
-
-
-@pytest.fixture
-def domain(cog, double):
-    """A profile that signs in at the double's managed login, on a port of its own."""
-    callback = f"http://localhost:{free_port()}/callback"
-    double.configure(callback_urls=[callback], logout_urls=["http://localhost:9/signed-out"])
-    double.add_user(USER, PASSWORD)
-    configure_on_double(cog, double.url, "--domain", double.url, "--auth-flow", "browser",
-                        "--redirect-uri", callback, "--logout-uri", "http://localhost:9/signed-out")
-    cog.remember_secret(PASSWORD)
-    double.callback = callback
-    return double
 
 
 def in_browser(browser, address, click=None, username=USER, password=PASSWORD):
@@ -284,23 +271,6 @@ def test_ctrl_c_while_waiting_stores_nothing(cog, bus, domain, tmp_path):
             probe.bind((address, port))
 
 
-def sign_in_by_pasting(cog, args=("sign-in", "--no-browser"), env=None, said_first=None):
-    """`sign-in --no-browser` (or `args`) on a terminal, signed in "on another
-    machine" (the managed login's pages with urllib), the address pasted
-    back; `said_first`: a line expected before the address."""
-    pexpect = pytest.importorskip("pexpect")
-    child = pexpect.spawn(cog.binary, list(args), env=env or cog.env, encoding="utf-8", timeout=30)
-    if said_first:
-        child.expect(said_first)
-    child.expect(r"(http://\S+/oauth2/authorize\?\S+)")
-    address = child.match.group(1)
-    child.expect("paste the address")
-    child.sendline(sign_in_without_a_browser(address))
-    child.expect(pexpect.EOF)
-    child.close()
-    assert child.exitstatus == 0, child.before
-
-
 def test_no_browser_pastes_the_address_back(cog, bus, domain):
     sign_in_by_pasting(cog)
     assert items(bus) == {"access", "id", "refresh"}
@@ -353,19 +323,6 @@ def test_an_overlong_paste_is_refused_and_none_of_it_reaches_the_shell(cog, bus,
     assert child.match.group(1) == "after"
     child.expect(pexpect.EOF)
     assert items(bus) == set() and domain.calls("oauth2/token:authorization_code") == 0
-
-
-def sign_in_without_a_browser(address, username=USER, password=PASSWORD):
-    """The sign-in page's form, filled and posted; the address it redirects to."""
-    opener = urllib.request.build_opener(NoRedirects)
-    page = opener.open(address, timeout=10).read().decode()
-    session = re.search(r'name="login_session" value="([^"]+)"', page).group(1)
-    form = urllib.parse.urlencode({"login_session": session, "username": username, "password": password}).encode()
-    login = urllib.parse.urljoin(address, "/login")
-    with pytest.raises(urllib.error.HTTPError) as redirected:
-        opener.open(urllib.request.Request(login, data=form, method="POST"), timeout=10)
-    assert redirected.value.code == 302
-    return redirected.value.headers["Location"]
 
 
 def test_refresh_errors_from_the_domain_keep_their_code(cog, bus, domain, browser, tmp_path):

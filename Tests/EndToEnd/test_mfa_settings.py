@@ -10,7 +10,7 @@ import subprocess
 import pyotp
 import pytest
 
-from support import configure_on_double
+from support import add_authenticator, configure_on_double
 
 PASSWORD = "Mfa-Password-1"
 USER = "erin@example.com"
@@ -29,22 +29,6 @@ def profile(cog, bus, double):
 
 def shown(cog):
     return json.loads(cog.ok("mfa", "--json").stdout)
-
-
-def add_authenticator(cog, code_for=lambda secret: pyotp.TOTP(secret).now()):
-    """`mfa enable totp --code - --print-uri` without a terminal: reads the URI
-    from stdout (the one place it goes there), answers with the app's code."""
-    proc = subprocess.Popen([cog.binary, "mfa", "enable", "totp", "--code", "-", "--print-uri"], env=cog.env,
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True)
-    uri = proc.stdout.readline()
-    assert uri.startswith("otpauth://totp/"), uri
-    secret = re.search(r"secret=([A-Z2-7]+)", uri).group(1)
-    proc.stdin.write(code_for(secret) + "\n")
-    proc.stdin.close()
-    status, err = proc.wait(timeout=60), proc.stderr.read()
-    assert secret not in err and "otpauth://totp/" not in err
-    return status, secret, err
 
 
 def test_without_a_terminal_the_seed_is_shown_nowhere_unless_asked(cog, bus, profile):

@@ -12,8 +12,7 @@ import time
 import pytest
 
 from soft_authenticator import SoftAuthenticator
-from support import all_stored, b64url, configure_on_double, no_terminal, stored
-from test_managed_login import domain, sign_in_by_pasting  # noqa: F401 (a fixture: a profile at the managed login)
+from support import all_stored, b64url, configure_on_double, no_terminal, sign_in_by_pasting, stored
 
 PASSWORD = "Passkey-Password-1"
 USER = "pat@example.com"

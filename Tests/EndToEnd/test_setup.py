@@ -19,9 +19,7 @@ import pytest
 import git_server
 import token_servers
 from fault_server import make_tls_material
-from support import claims, stored
-from test_clients import KUBECTL_120, V1, admitted
-from test_integrations import helper_bin, repos  # noqa: F401 (fixtures: the helper names on PATH, the served repository)
+from support import KUBECTL_120, V1, admitted, claims, stored
 
 
 def run_in(cog, directory, *args, env=None):
@@ -33,7 +31,7 @@ def run_in(cog, directory, *args, env=None):
 # --- setup-git ------------------------------------------------------------------------------------------
 
 @pytest.fixture
-def https_server(repos, signed_in, tmp_path):  # noqa: F811
+def https_server(repos, signed_in, tmp_path):
     pool = signed_in
     tls = tmp_path / "tls"
     tls.mkdir()
