@@ -303,6 +303,19 @@ class Double:
     def calls(self, key):
         return self.stats()["calls"].get(key, 0)
 
+    def requests(self, since=0):
+        """What the double recorded of each request since the test began, in
+        order, after the first `since` (count them before a step, read after):
+        its action, auth flow, challenge, the parameters' names, ..."""
+        return self.stats()["requests"][since:]
+
+    def sign_in_steps(self, since=0):
+        """The sign-in steps among those requests, named as `calls` names them:
+        ["InitiateAuth:USER_PASSWORD_AUTH"] is a sign-in Cognito asked nothing
+        more of; a challenge answered adds "RespondToAuthChallenge:EMAIL_OTP"."""
+        return [f"{r['action']}:{r.get('challenge') or r.get('auth_flow')}" for r in self.requests(since)
+                if r.get("action") in ("InitiateAuth", "RespondToAuthChallenge")]
+
 
 @pytest.fixture(scope="module")
 def server():

@@ -118,11 +118,12 @@ def test_the_id_token_buys_the_credentials_and_they_are_reused(cog, bus, identit
     assert issued["identity_id"].startswith("us-east-1:")
     assert identity.calls("GetId") == 1 and identity.calls("GetCredentialsForIdentity") == 1
     # Fresh: answered from the keyring, no call; the front and cog-cred-cli give the same bytes.
+    asked = len(identity.requests())
     front = cog.ok("aws-credentials").stdout
     cli = subprocess.run([str(Path(cog.binary).resolve().parent / "cog-cred-cli"), "aws-credentials"], env=cog.env,
                          capture_output=True, text=True, timeout=60)
     assert json.loads(front) == first and cli.returncode == 0 and cli.stdout == front
-    assert identity.calls("GetCredentialsForIdentity") == 1
+    assert identity.requests(since=asked) == [] and identity.calls("GetCredentialsForIdentity") == 1
     # Asked for more life than they have: new ones, same identity (GetId once for good).
     second = json.loads(cog.ok("aws-credentials", "--min-ttl", "43200").stdout)
     assert second["AccessKeyId"] != first["AccessKeyId"]

@@ -278,7 +278,10 @@ def test_forgetting_another_device_keeps_this_one(cog, bus, pool):
     cog.ok("devices", "forget", other)
     assert device_item(bus) is not None and device_item(bus, "laptop") is not None  # only Cognito's record went
     assert [d["device_key"] for d in devices_of(pool)] == [device_item(bus)["device_key"]]
-    assert sign_in(cog, pool, code=False).returncode == 0  # this machine still skips MFA
+    asked, proofs = mfa_asked(pool), device_proofs(pool)
+    assert sign_in(cog, pool, code=False).returncode == 0
+    # This machine still skips MFA: its device proved, no code asked.
+    assert mfa_asked(pool) == asked and device_proofs(pool) == proofs + 1
 
 
 def test_forget_without_a_device_or_with_a_bad_key_says_so(cog, bus, pool):

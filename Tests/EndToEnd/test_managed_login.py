@@ -148,6 +148,8 @@ def test_identity_provider_goes_straight_to_the_provider(cog, bus, domain, brows
     run = BrowserSignIn(cog, tmp_path)
     assert in_browser(browser, run.address(), click="") == "Signed in"  # no sign-in page in between
     assert run.finish()[0] == 0
+    pages = [(r["action"], r["outcome"]) for r in domain.requests() if r["action"] in ("oauth2/authorize", "login")]
+    assert pages == [("oauth2/authorize", "federated")]
     assert domain.admin("last_authorize")["params"]["identity_provider"] == "CorporateIdP"
     assert items(bus) == {"access", "id", "refresh"}
 

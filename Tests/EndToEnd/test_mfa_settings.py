@@ -153,9 +153,11 @@ def test_enable_prefer_and_disable(cog, bus, profile):
     assert cog.ok("mfa").stdout == "totp   not enabled\nsms    enabled\nemail  enabled, preferred\n"
     # The preferred method is what sign-in asks for: an emailed code, no choice.
     cog.ok("sign-out", "--local")
+    before = len(profile.requests())
     status, said, _, err = cog.answer_when_asked("sign-in", "--password-stdin", "--mfa-code", "-", first_lines=[PASSWORD],
                                                  answer=lambda _: profile.codes(USER)["email"])
     assert status == 0 and "sent by email" in said, err
+    assert profile.sign_in_steps(since=before) == ["InitiateAuth:USER_PASSWORD_AUTH", "RespondToAuthChallenge:EMAIL_OTP"]
     # Enabling again keeps the preference; disabling takes it away.
     cog.ok("mfa", "enable", "email")
     assert shown(cog)["email"] == {"enabled": True, "preferred": True}
@@ -163,7 +165,9 @@ def test_enable_prefer_and_disable(cog, bus, profile):
     cog.ok("mfa", "disable", "sms")
     assert shown(cog) == {"totp": NONE, "sms": NONE, "email": NONE}
     cog.ok("sign-out", "--local")
-    cog.ok("sign-in", "--password-stdin", input=PASSWORD + "\n")  # no MFA asked
+    before = len(profile.requests())
+    cog.ok("sign-in", "--password-stdin", input=PASSWORD + "\n")
+    assert profile.sign_in_steps(since=before) == ["InitiateAuth:USER_PASSWORD_AUTH"]  # no MFA asked
 
 
 def test_cognitos_refusals_with_its_code_and_message(cog, bus, profile):
@@ -183,7 +187,9 @@ def test_a_pool_without_email_mfa_does_not_ask_for_it(cog, bus, profile):
     cog.ok("mfa", "enable", "email")
     profile.configure(email_mfa=False)
     cog.ok("sign-out", "--local")
-    cog.ok("sign-in", "--password-stdin", input=PASSWORD + "\n")  # no MFA asked
+    before = len(profile.requests())
+    cog.ok("sign-in", "--password-stdin", input=PASSWORD + "\n")
+    assert profile.sign_in_steps(since=before) == ["InitiateAuth:USER_PASSWORD_AUTH"]  # no MFA asked
 
 
 def test_a_stale_access_token_is_refreshed_first(cog, bus, profile):
