@@ -8,7 +8,7 @@ extension TokenManager {
         let access = try currentToken(.access).value
         let cognito = try makeCognito()
         let devices = try everyPage { token in
-            let page = try devicesCall { () throws(CognitoError) in try cognito.listDevices(accessToken: access, paginationToken: token) }
+            let page = try cognitoCall(.devices(profile: profileName)) { () throws(CognitoError) in try cognito.listDevices(accessToken: access, paginationToken: token) }
             return (page.devices, page.next)
         }
         return (devices, try rememberedDevice()?.key)
@@ -54,13 +54,5 @@ extension TokenManager {
             try changeDevice(ifStill: key, to: nil)
         }
         return key
-    }
-
-    func devicesCall<T>(_ body: () throws(CognitoError) -> T) throws(AuthError) -> T {
-        do {
-            return try body()
-        } catch {
-            throw .cognito(error, operation: .devices(profile: profileName))
-        }
     }
 }

@@ -17,7 +17,7 @@ extension TokenManager {
     public func mfaSettings() throws -> MFASettings {
         let access = try currentToken(.access).value
         let cognito = try makeCognito()
-        return try mfaCall { () throws(CognitoError) in try cognito.mfaSettings(accessToken: access) }
+        return try cognitoCall(.mfaSettings(profile: profileName)) { () throws(CognitoError) in try cognito.mfaSettings(accessToken: access) }
     }
 
     /// Enables, disables or prefers one method; the settings after it.
@@ -33,11 +33,11 @@ extension TokenManager {
         case .disable: preference = MFAPreference(enabled: false, preferred: false)
         case .enable:
             // Sent with its preference as it is: false would take it away.
-            let now = try mfaCall { () throws(CognitoError) in try cognito.mfaSettings(accessToken: access) }
+            let now = try cognitoCall(.mfaSettings(profile: profileName)) { () throws(CognitoError) in try cognito.mfaSettings(accessToken: access) }
             preference = MFAPreference(enabled: true, preferred: now.preferred == kind)
         }
-        try mfaCall { () throws(CognitoError) in try cognito.setMFAPreference(accessToken: access, [kind: preference]) }
-        return try mfaCall { () throws(CognitoError) in try cognito.mfaSettings(accessToken: access) }
+        try cognitoCall(.mfaSettings(profile: profileName)) { () throws(CognitoError) in try cognito.setMFAPreference(accessToken: access, [kind: preference]) }
+        return try cognitoCall(.mfaSettings(profile: profileName)) { () throws(CognitoError) in try cognito.mfaSettings(accessToken: access) }
     }
 
     /// Disables one method, unless it is not enabled (GetUser's
@@ -46,10 +46,10 @@ extension TokenManager {
     public func disableMFA(_ kind: MFAKind) throws -> Bool {
         let access = try currentToken(.access).value
         let cognito = try makeCognito()
-        let now = try mfaCall { () throws(CognitoError) in try cognito.mfaSettings(accessToken: access) }
+        let now = try cognitoCall(.mfaSettings(profile: profileName)) { () throws(CognitoError) in try cognito.mfaSettings(accessToken: access) }
         guard now.enabled.contains(kind) else { return false }
         let off = MFAPreference(enabled: false, preferred: false)
-        try mfaCall { () throws(CognitoError) in try cognito.setMFAPreference(accessToken: access, [kind: off]) }
+        try cognitoCall(.mfaSettings(profile: profileName)) { () throws(CognitoError) in try cognito.setMFAPreference(accessToken: access, [kind: off]) }
         return true
     }
 
@@ -59,10 +59,10 @@ extension TokenManager {
     public func addAuthenticator(firstCode: (String) throws -> String) throws -> MFASettings {
         let token = try currentToken(.access)
         let cognito = try makeCognito()
-        let secret = try mfaCall { () throws(CognitoError) in try cognito.associateSoftwareToken(accessToken: token.value) }
+        let secret = try cognitoCall(.mfaSettings(profile: profileName)) { () throws(CognitoError) in try cognito.associateSoftwareToken(accessToken: token.value) }
         let account = token.claims.username ?? profile.username ?? profileName
         let code = try firstCode(authenticatorURI(secret: secret, account: account))
-        try mfaCall { () throws(CognitoError) in try cognito.verifySoftwareToken(accessToken: token.value, code: code) }
+        try cognitoCall(.mfaSettings(profile: profileName)) { () throws(CognitoError) in try cognito.verifySoftwareToken(accessToken: token.value, code: code) }
         return try changeMFA(.totp, .enable)
     }
 
@@ -79,13 +79,5 @@ extension TokenManager {
     /// What an authenticator app scans: the pool names the issuer.
     func authenticatorURI(secret: String, account: String) -> String {
         TOTPURI.make(secret: secret, account: account, issuer: "Cognito \(profile.userPoolID)")
-    }
-
-    func mfaCall<T>(_ body: () throws(CognitoError) -> T) throws(AuthError) -> T {
-        do {
-            return try body()
-        } catch {
-            throw .cognito(error, operation: .mfaSettings(profile: profileName))
-        }
     }
 }
