@@ -6,7 +6,7 @@ extension TokenManager {
     /// this machine's, if it is one of them.
     public func devices() throws -> (devices: [UserDevice], current: String?) {
         let access = try currentToken(.access).value
-        let cognito = try makeCognito()
+        let cognito: any CognitoDevices = try makeCognito()
         let devices = try everyPage { token in
             let page = try cognitoCall(.devices(profile: profileName)) { () throws(CognitoError) in try cognito.listDevices(accessToken: access, paginationToken: token) }
             return (page.devices, page.next)
@@ -42,7 +42,7 @@ extension TokenManager {
         let current = try rememberedDevice()?.key
         guard let key = key ?? current else { throw AuthError.noDevice(profile: profileName) }
         let access = try currentToken(.access).value
-        let cognito = try makeCognito()
+        let cognito: any CognitoDevices = try makeCognito()
         do {
             try cognito.forgetDevice(accessToken: access, deviceKey: key)
         } catch {

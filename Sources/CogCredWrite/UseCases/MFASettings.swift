@@ -16,7 +16,7 @@ extension TokenManager {
     /// The user's MFA methods, as Cognito has them now.
     public func mfaSettings() throws -> MFASettings {
         let access = try currentToken(.access).value
-        let cognito = try makeCognito()
+        let cognito: any CognitoMFA = try makeCognito()
         return try cognitoCall(.mfaSettings(profile: profileName)) { () throws(CognitoError) in try cognito.mfaSettings(accessToken: access) }
     }
 
@@ -26,7 +26,7 @@ extension TokenManager {
     @discardableResult
     public func changeMFA(_ kind: MFAKind, _ change: MFAChange) throws -> MFASettings {
         let access = try currentToken(.access).value
-        let cognito = try makeCognito()
+        let cognito: any CognitoMFA = try makeCognito()
         let preference: MFAPreference
         switch change {
         case .prefer: preference = MFAPreference(enabled: true, preferred: true)
@@ -45,7 +45,7 @@ extension TokenManager {
     @discardableResult
     public func disableMFA(_ kind: MFAKind) throws -> Bool {
         let access = try currentToken(.access).value
-        let cognito = try makeCognito()
+        let cognito: any CognitoMFA = try makeCognito()
         let now = try cognitoCall(.mfaSettings(profile: profileName)) { () throws(CognitoError) in try cognito.mfaSettings(accessToken: access) }
         guard now.enabled.contains(kind) else { return false }
         let off = MFAPreference(enabled: false, preferred: false)
@@ -58,7 +58,7 @@ extension TokenManager {
     @discardableResult
     public func addAuthenticator(firstCode: (String) throws -> String) throws -> MFASettings {
         let token = try currentToken(.access)
-        let cognito = try makeCognito()
+        let cognito: any CognitoMFA = try makeCognito()
         let secret = try cognitoCall(.mfaSettings(profile: profileName)) { () throws(CognitoError) in try cognito.associateSoftwareToken(accessToken: token.value) }
         let account = token.claims.username ?? profile.username ?? profileName
         let code = try firstCode(authenticatorURI(secret: secret, account: account))
@@ -68,7 +68,7 @@ extension TokenManager {
 
     /// Setting up an authenticator before signing in: associate it, verify
     /// its first code, and return the sign-in's session for the answer.
-    func setUpAuthenticator(_ cognito: any CognitoClient, session: String?, userID: String, answers: any ChallengeAnswers) throws
+    func setUpAuthenticator(_ cognito: any CognitoSignIn, session: String?, userID: String, answers: any ChallengeAnswers) throws
         -> String?
     {
         let (secret, associated) = try signInCall { () throws(CognitoError) in try cognito.associateSoftwareToken(session: session) }

@@ -12,7 +12,7 @@ extension TokenManager {
         // Before anything is sent: a profile with no relying party makes no passkey.
         let ceremony = try passkeyCeremony(prompts: prompts)
         let access = try currentToken(.access).value
-        let cognito = try makeCognito()
+        let cognito: any CognitoPasskeys = try makeCognito()
         let options = try cognitoCall(.passkeys(profile: profileName)) { () throws(CognitoError) in try cognito.startPasskeyRegistration(accessToken: access) }
         let credential = try ceremony.register(options)
         try cognitoCall(.passkeys(profile: profileName)) { () throws(CognitoError) in try cognito.completePasskeyRegistration(accessToken: access, credential: credential) }
@@ -22,7 +22,7 @@ extension TokenManager {
     /// Every passkey of the user's (ListWebAuthnCredentials, all pages).
     public func passkeys() throws -> [Passkey] {
         let access = try currentToken(.access).value
-        let cognito = try makeCognito()
+        let cognito: any CognitoPasskeys = try makeCognito()
         return try everyPage { token in
             let page = try cognitoCall(.passkeys(profile: profileName)) { () throws(CognitoError) in try cognito.listPasskeys(accessToken: access, nextToken: token) }
             return (page.passkeys, page.next)
@@ -32,7 +32,7 @@ extension TokenManager {
     /// Removes a passkey (DeleteWebAuthnCredential) by its credential id.
     public func removePasskey(_ id: String) throws {
         let access = try currentToken(.access).value
-        let cognito = try makeCognito()
+        let cognito: any CognitoPasskeys = try makeCognito()
         try cognitoCall(.passkeys(profile: profileName)) { () throws(CognitoError) in try cognito.deletePasskey(accessToken: access, id: id) }
     }
 
