@@ -212,9 +212,8 @@ struct Wiring {
             throw file.notFound(name, path: paths.configFile)
         }
         let environment = self.environment
-        let deadline = self.deadline(profile)
+        let connection = self.connection(profile)
         let store = tokenStore
-        let caBundle = Endpoint.caBundle(profile: profile, environment: environment)
         // Built on first use: reading the client secret costs a keyring
         // lookup that handing out a fresh stored token never needs, and an
         // endpoint that may not be used (plain HTTP, Endpoint.resolve) must
@@ -243,14 +242,13 @@ struct Wiring {
             Wiring.noteGlobalEndpoint(endpoint)
             return CognitoHTTPClient(
                 endpoint: endpoint.url, clientID: profile.clientID, clientSecret: secret, secretHashes: secretHashes,
-                timeouts: profile.timeouts,
-                deadline: deadline, caBundle: caBundle, allowsCleartext: endpoint.allowsCleartext, transport: Wiring.transport)
+                allowsCleartext: endpoint.allowsCleartext, connection: connection)
         }
         let oauth: @Sendable () throws -> any OAuthClient = {
             let domain = try Endpoint.domain(profile)
             return OAuthHTTPClient(
-                domain: domain.url, clientID: profile.clientID, clientSecret: try clientSecret(), timeouts: profile.timeouts,
-                deadline: deadline, caBundle: caBundle, allowsCleartext: domain.allowsCleartext, transport: Wiring.transport)
+                domain: domain.url, clientID: profile.clientID, clientSecret: try clientSecret(), allowsCleartext: domain.allowsCleartext,
+                connection: connection)
         }
         let identity: @Sendable () throws -> any CognitoIdentityClient = {
             guard let poolID = profile.identityPoolID else { throw ConfigError.missingIdentityPool(profile: name) }
@@ -261,9 +259,8 @@ struct Wiring {
             let sts = try Endpoint.service("sts", variable: "AWS_ENDPOINT_URL_STS", region: region, profile: profile, environment: environment)
             Wiring.noteGlobalEndpoint(identityEndpoint)
             return CognitoIdentityHTTPClient(
-                identityEndpoint: identityEndpoint.url, stsEndpoint: sts.url, timeouts: profile.timeouts, deadline: deadline,
-                caBundle: caBundle, identityCleartext: identityEndpoint.allowsCleartext, stsCleartext: sts.allowsCleartext,
-                transport: Wiring.transport)
+                identityEndpoint: identityEndpoint.url, stsEndpoint: sts.url, identityCleartext: identityEndpoint.allowsCleartext,
+                stsCleartext: sts.allowsCleartext, connection: connection)
         }
         let device = authenticator ?? environment["COG_CRED_AUTHENTICATOR"].flatMap { $0.isEmpty ? nil : $0 }
         return TokenManager(
@@ -288,6 +285,14 @@ extension Wiring {
         Deadline(secondsFromNow: profile.timeouts.command, givingBack: { PersonTime.total })
     }
 
+    /// How every HTTP client of the command reaches its service: the one
+    /// transport, the profile's timeouts and CA bundle, the command's deadline.
+    func connection(_ profile: Profile) -> Connection {
+        Connection(
+            transport: Wiring.transport, timeouts: profile.timeouts, deadline: deadline(profile),
+            caBundle: Endpoint.caBundle(profile: profile, environment: environment))
+    }
+
     func endpoint(_ profile: Profile) throws -> Endpoint.Resolved {
         try Endpoint.resolve(profile: profile, environment: environment)
     }
@@ -302,9 +307,7 @@ extension Wiring {
     func poolKeySource(_ profile: Profile) throws -> PoolKeySource {
         let endpoint = try endpoint(profile)
         Wiring.noteGlobalEndpoint(endpoint)
-        let verifier = TokenVerifier(
-            transport: Wiring.transport, timeouts: profile.timeouts, deadline: deadline(profile), caBundle: Endpoint.caBundle(profile: profile, environment: environment),
-            allowsCleartext: endpoint.allowsCleartext)
+        let verifier = TokenVerifier(allowsCleartext: endpoint.allowsCleartext, connection: connection(profile))
         return PoolKeySource(verifier: verifier, pool: TokenVerifier.poolKeys(endpoint: endpoint.url, profile: profile))
     }
 

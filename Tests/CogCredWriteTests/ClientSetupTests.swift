@@ -224,7 +224,7 @@ final class FakePrograms: ProgramRunning {
     @Test func anEmptyFileIsAnEmptyConfig() throws {
         let (path, config) = try directory()
         let docker = path + "/config.json"
-        FileManager.default.createFile(atPath: docker, contents: Data("\n".utf8))
+        _ = FileManager.default.createFile(atPath: docker, contents: Data("\n".utf8))
         #expect(try DockerHelperSetup(dockerConfig: docker, config: config).setUp(registry: "r.example.com", profile: "work").wroteDockerConfig)
     }
 }

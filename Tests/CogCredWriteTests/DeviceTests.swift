@@ -186,9 +186,9 @@ let deviceVectors: [DeviceVector] = {
         let device = try storedDevice(store, withoutMFA: madeWithoutMFA)
         let v = deviceVectors[0]
         let cognito = FakeCognito()
+        cognito.onSignIn(.success(passwordVerifierChallenge()))
         cognito.challengeAnswers.withLock {
             $0 = [
-                .success(passwordVerifierChallenge()),
                 .success(.challenge(name: "DEVICE_SRP_AUTH", session: "d1", parameters: ["USERNAME": "alice"])),
                 .success(.challenge(
                     name: "DEVICE_PASSWORD_VERIFIER", session: "d2",
@@ -270,12 +270,11 @@ let deviceVectors: [DeviceVector] = {
         let store = InMemoryTokenStore()
         _ = try storedDevice(store)
         let cognito = FakeCognito()
+        // Signed in twice: with the device, then without it.
+        cognito.onSignIn(.success(passwordVerifierChallenge()))
+        cognito.onSignIn(.success(passwordVerifierChallenge()))
         cognito.challengeAnswers.withLock {
-            $0 = [
-                .success(passwordVerifierChallenge()),
-                .failure(.service(code: "ResourceNotFoundException", message: "Device does not exist.", httpStatus: 400)),
-                .success(passwordVerifierChallenge()), .success(tokens()),
-            ]
+            $0 = [.failure(.service(code: "ResourceNotFoundException", message: "Device does not exist.", httpStatus: 400)), .success(tokens())]
         }
         var reads = 0
         try manager(store, cognito).signIn(

@@ -42,7 +42,9 @@ final class FakeCognito: CognitoClient {
 
     /// InitiateAuth, as the wire would send it (CognitoWire): USER_PASSWORD_AUTH
     /// is a sign-in call, USER_AUTH and CUSTOM_AUTH are kept with their
-    /// AuthParameters besides USERNAME; each takes the next scripted answer.
+    /// AuthParameters besides USERNAME. Whatever its flow, it takes the next
+    /// first answer (`onSignIn`); the answers to RespondToAuthChallenge come
+    /// from `challengeAnswers`.
     func startSignIn(_ start: SignInStart, username: String, deviceKey: String?) throws(CognitoError) -> AuthOutcome {
         var (flow, parameters) = CognitoWire.initiation(start, username: username, deviceKey: deviceKey)
         parameters["USERNAME"] = nil
@@ -50,16 +52,15 @@ final class FakeCognito: CognitoClient {
         switch flow {
         case "USER_PASSWORD_AUTH":
             runMeanwhile("sign-in")
-            let next: Result<AuthOutcome, CognitoError> = state.withLock { s in
-                s.signInCalls.append((username, parameters["PASSWORD"] ?? ""))
-                return s.signInResults.isEmpty ? .failure(.deadlineExceeded) : s.signInResults.removeFirst()
-            }
-            return try next.get()
+            state.withLock { $0.signInCalls.append((username, parameters["PASSWORD"] ?? "")) }
         case "USER_AUTH": userAuthCalls.withLock { $0.append(parameters) }
         case "CUSTOM_AUTH": customAuthCalls.withLock { $0.append(parameters) }
         default: break
         }
-        return try nextChallengeAnswer()
+        let next: Result<AuthOutcome, CognitoError> = state.withLock { s in
+            s.signInResults.isEmpty ? .failure(.deadlineExceeded) : s.signInResults.removeFirst()
+        }
+        return try next.get()
     }
 
     /// The seconds of a RequestBudget in force at each refresh (nil: the
@@ -117,7 +118,7 @@ final class FakeCognito: CognitoClient {
 
     // MARK: Challenges, rotation and revocation
 
-    /// Scripted answers to InitiateAuth (SRP) and RespondToAuthChallenge, in order.
+    /// Scripted answers to RespondToAuthChallenge, in order.
     let challengeAnswers = Mutex<[Result<AuthOutcome, CognitoError>]>([])
     /// Every RespondToAuthChallenge: name and responses.
     let responses = Mutex<[(String, [String: String])]>([])
@@ -483,5 +484,54 @@ extension AuthOutcome {
         var parameters = parameters
         let available = parameters.removeValue(forKey: availableChallenges).map { CognitoWire.list($0) }
         return .challenge(try! CognitoWire.pending(name: name, session: session, parameters: parameters, available: available))
+    }
+
+    /// A challenge scripted by what it asks, as Cognito would send it: the
+    /// name and parameters CognitoWire reads back into `asked` (checked), so
+    /// the answers the sign-in sends are the wire's. `userID`: the USERNAME
+    /// the challenge names the user by.
+    static func challenge(_ asked: Challenge, session: String?, userID: String? = nil) -> AuthOutcome {
+        func list(_ names: [String]) -> String { "[" + names.map { "\"\($0)\"" }.joined(separator: ",") + "]" }
+        var parameters: [String: String] = [:]
+        parameters["USERNAME"] = userID
+        var available: [String]? = nil
+        let name: String
+        switch asked {
+        case .passwordVerifier(let step), .devicePasswordVerifier(let step):
+            name = asked.provesDevice ? "DEVICE_PASSWORD_VERIFIER" : "PASSWORD_VERIFIER"
+            parameters["SALT"] = step.salt
+            parameters["SRP_B"] = step.serverB
+            parameters["SECRET_BLOCK"] = step.secretBlock
+            parameters["USER_ID_FOR_SRP"] = step.userID
+        case .deviceSRP: name = "DEVICE_SRP_AUTH"
+        case .mfaCode(let kind, let destination):
+            // Email MFA by the name that cannot be read as a one-time code.
+            name = kind == .email ? "EMAIL_MFA" : CognitoWire.challengeName(kind)
+            parameters["CODE_DELIVERY_DESTINATION"] = destination
+        case .oneTimeCode(let kind, let destination):
+            name = kind == .sms ? "SMS_OTP" : "EMAIL_OTP"
+            parameters["CODE_DELIVERY_DESTINATION"] = destination
+        case .chooseMFA(let kinds):
+            name = "SELECT_MFA_TYPE"
+            parameters["MFAS_CAN_CHOOSE"] = list(kinds.map(CognitoWire.challengeName))
+        case .chooseSignInMethod(let methods):
+            name = "SELECT_CHALLENGE"
+            available = methods.map(CognitoWire.challengeName)
+        case .newPassword(let attributes):
+            name = "NEW_PASSWORD_REQUIRED"
+            parameters["requiredAttributes"] = list(attributes)
+        case .setUpMFA(let kinds):
+            name = "MFA_SETUP"
+            parameters["MFAS_CAN_SETUP"] = kinds.map { list($0.map(CognitoWire.challengeName)) }
+        case .custom(let own):
+            name = "CUSTOM_CHALLENGE"
+            parameters.merge(own) { $1 }
+        case .passkey:
+            preconditionFailure("a passkey challenge is scripted with its request options, as Cognito's JSON")
+        case .unknown(let unknown): name = unknown
+        }
+        let pending = try! CognitoWire.pending(name: name, session: session, parameters: parameters, available: available)
+        precondition(pending.challenge == asked, "\(asked) does not survive the wire: \(pending.challenge)")
+        return .challenge(pending)
     }
 }

@@ -156,7 +156,8 @@ import CogCredTestSupport
     @Test func aPasskeySignInReadsNoPassword() throws {
         let store = InMemoryTokenStore()
         let cognito = FakeCognito()
-        cognito.challengeAnswers.withLock { $0 = [.success(.challenge(name: "WEB_AUTHN", session: "s1", parameters: ["CREDENTIAL_REQUEST_OPTIONS": options()])), .success(tokens())] }
+        cognito.onSignIn(.success(.challenge(name: "WEB_AUTHN", session: "s1", parameters: ["CREDENTIAL_REQUEST_OPTIONS": options()])))
+        cognito.challengeAnswers.withLock { $0 = [.success(tokens())] }
         let key = FakeAuthenticator()
         let answers = ScriptedAnswers()
         try makeManager(store: store, cognito: cognito, authenticator: key, profile: profile, clock: FakeClock(now)).signIn(
@@ -197,7 +198,8 @@ import CogCredTestSupport
     func aFailureAtTheKeyStoresNothing(failure: PasskeyError) throws {
         let store = InMemoryTokenStore()
         let cognito = FakeCognito()
-        cognito.challengeAnswers.withLock { $0 = [.success(.challenge(name: "WEB_AUTHN", session: "s1", parameters: ["CREDENTIAL_REQUEST_OPTIONS": options()])), .success(tokens())] }
+        cognito.onSignIn(.success(.challenge(name: "WEB_AUTHN", session: "s1", parameters: ["CREDENTIAL_REQUEST_OPTIONS": options()])))
+        cognito.challengeAnswers.withLock { $0 = [.success(tokens())] }
         let key = FakeAuthenticator()
         key.state.withLock { $0.failure = failure }
         #expect(throws: failure) {

@@ -20,14 +20,15 @@ import CogCredTestSupport
     func srpChallenge() -> AuthOutcome {
         let v = srpVectors[0]
         return .challenge(
-            name: "PASSWORD_VERIFIER", session: "s1",
-            parameters: ["SALT": v.salt, "SRP_B": v.srp_b, "SECRET_BLOCK": v.secret_block, "USER_ID_FOR_SRP": "canonical-id", "USERNAME": "canonical-id"])
+            .passwordVerifier(SRPServerStep(salt: v.salt, serverB: v.srp_b, secretBlock: v.secret_block, userID: "canonical-id")), session: "s1",
+            userID: "canonical-id")
     }
 
     @Test func srpAnswersThePasswordVerifierAsTheCanonicalUser() throws {
         let store = InMemoryTokenStore()
         let cognito = FakeCognito()
-        cognito.challengeAnswers.withLock { $0 = [.success(srpChallenge()), .success(tokens())] }
+        cognito.onSignIn(.success(srpChallenge()))
+        cognito.challengeAnswers.withLock { $0 = [.success(tokens())] }
 
         try manager(store, cognito).signIn(username: "alice@example.com", password: "pw", flow: .srp, answers: ScriptedAnswers())
 
@@ -44,10 +45,8 @@ import CogCredTestSupport
     @Test func newPasswordThenAuthenticatorCode() throws {
         let store = InMemoryTokenStore()
         let cognito = FakeCognito()
-        cognito.onSignIn(.success(.challenge(name: "NEW_PASSWORD_REQUIRED", session: "s1", parameters: ["USER_ID_FOR_SRP": "alice", "requiredAttributes": "[]"])))
-        cognito.challengeAnswers.withLock {
-            $0 = [.success(.challenge(name: "SOFTWARE_TOKEN_MFA", session: "s2", parameters: [:])), .success(tokens())]
-        }
+        cognito.onSignIn(.success(.challenge(.newPassword(requiredAttributes: []), session: "s1", userID: "alice")))
+        cognito.challengeAnswers.withLock { $0 = [.success(.challenge(.mfaCode(.totp, destination: nil), session: "s2")), .success(tokens())] }
         try manager(store, cognito).signIn(
             username: "alice", password: "old", flow: .password, answers: ScriptedAnswers(newPassword: "New-Password-1", code: "654321"))
         let sent = cognito.responses.withLock { $0 }
@@ -58,10 +57,8 @@ import CogCredTestSupport
 
     @Test func selectMFATypeThenSMS() throws {
         let cognito = FakeCognito()
-        cognito.onSignIn(.success(.challenge(name: "SELECT_MFA_TYPE", session: "s1", parameters: ["MFAS_CAN_CHOOSE": #"["SMS_MFA","SOFTWARE_TOKEN_MFA"]"#])))
-        cognito.challengeAnswers.withLock {
-            $0 = [.success(.challenge(name: "SMS_MFA", session: "s2", parameters: ["CODE_DELIVERY_DESTINATION": "+*******1234"])), .success(tokens())]
-        }
+        cognito.onSignIn(.success(.challenge(.chooseMFA([.sms, .totp]), session: "s1")))
+        cognito.challengeAnswers.withLock { $0 = [.success(.challenge(.mfaCode(.sms, destination: "+*******1234"), session: "s2")), .success(tokens())] }
         try manager(InMemoryTokenStore(), cognito).signIn(
             username: "alice", password: "pw", flow: .password, answers: ScriptedAnswers(code: "111222", choice: .sms))
         let sent = cognito.responses.withLock { $0 }
@@ -111,9 +108,8 @@ import CogCredTestSupport
     func aOneTimeCodeSignsInWithoutAPassword(_ method: SignInMethod, _ kind: MFAKind) throws {
         let cognito = FakeCognito()
         let challenge = CognitoWire.challengeName(method)
-        cognito.challengeAnswers.withLock {
-            $0 = [.success(.challenge(name: challenge, session: "s1", parameters: ["CODE_DELIVERY_DESTINATION": "a***@e***"])), .success(tokens())]
-        }
+        cognito.onSignIn(.success(.challenge(.oneTimeCode(kind, destination: "a***@e***"), session: "s1")))
+        cognito.challengeAnswers.withLock { $0 = [.success(tokens())] }
         let answers = ScriptedAnswers(method: method, signInCode: "112233")
         try manager(InMemoryTokenStore(), cognito).signIn(
             username: "alice", password: { throw AuthError.challengeNeedsInput(challenge: "a password", flag: "--password-stdin") },
@@ -129,9 +125,8 @@ import CogCredTestSupport
     /// after it is email MFA.
     @Test func aPasswordFirstAndThenEmailMFA() throws {
         let cognito = FakeCognito()
-        cognito.challengeAnswers.withLock {
-            $0 = [.success(.challenge(name: "EMAIL_OTP", session: "s1", parameters: ["CODE_DELIVERY_DESTINATION": "a***@e***"])), .success(tokens())]
-        }
+        cognito.onSignIn(.success(.challenge(.oneTimeCode(.email, destination: "a***@e***"), session: "s1")))
+        cognito.challengeAnswers.withLock { $0 = [.success(tokens())] }
         let answers = ScriptedAnswers(code: "445566")
         try manager(InMemoryTokenStore(), cognito).signIn(username: "alice", password: { "pw" }, flow: .choice, method: .password, answers: answers)
         #expect(cognito.userAuthCalls.withLock { $0 } == [["PREFERRED_CHALLENGE": "PASSWORD", "PASSWORD": "pw"]])
@@ -143,14 +138,8 @@ import CogCredTestSupport
     /// apart, and the choice answered with what it needs.
     @Test func selectChallengeOffersWhatThePoolHas() throws {
         let cognito = FakeCognito()
-        cognito.challengeAnswers.withLock {
-            $0 = [
-                .success(.challenge(name: "SELECT_CHALLENGE", session: "s0", parameters: [
-                    AuthOutcome.availableChallenges: #"["PASSWORD","PASSWORD_SRP","EMAIL_OTP","WEB_AUTHN"]"#,
-                ])),
-                .success(tokens()),
-            ]
-        }
+        cognito.onSignIn(.success(.challenge(.chooseSignInMethod([.password, .srp, .emailOTP, .passkey]), session: "s0")))
+        cognito.challengeAnswers.withLock { $0 = [.success(tokens())] }
         var readPasswords = 0
         let answers = ScriptedAnswers(method: .password)
         try manager(InMemoryTokenStore(), cognito).signIn(
@@ -167,11 +156,8 @@ import CogCredTestSupport
     @Test(arguments: [AuthFlow.srp, .password, .custom])
     func selectChallengeOutsideTheChoiceFlowIsRefused(flow: AuthFlow) throws {
         let cognito = FakeCognito()
-        let offer = AuthOutcome.challenge(name: "SELECT_CHALLENGE", session: "s0", parameters: [
-            AuthOutcome.availableChallenges: #"["PASSWORD","EMAIL_OTP"]"#,
-        ])
-        cognito.onSignIn(.success(offer))
-        cognito.challengeAnswers.withLock { $0 = [.success(offer), .success(tokens())] }
+        cognito.onSignIn(.success(.challenge(.chooseSignInMethod([.password, .emailOTP]), session: "s0")))
+        cognito.challengeAnswers.withLock { $0 = [.success(tokens())] }
         let answers = ScriptedAnswers(method: .password)
         #expect(throws: AuthError.unsupportedChallenge("SELECT_CHALLENGE")) {
             try manager(InMemoryTokenStore(), cognito).signIn(username: "alice", password: { "pw" }, flow: flow, answers: answers)
@@ -183,12 +169,9 @@ import CogCredTestSupport
     /// challenge names.
     @Test func customChallengesAreAnsweredRoundByRound() throws {
         let cognito = FakeCognito()
+        cognito.onSignIn(.success(.challenge(.custom(["question": "2+3?"]), session: "s1", userID: "alice-id")))
         cognito.challengeAnswers.withLock {
-            $0 = [
-                .success(.challenge(name: "CUSTOM_CHALLENGE", session: "s1", parameters: ["USERNAME": "alice-id", "question": "2+3?"])),
-                .success(.challenge(name: "CUSTOM_CHALLENGE", session: "s2", parameters: ["USERNAME": "alice-id", "question": "badge?"])),
-                .success(tokens()),
-            ]
+            $0 = [.success(.challenge(.custom(["question": "badge?"]), session: "s2", userID: "alice-id")), .success(tokens())]
         }
         let answers = ScriptedAnswers(customAnswers: ["5", "424242"])
         try manager(InMemoryTokenStore(), cognito).signIn(
@@ -204,7 +187,7 @@ import CogCredTestSupport
     /// custom-srp: the password's SRP first (CHALLENGE_NAME=SRP_A), as Amplify does.
     @Test func customWithSRPStartsWithSRP() throws {
         let cognito = FakeCognito()
-        cognito.challengeAnswers.withLock { $0 = [.failure(.deadlineExceeded)] }
+        cognito.onSignIn(.failure(.deadlineExceeded))
         #expect(throws: (any Error).self) {
             try manager(InMemoryTokenStore(), cognito).signIn(username: "alice", password: { "pw" }, flow: .customSRP, answers: ScriptedAnswers())
         }
@@ -222,7 +205,7 @@ import CogCredTestSupport
 
     @Test func mfaSetupShowsAnOtpauthURIAndVerifiesTheFirstCode() throws {
         let cognito = FakeCognito()
-        cognito.onSignIn(.success(.challenge(name: "MFA_SETUP", session: "s1", parameters: ["MFAS_CAN_SETUP": #"["SOFTWARE_TOKEN_MFA"]"#])))
+        cognito.onSignIn(.success(.challenge(.setUpMFA([.totp]), session: "s1")))
         cognito.challengeAnswers.withLock { $0 = [.success(tokens())] }
         let answers = ScriptedAnswers(code: "123456")
         try manager(InMemoryTokenStore(), cognito).signIn(username: "alice", password: "pw", flow: .password, answers: answers)
@@ -234,7 +217,7 @@ import CogCredTestSupport
     @Test func aChallengeWithoutInputNamesTheFlagAndStoresNothing() {
         let store = InMemoryTokenStore()
         let cognito = FakeCognito()
-        cognito.onSignIn(.success(.challenge(name: "SOFTWARE_TOKEN_MFA", session: "s1", parameters: [:])))
+        cognito.onSignIn(.success(.challenge(.mfaCode(.totp, destination: nil), session: "s1")))
         #expect(throws: AuthError.challengeNeedsInput(challenge: "totp", flag: "--mfa-code")) {
             try manager(store, cognito).signIn(username: "a", password: "b", flow: .password, answers: ScriptedAnswers())
         }

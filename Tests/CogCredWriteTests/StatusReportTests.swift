@@ -91,4 +91,44 @@ import CogCredTestSupport
         #expect(try !manager.forgetAccessToken())
         #expect(try store.read(.refresh, profile: "default") == "r")
     }
+
+    /// A transport that answers from a script, in order, and keeps each request.
+    final class ScriptedTransport: HTTPTransport, @unchecked Sendable {
+        var answers: [Result<HTTPResponse, TransportError>]
+        var requests: [HTTPRequest] = []
+        init(_ answers: [Result<HTTPResponse, TransportError>]) { self.answers = answers }
+        func send(_ request: HTTPRequest) throws(TransportError) -> HTTPResponse {
+            requests.append(request)
+            return try (answers.isEmpty ? .success(HTTPResponse(status: 500, body: Data())) : answers.removeFirst()).get()
+        }
+    }
+
+    func verifier(_ transport: ScriptedTransport) -> TokenVerifier {
+        TokenVerifier(
+            transport: transport, timeouts: testProfile.timeouts, deadline: Deadline(secondsFromNow: 30), retryPolicy: RetryPolicy(sleeper: { _ in }))
+    }
+
+    static let url = "https://idp.example/pool/.well-known/jwks.json"
+
+    /// The keys come the way every request does (RetryingPost): a fetch
+    /// that fails for a moment (a 503, a connection reset) is tried again.
+    @Test func aJWKSFetchThatFailsForAMomentIsRetried() throws {
+        let transport = ScriptedTransport([
+            .success(HTTPResponse(status: 503, body: Data("<html/>".utf8))),
+            .failure(TransportError(.connectionFailed, "Recv failure: Connection reset by peer")),
+            .success(HTTPResponse(status: 200, body: Data(#"{"keys":[{"kid":"k1","kty":"RSA","n":"AQAB","e":"AQAB"}]}"#.utf8))),
+        ])
+        let keys = try verifier(transport).fetchKeys(Self.url)
+        #expect(keys.map(\.kid) == ["k1"])
+        #expect(transport.requests.count == 3)
+        #expect(transport.requests.allSatisfy { $0.method == "GET" && $0.url == Self.url })
+        #expect(transport.requests.map(\.attempt) == [1, 2, 3])
+    }
+
+    /// No key set where the keys should be is an answer, not a hiccup.
+    @Test func aJWKSFetchAnsweredWithoutKeysIsNotRetried() {
+        let transport = ScriptedTransport([.success(HTTPResponse(status: 404, body: Data()))])
+        #expect(throws: CognitoError.self) { try verifier(transport).fetchKeys(Self.url) }
+        #expect(transport.requests.count == 1)
+    }
 }

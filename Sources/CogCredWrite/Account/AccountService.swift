@@ -2,9 +2,9 @@
 /// reset and change the password. Validates before any request and words
 /// Cognito's errors for the step that failed.
 public struct AccountService: Sendable {
-    let cognito: any CognitoClient
+    let cognito: any CognitoAccount
 
-    public init(cognito: any CognitoClient) {
+    public init(cognito: any CognitoAccount) {
         self.cognito = cognito
     }
 

@@ -109,21 +109,15 @@ public struct SignUpResult: Sendable, Equatable {
     }
 }
 
-/// The Cognito user pool actions cog-cred uses. The real one speaks JSON
-/// over HTTPS (`CognitoHTTPClient`); tests use an in-memory fake.
-public protocol CognitoClient: Sendable {
-    /// InitiateAuth with REFRESH_TOKEN_AUTH. `username` is the name Cognito
-    /// knows the user by, for SECRET_HASH; `deviceKey` the device the session
-    /// was signed in on (a pool that tracks devices refuses it without).
-    func refresh(refreshToken: String, username: String?, deviceKey: String?) throws(CognitoError) -> AuthenticationResult
-    func signUp(username: String, password: String, attributes: [UserAttribute]) throws(CognitoError) -> SignUpResult
-    func confirmSignUp(username: String, code: String) throws(CognitoError)
-    func resendConfirmationCode(username: String) throws(CognitoError) -> CodeDelivery?
-    func forgotPassword(username: String) throws(CognitoError) -> CodeDelivery?
-    func confirmForgotPassword(username: String, code: String, newPassword: String) throws(CognitoError)
-    /// ChangePassword, authorised by the user's own access token.
-    func changePassword(accessToken: String, previousPassword: String, proposedPassword: String) throws(CognitoError)
+/// The Cognito user pool actions cog-cred uses, by the role a use case
+/// needs them in: signing in, keeping a session, the account, MFA, devices,
+/// passkeys. The real client speaks JSON over HTTPS (`CognitoHTTPClient`)
+/// and plays every role; each use case asks for the role(s) it uses, and a
+/// unit test fakes only those.
+public typealias CognitoClient = CognitoSignIn & CognitoSession & CognitoAccount & CognitoMFA & CognitoDevices & CognitoPasskeys
 
+/// Signing in: InitiateAuth and the challenges that follow.
+public protocol CognitoSignIn: Sendable {
     /// InitiateAuth: begins a sign-in as `username`, as the device
     /// `deviceKey` when this machine is one of the user's.
     func startSignIn(_ start: SignInStart, username: String, deviceKey: String?) throws(CognitoError) -> AuthOutcome
@@ -135,6 +129,38 @@ public protocol CognitoClient: Sendable {
     func associateSoftwareToken(session: String?) throws(CognitoError) -> (secret: String, session: String?)
     /// VerifySoftwareToken during MFA_SETUP: the session for the final MFA_SETUP response.
     func verifySoftwareToken(session: String?, code: String) throws(CognitoError) -> String?
+}
+
+/// Keeping a session: refreshing it, checking it stands, ending it.
+public protocol CognitoSession: Sendable {
+    /// InitiateAuth with REFRESH_TOKEN_AUTH. `username` is the name Cognito
+    /// knows the user by, for SECRET_HASH; `deviceKey` the device the session
+    /// was signed in on (a pool that tracks devices refuses it without).
+    func refresh(refreshToken: String, username: String?, deviceKey: String?) throws(CognitoError) -> AuthenticationResult
+    /// GetTokensFromRefreshToken: refresh that also rotates the refresh token
+    /// when the app client is set to; takes the raw client secret.
+    func getTokensFromRefreshToken(refreshToken: String, deviceKey: String?) throws(CognitoError) -> AuthenticationResult
+    /// Succeeds only while the access token's session stands.
+    func confirmSession(accessToken: String) throws(CognitoError)
+    /// RevokeToken: ends one refresh token and the tokens issued from it.
+    func revokeToken(refreshToken: String) throws(CognitoError)
+    /// GlobalSignOut: ends every token of the user, on every device.
+    func globalSignOut(accessToken: String) throws(CognitoError)
+}
+
+/// The account's life: sign up and confirm, reset and change the password.
+public protocol CognitoAccount: Sendable {
+    func signUp(username: String, password: String, attributes: [UserAttribute]) throws(CognitoError) -> SignUpResult
+    func confirmSignUp(username: String, code: String) throws(CognitoError)
+    func resendConfirmationCode(username: String) throws(CognitoError) -> CodeDelivery?
+    func forgotPassword(username: String) throws(CognitoError) -> CodeDelivery?
+    func confirmForgotPassword(username: String, code: String, newPassword: String) throws(CognitoError)
+    /// ChangePassword, authorised by the user's own access token.
+    func changePassword(accessToken: String, previousPassword: String, proposedPassword: String) throws(CognitoError)
+}
+
+/// A signed-in user's MFA methods.
+public protocol CognitoMFA: Sendable {
     /// AssociateSoftwareToken for a signed-in user: the authenticator's shared secret.
     func associateSoftwareToken(accessToken: String) throws(CognitoError) -> String
     /// VerifySoftwareToken for a signed-in user (SetUserMFAPreference then enables it).
@@ -143,9 +169,10 @@ public protocol CognitoClient: Sendable {
     func mfaSettings(accessToken: String) throws(CognitoError) -> MFASettings
     /// SetUserMFAPreference, for the methods given.
     func setMFAPreference(accessToken: String, _ settings: [MFAKind: MFAPreference]) throws(CognitoError)
-    /// GetTokensFromRefreshToken: refresh that also rotates the refresh token
-    /// when the app client is set to; takes the raw client secret.
-    func getTokensFromRefreshToken(refreshToken: String, deviceKey: String?) throws(CognitoError) -> AuthenticationResult
+}
+
+/// The user's devices: this machine made one at a sign-in, and the list.
+public protocol CognitoDevices: Sendable {
     /// ConfirmDevice: makes a sign-in's new device one of the user's, with
     /// the verifier of its device password. True when Cognito leaves it to
     /// the user whether to remember it (UserConfirmationNecessary).
@@ -156,6 +183,10 @@ public protocol CognitoClient: Sendable {
     func listDevices(accessToken: String, paginationToken: String?) throws(CognitoError) -> (devices: [UserDevice], next: String?)
     /// ForgetDevice: the device is no longer the user's.
     func forgetDevice(accessToken: String, deviceKey: String) throws(CognitoError)
+}
+
+/// The user's passkeys: registering one, listing and deleting them.
+public protocol CognitoPasskeys: Sendable {
     /// StartWebAuthnRegistration: the options a key makes a new passkey for.
     func startPasskeyRegistration(accessToken: String) throws(CognitoError) -> WebAuthn.CreationOptions
     /// CompleteWebAuthnRegistration: the key's new credential, for Cognito to keep.
@@ -164,13 +195,9 @@ public protocol CognitoClient: Sendable {
     func listPasskeys(accessToken: String, nextToken: String?) throws(CognitoError) -> (passkeys: [Passkey], next: String?)
     /// DeleteWebAuthnCredential.
     func deletePasskey(accessToken: String, id: String) throws(CognitoError)
-    /// RevokeToken: ends one refresh token and the tokens issued from it.
-    func revokeToken(refreshToken: String) throws(CognitoError)
-    /// GlobalSignOut: ends every token of the user, on every device.
-    func globalSignOut(accessToken: String) throws(CognitoError)
 }
 
-extension CognitoClient {
+extension CognitoSession {
     /// The calls made without a device.
     public func refresh(refreshToken: String, username: String?) throws(CognitoError) -> AuthenticationResult {
         try refresh(refreshToken: refreshToken, username: username, deviceKey: nil)
@@ -179,10 +206,11 @@ extension CognitoClient {
     public func getTokensFromRefreshToken(refreshToken: String) throws(CognitoError) -> AuthenticationResult {
         try getTokensFromRefreshToken(refreshToken: refreshToken, deviceKey: nil)
     }
+}
 
-    /// Succeeds only while the access token's session stands: GetUser
-    /// (the call the MFA settings are read with) answers for a live token
-    /// and refuses a revoked or expired one, or one without the
+extension CognitoSession where Self: CognitoMFA {
+    /// GetUser (the call the MFA settings are read with) answers for a live
+    /// token and refuses a revoked or expired one, or one without the
     /// aws.cognito.signin.user.admin scope.
     public func confirmSession(accessToken: String) throws(CognitoError) {
         _ = try mfaSettings(accessToken: accessToken)

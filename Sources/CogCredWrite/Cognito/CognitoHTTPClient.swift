@@ -16,34 +16,32 @@ public struct CognitoHTTPClient: CognitoClient {
     /// With an agent that keeps the client secret: SECRET_HASH for a
     /// username, made there (AgentClient.secretHash).
     let secretHashes: (@Sendable (String) throws(AgentFailure) -> String)?
-    public let timeouts: Timeouts
-    public let deadline: Deadline
-    /// A PEM file of CA certificates to trust instead of the system's.
-    let caBundle: String?
+    public let connection: Connection
     /// The endpoint is plain HTTP and was allowed to be (Endpoint.resolve).
     let allowsCleartext: Bool
-    let transport: any HTTPTransport
-    let retryPolicy: RetryPolicy
-    /// The X-Amz-Target prefix: the user pool API's, or (for the identity
-    /// pool client built on this one) `AWSCognitoIdentityService`.
-    var targetPrefix = "AWSCognitoIdentityProviderService"
 
     public init(
         endpoint: String, clientID: String, clientSecret: String? = nil,
-        secretHashes: (@Sendable (String) throws(AgentFailure) -> String)? = nil, timeouts: Timeouts, deadline: Deadline,
-        caBundle: String? = nil, allowsCleartext: Bool = false, transport: any HTTPTransport = CurlTransport(),
-        retryPolicy: RetryPolicy = RetryPolicy()
+        secretHashes: (@Sendable (String) throws(AgentFailure) -> String)? = nil, allowsCleartext: Bool = false, connection: Connection
     ) {
         self.allowsCleartext = allowsCleartext
         self.endpoint = endpoint
         self.clientID = clientID
         self.clientSecret = clientSecret
         self.secretHashes = secretHashes
-        self.timeouts = timeouts
-        self.deadline = deadline
-        self.caBundle = caBundle
-        self.transport = transport
-        self.retryPolicy = retryPolicy
+        self.connection = connection
+    }
+
+    /// With a connection of its own.
+    public init(
+        endpoint: String, clientID: String, clientSecret: String? = nil,
+        secretHashes: (@Sendable (String) throws(AgentFailure) -> String)? = nil, timeouts: Timeouts, deadline: Deadline,
+        caBundle: String? = nil, allowsCleartext: Bool = false, transport: any HTTPTransport = CurlTransport(),
+        retryPolicy: RetryPolicy = RetryPolicy()
+    ) {
+        self.init(
+            endpoint: endpoint, clientID: clientID, clientSecret: clientSecret, secretHashes: secretHashes, allowsCleartext: allowsCleartext,
+            connection: Connection(transport: transport, timeouts: timeouts, deadline: deadline, caBundle: caBundle, retryPolicy: retryPolicy))
     }
 
     func secretHash(_ username: String?) throws(CognitoError) -> String? {
@@ -257,53 +255,21 @@ public struct CognitoHTTPClient: CognitoClient {
     /// session...) are retried only when Cognito surely did not act on them.
     static let idempotentActions: Set<String> = [
         "InitiateAuth", "GetTokensFromRefreshToken", "RevokeToken", "GlobalSignOut", "ListDevices", "UpdateDeviceStatus",
-        "GetId", "GetCredentialsForIdentity", "GetOpenIdToken",
     ]
 
-    /// Whether this request may go out twice: RetryingPost's rule for
-    /// trying it again, and CurlTransport's for letting libcurl re-send it.
-    static func repeatable(_ action: String, once: Bool) -> Bool { !once && idempotentActions.contains(action) }
+    /// The user pool API: GetTokensFromRefreshToken is newer than some
+    /// emulators, which answer it with an HTML 5xx (Refresh falls back).
+    var api: AWSJSONClient {
+        AWSJSONClient(
+            endpoint: endpoint, targetPrefix: "AWSCognitoIdentityProviderService", idempotentActions: Self.idempotentActions,
+            mayBeMissing: ["GetTokensFromRefreshToken"],
+            post: connection.post(allowsCleartext: allowsCleartext))
+    }
 
-    /// POSTs one action and decodes its answer or its error, retried as
-    /// `shouldRetry` says within the command's deadline (RetryingPost).
-    /// `once`: this request may act even though its answer is lost (send
-    /// a code), so it is sent again only when it surely did not arrive.
-    func call<Request: Encodable, Response: Decodable>(_ action: String, _ body: Request, once: Bool = false) throws(CognitoError)
-        -> Response
+    func call<Request: Encodable, Response: Decodable & SendableMetatype>(_ action: String, _ body: Request, once: Bool = false)
+        throws(CognitoError) -> Response
     {
-        let payload: Data
-        do {
-            payload = try CognitoWire.encoder().encode(body)
-        } catch {
-            throw .badResponse(httpStatus: 0, detail: "could not encode the request")
-        }
-        // Exactly these two headers and no Authorization header: Cognito (and
-        // its emulators) route on them.
-        let headers = [("Content-Type", "application/x-amz-json-1.1"), ("X-Amz-Target", "\(targetPrefix).\(action)")]
-        return try retryingPost.send(
-            endpoint, action: action, headers: headers, body: payload, repeatable: Self.repeatable(action, once: once),
-            retryIf: { shouldRetry($0, action: action, once: once) }, read: CognitoWire.decode)
-    }
-
-    func shouldRetry(_ error: CognitoError, action: String, once: Bool = false) -> Bool {
-        // An HTML 5xx to an action a service may not offer is its way of
-        // saying so: the caller falls back instead (never retried).
-        if action == "GetTokensFromRefreshToken" && error.isUnsupportedOperation { return false }
-        // Throttling rejects the request before it is acted on.
-        if let code = error.code, CognitoError.throttlingCodes.contains(code) { return true }
-        return RetryingPost.retries(error, repeatable: Self.repeatable(action, once: once))
-    }
-
-    var retryingPost: RetryingPost {
-        RetryingPost(
-            transport: transport, timeouts: timeouts, deadline: deadline, caBundle: caBundle, allowsCleartext: allowsCleartext,
-            retryPolicy: retryPolicy)
-    }
-
-    /// One POST of a ready body with its own headers (STS's query protocol),
-    /// retried like an idempotent action; the answer as it came.
-    func post(_ body: Data, headers: [(String, String)]) throws(CognitoError) -> HTTPResponse {
-        try retryingPost.send(endpoint, headers: headers, body: body, repeatable: true)
+        try api.call(action, body, once: once)
     }
 
     /// An InitiateAuth or RespondToAuthChallenge answer: tokens, a challenge,

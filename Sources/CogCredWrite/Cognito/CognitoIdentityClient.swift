@@ -18,26 +18,36 @@ public protocol CognitoIdentityClient: Sendable {
         throws(CognitoError) -> (accessKeyID: String, secretAccessKey: String, sessionToken: String, expiration: Int64)
 }
 
-/// JSON 1.1 with `X-Amz-Target: AWSCognitoIdentityService.<Action>` (the
-/// user pool client's machinery, another target), and STS's query protocol
-/// asked to answer in JSON (`Accept: application/json`).
+/// The identity pool's JSON 1.1 API (`X-Amz-Target:
+/// AWSCognitoIdentityService.<Action>`, AWSJSONClient), and STS's query
+/// protocol asked to answer in JSON (`Accept: application/json`): a form
+/// body and an error shape of its own, over the same retrying POST.
 public struct CognitoIdentityHTTPClient: CognitoIdentityClient {
-    let identity: CognitoHTTPClient
-    let sts: CognitoHTTPClient
+    let identity: AWSJSONClient
+    let stsEndpoint: String
+    let sts: RetryingPost
 
+    public init(
+        identityEndpoint: String, stsEndpoint: String, identityCleartext: Bool = false, stsCleartext: Bool = false, connection: Connection
+    ) {
+        // Every action here only reads: safe to send twice.
+        identity = AWSJSONClient(
+            endpoint: identityEndpoint, targetPrefix: "AWSCognitoIdentityService",
+            idempotentActions: ["GetId", "GetCredentialsForIdentity", "GetOpenIdToken"],
+            post: connection.post(allowsCleartext: identityCleartext))
+        self.stsEndpoint = stsEndpoint
+        sts = connection.post(allowsCleartext: stsCleartext)
+    }
+
+    /// With a connection of its own.
     public init(
         identityEndpoint: String, stsEndpoint: String, timeouts: Timeouts, deadline: Deadline, caBundle: String? = nil,
         identityCleartext: Bool = false, stsCleartext: Bool = false, transport: any HTTPTransport = CurlTransport(),
         retryPolicy: RetryPolicy = RetryPolicy()
     ) {
-        var identity = CognitoHTTPClient(
-            endpoint: identityEndpoint, clientID: "", timeouts: timeouts, deadline: deadline, caBundle: caBundle,
-            allowsCleartext: identityCleartext, transport: transport, retryPolicy: retryPolicy)
-        identity.targetPrefix = "AWSCognitoIdentityService"
-        self.identity = identity
-        sts = CognitoHTTPClient(
-            endpoint: stsEndpoint, clientID: "", timeouts: timeouts, deadline: deadline, caBundle: caBundle,
-            allowsCleartext: stsCleartext, transport: transport, retryPolicy: retryPolicy)
+        self.init(
+            identityEndpoint: identityEndpoint, stsEndpoint: stsEndpoint, identityCleartext: identityCleartext, stsCleartext: stsCleartext,
+            connection: Connection(transport: transport, timeouts: timeouts, deadline: deadline, caBundle: caBundle, retryPolicy: retryPolicy))
     }
 
     public func getID(poolID: String, logins: [String: String]) throws(CognitoError) -> String {
@@ -68,9 +78,10 @@ public struct CognitoIdentityHTTPClient: CognitoIdentityClient {
             ("Action", "AssumeRoleWithWebIdentity"), ("Version", "2011-06-15"), ("RoleArn", roleARN),
             ("RoleSessionName", sessionName), ("WebIdentityToken", webIdentity),
         ])
-        let response = try sts.post(Data(form.utf8), headers: [
-            ("Content-Type", "application/x-www-form-urlencoded"), ("Accept", "application/json"),
-        ])
+        // Retried like an idempotent action: AssumeRoleWithWebIdentity only reads.
+        let response = try sts.send(
+            stsEndpoint, headers: [("Content-Type", "application/x-www-form-urlencoded"), ("Accept", "application/json")],
+            body: Data(form.utf8), repeatable: true)
         guard response.status == 200 else {
             if let error = try? CognitoWire.decoder().decode(STSErrorResponse.self, from: response.body), let code = error.error?.code {
                 throw .service(code: code, message: error.error?.message ?? "", httpStatus: response.status)

@@ -115,19 +115,16 @@ public func seconds(since start: ContinuousClock.Instant) -> Double {
     return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
 }
 
-/// One POST with the retry rules every client here shares: a refused
-/// connection is always sent again (nothing reached the server), a 5xx or a
-/// lost answer only when the request may be repeated (`repeatable`), all
-/// within the command's deadline (or a shorter `RequestBudget`). What the
-/// person waiting sees of it is the transport's observer's
-/// (ObservedTransport).
-struct RetryingPost {
-    let transport: any HTTPTransport
-    let timeouts: Timeouts
-    let deadline: Deadline
-    let caBundle: String?
+/// One request (a POST, or the JWKS's GET) with the retry rules every
+/// client here shares: a refused connection is always sent again (nothing
+/// reached the server), a 5xx or a lost answer only when the request may be
+/// repeated (`repeatable`), all within the command's deadline (or a shorter
+/// `RequestBudget`). What the person waiting sees of it is the transport's
+/// observer's (ObservedTransport).
+struct RetryingPost: Sendable {
+    let connection: Connection
+    /// The endpoint may be plain `http://` (Endpoint.Resolved.allowsCleartext).
     let allowsCleartext: Bool
-    let retryPolicy: RetryPolicy
 
     /// The first answer below 500, or the last failure.
     func send(_ url: String, method: String = "POST", headers: [(String, String)], body: Data, repeatable: Bool) throws(CognitoError)
@@ -147,6 +144,7 @@ struct RetryingPost {
         retryIf: (CognitoError) -> Bool,
         read: (HTTPResponse) throws(CognitoError) -> Answer
     ) throws(CognitoError) -> Answer {
+        let (transport, timeouts, deadline, retryPolicy) = (connection.transport, connection.timeouts, connection.deadline, connection.retryPolicy)
         var attempt = 0
         let start = ContinuousClock.now
         while true {
@@ -154,7 +152,7 @@ struct RetryingPost {
             guard remaining > 0.05 else { throw .deadlineExceeded }
             let request = HTTPRequest(
                 method: method, url: url, headers: headers, body: body, connectTimeout: min(timeouts.connect, remaining),
-                totalTimeout: min(timeouts.request, remaining), caBundle: caBundle, allowsCleartext: allowsCleartext,
+                totalTimeout: min(timeouts.request, remaining), caBundle: connection.caBundle, allowsCleartext: allowsCleartext,
                 action: action, attempt: attempt + 1, repeatable: repeatable)
             let failure: CognitoError
             do throws(CognitoError) {

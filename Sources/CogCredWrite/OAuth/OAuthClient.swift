@@ -32,27 +32,25 @@ public struct OAuthHTTPClient: OAuthClient {
     /// With a secret, the client authenticates with HTTP Basic, as Cognito
     /// requires of a client that has one.
     let clientSecret: String?
-    let timeouts: Timeouts
-    let deadline: Deadline
-    let caBundle: String?
-    let allowsCleartext: Bool
-    let transport: any HTTPTransport
-    let retryPolicy: RetryPolicy
+    /// The domain's connection, which may be plain HTTP if it was allowed to be (Endpoint.domain).
+    let retrying: RetryingPost
 
+    public init(domain: String, clientID: String, clientSecret: String?, allowsCleartext: Bool = false, connection: Connection) {
+        self.domain = domain.hasSuffix("/") ? String(domain.dropLast()) : domain
+        self.clientID = clientID
+        self.clientSecret = clientSecret
+        retrying = connection.post(allowsCleartext: allowsCleartext)
+    }
+
+    /// With a connection of its own.
     public init(
         domain: String, clientID: String, clientSecret: String?, timeouts: Timeouts, deadline: Deadline,
         caBundle: String? = nil, allowsCleartext: Bool = false, transport: any HTTPTransport = CurlTransport(),
         retryPolicy: RetryPolicy = RetryPolicy()
     ) {
-        self.domain = domain.hasSuffix("/") ? String(domain.dropLast()) : domain
-        self.clientID = clientID
-        self.clientSecret = clientSecret
-        self.timeouts = timeouts
-        self.deadline = deadline
-        self.caBundle = caBundle
-        self.allowsCleartext = allowsCleartext
-        self.transport = transport
-        self.retryPolicy = retryPolicy
+        self.init(
+            domain: domain, clientID: clientID, clientSecret: clientSecret, allowsCleartext: allowsCleartext,
+            connection: Connection(transport: transport, timeouts: timeouts, deadline: deadline, caBundle: caBundle, retryPolicy: retryPolicy))
     }
 
     public func clientCredentials(scopes: [String]?) throws(CognitoError) -> AuthenticationResult {
@@ -80,10 +78,7 @@ public struct OAuthHTTPClient: OAuthClient {
     }
 
     public func userInfo(accessToken: String) throws(CognitoError) {
-        let response = try RetryingPost(
-            transport: transport, timeouts: timeouts, deadline: deadline, caBundle: caBundle, allowsCleartext: allowsCleartext,
-            retryPolicy: retryPolicy
-        ).send(
+        let response = try retrying.send(
             domain + "/oauth2/userInfo", method: "GET", headers: [("Authorization", "Bearer " + accessToken), ("Accept", "application/json")],
             body: Data(), repeatable: true)
         switch response.status {
@@ -122,10 +117,7 @@ public struct OAuthHTTPClient: OAuthClient {
             fields.append(("client_id", clientID))
         }
         let body = Data(FormBody.encode(fields).utf8)
-        return try RetryingPost(
-            transport: transport, timeouts: timeouts, deadline: deadline, caBundle: caBundle, allowsCleartext: allowsCleartext,
-            retryPolicy: retryPolicy
-        ).send(domain + path, headers: headers, body: body, repeatable: repeatable)
+        return try retrying.send(domain + path, headers: headers, body: body, repeatable: repeatable)
     }
 
     /// The endpoint's `{"error": ..., "error_description": ...}`, or a

@@ -88,7 +88,7 @@ extension TokenManager {
     /// is still confirmed, as refreshes need, and remembered only when the
     /// pool or `remember` says so.
     func finishDevice(
-        _ device: SessionDevice, accessToken: String, provedDevice: Bool, askedMFA: Bool, cognito: any CognitoClient,
+        _ device: SessionDevice, accessToken: String, provedDevice: Bool, askedMFA: Bool, cognito: any CognitoDevices,
         options: DeviceOptions, answers: any ChallengeAnswers
     ) -> DeviceOutcome? {
         let hasMFA: Bool
@@ -110,7 +110,7 @@ extension TokenManager {
     }
 
     func finishDevice(
-        _ device: SessionDevice, accessToken: String, provedDevice: Bool, cognito: any CognitoClient, options: DeviceOptions,
+        _ device: SessionDevice, accessToken: String, provedDevice: Bool, cognito: any CognitoDevices, options: DeviceOptions,
         withoutMFA: Bool, ask: (String) -> Bool
     ) -> DeviceOutcome? {
         switch device {

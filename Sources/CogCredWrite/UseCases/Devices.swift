@@ -6,9 +6,9 @@ extension TokenManager {
     /// this machine's, if it is one of them.
     public func devices() throws -> (devices: [UserDevice], current: String?) {
         let access = try currentToken(.access).value
-        let cognito = try makeCognito()
+        let cognito: any CognitoDevices = try makeCognito()
         let devices = try everyPage { token in
-            let page = try devicesCall { () throws(CognitoError) in try cognito.listDevices(accessToken: access, paginationToken: token) }
+            let page = try cognitoCall(.devices(profile: profileName)) { () throws(CognitoError) in try cognito.listDevices(accessToken: access, paginationToken: token) }
             return (page.devices, page.next)
         }
         return (devices, try rememberedDevice()?.key)
@@ -42,7 +42,7 @@ extension TokenManager {
         let current = try rememberedDevice()?.key
         guard let key = key ?? current else { throw AuthError.noDevice(profile: profileName) }
         let access = try currentToken(.access).value
-        let cognito = try makeCognito()
+        let cognito: any CognitoDevices = try makeCognito()
         do {
             try cognito.forgetDevice(accessToken: access, deviceKey: key)
         } catch {
@@ -54,13 +54,5 @@ extension TokenManager {
             try changeDevice(ifStill: key, to: nil)
         }
         return key
-    }
-
-    func devicesCall<T>(_ body: () throws(CognitoError) -> T) throws(AuthError) -> T {
-        do {
-            return try body()
-        } catch {
-            throw .cognito(error, operation: .devices(profile: profileName))
-        }
     }
 }

@@ -16,8 +16,8 @@ extension TokenManager {
     /// The user's MFA methods, as Cognito has them now.
     public func mfaSettings() throws -> MFASettings {
         let access = try currentToken(.access).value
-        let cognito = try makeCognito()
-        return try mfaCall { () throws(CognitoError) in try cognito.mfaSettings(accessToken: access) }
+        let cognito: any CognitoMFA = try makeCognito()
+        return try cognitoCall(.mfaSettings(profile: profileName)) { () throws(CognitoError) in try cognito.mfaSettings(accessToken: access) }
     }
 
     /// Enables, disables or prefers one method; the settings after it.
@@ -26,18 +26,18 @@ extension TokenManager {
     @discardableResult
     public func changeMFA(_ kind: MFAKind, _ change: MFAChange) throws -> MFASettings {
         let access = try currentToken(.access).value
-        let cognito = try makeCognito()
+        let cognito: any CognitoMFA = try makeCognito()
         let preference: MFAPreference
         switch change {
         case .prefer: preference = MFAPreference(enabled: true, preferred: true)
         case .disable: preference = MFAPreference(enabled: false, preferred: false)
         case .enable:
             // Sent with its preference as it is: false would take it away.
-            let now = try mfaCall { () throws(CognitoError) in try cognito.mfaSettings(accessToken: access) }
+            let now = try cognitoCall(.mfaSettings(profile: profileName)) { () throws(CognitoError) in try cognito.mfaSettings(accessToken: access) }
             preference = MFAPreference(enabled: true, preferred: now.preferred == kind)
         }
-        try mfaCall { () throws(CognitoError) in try cognito.setMFAPreference(accessToken: access, [kind: preference]) }
-        return try mfaCall { () throws(CognitoError) in try cognito.mfaSettings(accessToken: access) }
+        try cognitoCall(.mfaSettings(profile: profileName)) { () throws(CognitoError) in try cognito.setMFAPreference(accessToken: access, [kind: preference]) }
+        return try cognitoCall(.mfaSettings(profile: profileName)) { () throws(CognitoError) in try cognito.mfaSettings(accessToken: access) }
     }
 
     /// Disables one method, unless it is not enabled (GetUser's
@@ -45,11 +45,11 @@ extension TokenManager {
     @discardableResult
     public func disableMFA(_ kind: MFAKind) throws -> Bool {
         let access = try currentToken(.access).value
-        let cognito = try makeCognito()
-        let now = try mfaCall { () throws(CognitoError) in try cognito.mfaSettings(accessToken: access) }
+        let cognito: any CognitoMFA = try makeCognito()
+        let now = try cognitoCall(.mfaSettings(profile: profileName)) { () throws(CognitoError) in try cognito.mfaSettings(accessToken: access) }
         guard now.enabled.contains(kind) else { return false }
         let off = MFAPreference(enabled: false, preferred: false)
-        try mfaCall { () throws(CognitoError) in try cognito.setMFAPreference(accessToken: access, [kind: off]) }
+        try cognitoCall(.mfaSettings(profile: profileName)) { () throws(CognitoError) in try cognito.setMFAPreference(accessToken: access, [kind: off]) }
         return true
     }
 
@@ -58,17 +58,17 @@ extension TokenManager {
     @discardableResult
     public func addAuthenticator(firstCode: (String) throws -> String) throws -> MFASettings {
         let token = try currentToken(.access)
-        let cognito = try makeCognito()
-        let secret = try mfaCall { () throws(CognitoError) in try cognito.associateSoftwareToken(accessToken: token.value) }
+        let cognito: any CognitoMFA = try makeCognito()
+        let secret = try cognitoCall(.mfaSettings(profile: profileName)) { () throws(CognitoError) in try cognito.associateSoftwareToken(accessToken: token.value) }
         let account = token.claims.username ?? profile.username ?? profileName
         let code = try firstCode(authenticatorURI(secret: secret, account: account))
-        try mfaCall { () throws(CognitoError) in try cognito.verifySoftwareToken(accessToken: token.value, code: code) }
+        try cognitoCall(.mfaSettings(profile: profileName)) { () throws(CognitoError) in try cognito.verifySoftwareToken(accessToken: token.value, code: code) }
         return try changeMFA(.totp, .enable)
     }
 
     /// Setting up an authenticator before signing in: associate it, verify
     /// its first code, and return the sign-in's session for the answer.
-    func setUpAuthenticator(_ cognito: any CognitoClient, session: String?, userID: String, answers: any ChallengeAnswers) throws
+    func setUpAuthenticator(_ cognito: any CognitoSignIn, session: String?, userID: String, answers: any ChallengeAnswers) throws
         -> String?
     {
         let (secret, associated) = try signInCall { () throws(CognitoError) in try cognito.associateSoftwareToken(session: session) }
@@ -79,13 +79,5 @@ extension TokenManager {
     /// What an authenticator app scans: the pool names the issuer.
     func authenticatorURI(secret: String, account: String) -> String {
         TOTPURI.make(secret: secret, account: account, issuer: "Cognito \(profile.userPoolID)")
-    }
-
-    func mfaCall<T>(_ body: () throws(CognitoError) -> T) throws(AuthError) -> T {
-        do {
-            return try body()
-        } catch {
-            throw .cognito(error, operation: .mfaSettings(profile: profileName))
-        }
     }
 }

@@ -12,19 +12,19 @@ extension TokenManager {
         // Before anything is sent: a profile with no relying party makes no passkey.
         let ceremony = try passkeyCeremony(prompts: prompts)
         let access = try currentToken(.access).value
-        let cognito = try makeCognito()
-        let options = try passkeysCall { () throws(CognitoError) in try cognito.startPasskeyRegistration(accessToken: access) }
+        let cognito: any CognitoPasskeys = try makeCognito()
+        let options = try cognitoCall(.passkeys(profile: profileName)) { () throws(CognitoError) in try cognito.startPasskeyRegistration(accessToken: access) }
         let credential = try ceremony.register(options)
-        try passkeysCall { () throws(CognitoError) in try cognito.completePasskeyRegistration(accessToken: access, credential: credential) }
+        try cognitoCall(.passkeys(profile: profileName)) { () throws(CognitoError) in try cognito.completePasskeyRegistration(accessToken: access, credential: credential) }
         return try passkeys().first { $0.id == credential.id }
     }
 
     /// Every passkey of the user's (ListWebAuthnCredentials, all pages).
     public func passkeys() throws -> [Passkey] {
         let access = try currentToken(.access).value
-        let cognito = try makeCognito()
+        let cognito: any CognitoPasskeys = try makeCognito()
         return try everyPage { token in
-            let page = try passkeysCall { () throws(CognitoError) in try cognito.listPasskeys(accessToken: access, nextToken: token) }
+            let page = try cognitoCall(.passkeys(profile: profileName)) { () throws(CognitoError) in try cognito.listPasskeys(accessToken: access, nextToken: token) }
             return (page.passkeys, page.next)
         }
     }
@@ -32,21 +32,13 @@ extension TokenManager {
     /// Removes a passkey (DeleteWebAuthnCredential) by its credential id.
     public func removePasskey(_ id: String) throws {
         let access = try currentToken(.access).value
-        let cognito = try makeCognito()
-        try passkeysCall { () throws(CognitoError) in try cognito.deletePasskey(accessToken: access, id: id) }
+        let cognito: any CognitoPasskeys = try makeCognito()
+        try cognitoCall(.passkeys(profile: profileName)) { () throws(CognitoError) in try cognito.deletePasskey(accessToken: access, id: id) }
     }
 
     /// The ceremony for this profile's relying party and security key.
     func passkeyCeremony(prompts: any PasskeyPrompts) throws(PasskeyError) -> PasskeyCeremony {
         guard let relyingParty = profile.passkeyRelyingParty else { throw .noRelyingParty(profile: profileName) }
         return PasskeyCeremony(relyingParty: relyingParty, authenticator: makeAuthenticator(), prompts: prompts)
-    }
-
-    func passkeysCall<T>(_ body: () throws(CognitoError) -> T) throws(AuthError) -> T {
-        do {
-            return try body()
-        } catch {
-            throw .cognito(error, operation: .passkeys(profile: profileName))
-        }
     }
 }

@@ -38,7 +38,7 @@ extension TokenManager {
                 throw AuthError.cognito(error, operation: .refresh(profile: profileName))
             }
         }
-        let cognito = try makeCognito()
+        let cognito: any CognitoSession = try makeCognito()
         let deviceKey = found[.device]?.value.flatMap(RememberedDevice.init(json:))?.key
         do {
             return try save(try refreshOnce(cognito, refreshToken, deviceKey: deviceKey), requireRefreshToken: false)
@@ -69,7 +69,7 @@ extension TokenManager {
             requireRefreshToken: false)
     }
 
-    func refreshOnce(_ cognito: any CognitoClient, _ refreshToken: String, deviceKey: String?) throws -> AuthenticationResult {
+    func refreshOnce(_ cognito: any CognitoSession, _ refreshToken: String, deviceKey: String?) throws -> AuthenticationResult {
         // The username only feeds SECRET_HASH: without a client secret,
         // skip the keyring reads it costs.
         let username = { () throws -> String? in profile.clientSecretInKeyring == true ? try cognitoUsername() : nil }

@@ -45,7 +45,7 @@ extension TokenManager {
             // allowed): the profile's fault, said as such.
             var verdict: SessionCheck?
             if scopes.contains(TokenManager.adminScope) {
-                let cognito = try makeCognito()
+                let cognito: any CognitoSession = try makeCognito()
                 verdict = ask(.getUser, operation) { () throws(CognitoError) in try cognito.confirmSession(accessToken: access.value) }
             } else if scopes.contains("openid"), profile.domain != nil {
                 let oauth = try makeOAuth()

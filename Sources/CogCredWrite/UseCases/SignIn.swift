@@ -33,7 +33,7 @@ extension TokenManager {
         device options: DeviceOptions = DeviceOptions(), answers: any ChallengeAnswers
     ) throws -> RefreshedTokens {
         store.prepareWrites()
-        let cognito = try makeCognito()
+        let cognito: any CognitoSignIn & CognitoDevices = try makeCognito()
         var typed: String? = nil
         func password() throws -> String {
             if let typed { return typed }
@@ -72,7 +72,7 @@ extension TokenManager {
     /// the way, and whether the user was asked for MFA (a second factor, or
     /// setting one up).
     func authenticate(
-        _ cognito: any CognitoClient, username: String, password: () throws -> String, flow: AuthFlow, method: SignInMethod?,
+        _ cognito: any CognitoSignIn, username: String, password: () throws -> String, flow: AuthFlow, method: SignInMethod?,
         device: RememberedDevice?, answers: any ChallengeAnswers
     ) throws -> (tokens: AuthenticationResult, provedDevice: Bool, askedMFA: Bool) {
         var srp: SRPClient? = nil

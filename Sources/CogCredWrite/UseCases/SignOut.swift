@@ -70,7 +70,7 @@ extension TokenManager {
                     try makeOAuth().revoke(refreshToken: refreshToken)
                     atCognito = .revoked
                 } else {
-                    let cognito = try makeCognito()
+                    let cognito: any CognitoSession = try makeCognito()
                     if scope == .global {
                         let access = try usable(.access, RefreshPolicy()) ?? refreshHoldingLock().access
                         try cognito.globalSignOut(accessToken: access.value)

@@ -73,6 +73,15 @@ public struct TokenManager: Sendable {
             refreshMemory: refreshMemory, lock: lock, warn: warn)
     }
 
+    /// A call to Cognito whose failure is `operation`'s.
+    func cognitoCall<T>(_ operation: AuthOperation, _ body: () throws(CognitoError) -> T) throws(AuthError) -> T {
+        do {
+            return try body()
+        } catch {
+            throw .cognito(error, operation: operation)
+        }
+    }
+
     /// The Cognito client, for account calls made beside the token logic.
     public func cognito() throws -> any CognitoClient { try makeCognito() }
 

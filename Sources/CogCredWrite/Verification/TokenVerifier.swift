@@ -16,21 +16,21 @@ public struct VerificationCheck: Sendable, Equatable {
 /// signature against the pool's published keys (JWKS), then issuer,
 /// token_use, client and expiry.
 public struct TokenVerifier: Sendable {
-    let transport: any HTTPTransport
-    let timeouts: Timeouts
-    let deadline: Deadline
-    let caBundle: String?
-    let allowsCleartext: Bool
+    /// The pool's endpoint's connection (plain HTTP if it was allowed to be).
+    let retrying: RetryingPost
 
+    public init(allowsCleartext: Bool = false, connection: Connection) {
+        retrying = connection.post(allowsCleartext: allowsCleartext)
+    }
+
+    /// With a connection of its own.
     public init(
         transport: any HTTPTransport = CurlTransport(), timeouts: Timeouts, deadline: Deadline, caBundle: String? = nil,
-        allowsCleartext: Bool = false
+        allowsCleartext: Bool = false, retryPolicy: RetryPolicy = RetryPolicy()
     ) {
-        self.transport = transport
-        self.allowsCleartext = allowsCleartext
-        self.timeouts = timeouts
-        self.deadline = deadline
-        self.caBundle = caBundle
+        self.init(
+            allowsCleartext: allowsCleartext,
+            connection: Connection(transport: transport, timeouts: timeouts, deadline: deadline, caBundle: caBundle, retryPolicy: retryPolicy))
     }
 
     /// Where a pool publishes its keys, and the issuers its tokens may name.
@@ -55,23 +55,18 @@ public struct TokenVerifier: Sendable {
             issuers: ["\(withoutURLCredentials(base))/\(profile.userPoolID)"])
     }
 
+    /// The pool's keys: a GET, which only reads, so retried as any request
+    /// that may go out twice (RetryingPost).
     public func fetchKeys(_ url: String) throws(CognitoError) -> [JSONWebKey] {
-        let remaining = deadline.remaining
-        guard remaining > 0.05 else { throw .deadlineExceeded }
-        let response: HTTPResponse
-        do {
-            response = try transport.send(
-                HTTPRequest(
-                    method: "GET", url: url, headers: [("Accept", "application/json")], body: Data(),
-                    connectTimeout: min(timeouts.connect, remaining), totalTimeout: min(timeouts.request, remaining),
-                    caBundle: caBundle, allowsCleartext: allowsCleartext))
-        } catch {
-            throw .transport(error)
+        try retrying.send(
+            url, method: "GET", headers: [("Accept", "application/json")], body: Data(), repeatable: true,
+            retryIf: { RetryingPost.retries($0, repeatable: true) }
+        ) { response throws(CognitoError) in
+            guard response.status == 200, let set = try? JSONDecoder().decode(JSONWebKeySet.self, from: response.body) else {
+                throw .badResponse(httpStatus: response.status, detail: "no JSON Web Key Set at \(withoutURLCredentials(url))")
+            }
+            return set.keys
         }
-        guard response.status == 200, let set = try? JSONDecoder().decode(JSONWebKeySet.self, from: response.body) else {
-            throw .badResponse(httpStatus: response.status, detail: "no JSON Web Key Set at \(withoutURLCredentials(url))")
-        }
-        return set.keys
     }
 
     /// Every check for one token; the token itself never appears in a detail.

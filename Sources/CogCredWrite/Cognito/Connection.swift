@@ -1,0 +1,34 @@
+/// How every HTTP client here reaches its service, made once per command
+/// (the executable's Wiring) and held by each client: the user pool's, the
+/// identity pool's and STS's, the OAuth endpoints', the JWKS fetch. The
+/// transport, the timeouts of one attempt, the command's deadline, the CA
+/// bundle to trust instead of the system's, and when to try again.
+///
+/// Whether plain HTTP may be used is the endpoint's own (Endpoint.resolve's
+/// rule gives it with the URL), so a client takes it with its endpoint:
+/// `post(allowsCleartext:)`.
+public struct Connection: Sendable {
+    public let transport: any HTTPTransport
+    public let timeouts: Timeouts
+    public let deadline: Deadline
+    /// A PEM file of CA certificates to trust instead of the system's.
+    public let caBundle: String?
+    public let retryPolicy: RetryPolicy
+
+    public init(
+        transport: any HTTPTransport = CurlTransport(), timeouts: Timeouts, deadline: Deadline, caBundle: String? = nil,
+        retryPolicy: RetryPolicy = RetryPolicy()
+    ) {
+        self.transport = transport
+        self.timeouts = timeouts
+        self.deadline = deadline
+        self.caBundle = caBundle
+        self.retryPolicy = retryPolicy
+    }
+
+    /// The retrying path to an endpoint that may (`allowsCleartext`) or
+    /// may not be plain `http://`.
+    func post(allowsCleartext: Bool) -> RetryingPost {
+        RetryingPost(connection: self, allowsCleartext: allowsCleartext)
+    }
+}
