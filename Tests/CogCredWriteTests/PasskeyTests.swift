@@ -45,7 +45,7 @@ import CogCredTestSupport
     /// unchanged, the origin https://<the pinned id>.
     @Test func theClientDataCarriesTheChallengeAndThePinnedOrigin() throws {
         let key = FakeAuthenticator()
-        let credential = try ceremony(key).signIn(options: options(), username: "alice")
+        let credential = try ceremony(key).signIn(WebAuthn.RequestOptions(json: options()), username: "alice")
         let request = try #require(key.state.withLock { $0.assertions.first })
         let clientData = try JSONSerialization.jsonObject(with: Data(request.clientData)) as! [String: Any]
         #expect(clientData["type"] as? String == "webauthn.get")
@@ -69,7 +69,7 @@ import CogCredTestSupport
     func anotherRelyingPartyIsRefusedBeforeTheKeyIsAsked(rpId: String) {
         let key = FakeAuthenticator()
         #expect(throws: PasskeyError.relyingPartyMismatch(sent: rpId, pinned: "auth.example.com")) {
-            try ceremony(key).signIn(options: options(rpId: rpId), username: "alice")
+            try ceremony(key).signIn(WebAuthn.RequestOptions(json: options(rpId: rpId)), username: "alice")
         }
         #expect(key.state.withLock { $0.assertions.isEmpty })
         #expect(PasskeyError.relyingPartyMismatch(sent: rpId, pinned: "x").category == .protocolViolation)
@@ -77,7 +77,7 @@ import CogCredTestSupport
 
     @Test func optionsWithoutAnRPIdAreTheCallersThatIsThePinnedOne() throws {
         let key = FakeAuthenticator()
-        _ = try ceremony(key).signIn(options: options(rpId: nil), username: "alice")
+        _ = try ceremony(key).signIn(WebAuthn.RequestOptions(json: options(rpId: nil)), username: "alice")
         #expect(key.state.withLock { $0.assertions.first?.relyingParty } == "auth.example.com")
     }
 
@@ -86,7 +86,7 @@ import CogCredTestSupport
     @Test(arguments: [#"{"challenge":"a+b/c","rpId":"auth.example.com"}"#, #"{"challenge":"YWJj=="}"#, "not json", #"{"rpId":"auth.example.com"}"#])
     func malformedOptionsNeverReachTheKey(text: String) {
         let key = FakeAuthenticator()
-        #expect(throws: PasskeyError.self) { try ceremony(key).signIn(options: text, username: "alice") }
+        #expect(throws: PasskeyError.self) { try ceremony(key).signIn(WebAuthn.RequestOptions(json: text), username: "alice") }
         #expect(key.state.withLock { $0.assertions.isEmpty })
     }
 
