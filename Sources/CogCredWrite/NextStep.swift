@@ -27,6 +27,19 @@ public enum NextStep: Sendable, Equatable {
     case addPasskey(profile: String)
     /// Check the profile's passkey relying party against the pool's.
     case checkRelyingParty
+    /// Give the profile its passkey relying party: it has none.
+    case setRelyingParty(profile: String)
+    /// Suspect the endpoint: a wrong one, or a proxy that is not Cognito.
+    case suspectEndpoint
+    /// Plug in a security key, or name the one to use.
+    case connectSecurityKey
+    /// Use the security key the passkey was added on (the passkeys listed
+    /// say which), or sign in another way.
+    case useAddedSecurityKey
+    /// See the user's passkeys: this key holds one already.
+    case seePasskeys
+    /// Give the challenge's answer without a terminal.
+    case answerWithoutTerminal(ChallengeInput)
     /// Name the device to forget, as listed by the devices command.
     case nameDeviceToForget(profile: String)
     /// Allow the browser more time.
@@ -59,25 +72,61 @@ public enum NextStep: Sendable, Equatable {
     case trustPrivateCA
 }
 
-/// A failure told in parts: what happened, the step out of it, and who
-/// said so. The executable joins them, wording the step; the library's own
-/// `message` leaves the step out.
+/// An answer a challenge can be given on the command line when there is
+/// no terminal to ask on; the executable names the option that gives it.
+public enum ChallengeInput: Sendable, Equatable {
+    /// The password.
+    case password
+    /// A new password (NEW_PASSWORD_REQUIRED).
+    case newPassword
+    /// A second factor's code.
+    case mfaCode
+    /// A one-time code that signs in (choice-based sign-in).
+    case signInCode
+    /// The pool's custom challenges' answers.
+    case customAnswer
+    /// The first factor, among those offered.
+    case signInMethod([SignInMethod])
+    /// The second factor, among those offered.
+    case mfaKind([MFAKind])
+    /// A new authenticator's first code: `needsURI`, its URI printed (the
+    /// code is made from the secret it holds); `needsCode`, the code itself,
+    /// from standard input, by the option `codeOption` names.
+    case authenticatorFirstCode(needsURI: Bool, needsCode: Bool, codeOption: FirstCodeOption)
+
+    /// Which option gives an authenticator's first code.
+    public enum FirstCodeOption: Sendable, Equatable {
+        /// The sign-in's MFA code.
+        case mfaCode
+        /// The command's code (adding the authenticator).
+        case code
+    }
+}
+
+/// A failure told in parts: what happened, the step out of it, what came
+/// of it, and who said so. The executable joins them in that order, wording
+/// the step; the library's own `message` leaves the step out.
 public struct Explanation: Sendable, Equatable {
     /// What happened, with no command or flag in it.
     public var problem: String
     public var nextStep: NextStep?
+    /// What was or was not done because of it ("the security key was not
+    /// asked"), after the step.
+    public var outcome: String?
     /// Whose words the failure rests on, last in parentheses ("Cognito: CODE: message").
     public var cause: String?
 
-    public init(_ problem: String, nextStep: NextStep? = nil, cause: String? = nil) {
+    public init(_ problem: String, nextStep: NextStep? = nil, outcome: String? = nil, cause: String? = nil) {
         self.problem = problem
         self.nextStep = nextStep
+        self.outcome = outcome
         self.cause = cause
     }
 
-    /// The problem and its cause, without the step only the executable can word.
+    /// The problem, its outcome and its cause, without the step only the
+    /// executable can word.
     public var withoutNextStep: String {
-        cause.map { "\(problem) (\($0))" } ?? problem
+        problem + (outcome.map { "; \($0)" } ?? "") + (cause.map { " (\($0))" } ?? "")
     }
 }
 

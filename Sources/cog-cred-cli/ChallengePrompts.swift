@@ -37,23 +37,23 @@ struct ChallengePrompts: ChallengeAnswers {
     func newPassword(for username: String) throws -> String {
         if newPasswordFromStdin { return try PasswordInput.fromStandardInput(what: "new password") }
         guard PasswordInput.hasTerminal else {
-            throw AuthError.challengeNeedsInput(challenge: "a new password (NEW_PASSWORD_REQUIRED)", flag: "--new-password-stdin")
+            throw AuthError.challengeNeedsInput(challenge: "a new password (NEW_PASSWORD_REQUIRED)", input: .newPassword)
         }
         Output.note("Cognito requires a new password for \(username).")
         return try PasswordInput.newPassword(fromStandardInput: false)
     }
 
     func mfaCode(_ kind: MFAKind, destination: String?) throws -> String {
-        try sentCode(kind, destination: destination, given: mfaCode, flag: "--mfa-code", input: "MFA code")
+        try sentCode(kind, destination: destination, given: mfaCode, answer: .mfaCode, input: "MFA code")
     }
 
     func signInCode(_ kind: MFAKind, destination: String?) throws -> String {
-        try sentCode(kind, destination: destination, given: code, flag: "--code", input: "code")
+        try sentCode(kind, destination: destination, given: code, answer: .signInCode, input: "code")
     }
 
     /// A code from `given` (the flag's value; "-": the next line of
     /// standard input), else from the terminal.
-    func sentCode(_ kind: MFAKind, destination: String?, given: String?, flag: String, input: String) throws -> String {
+    func sentCode(_ kind: MFAKind, destination: String?, given: String?, answer: ChallengeInput, input: String) throws -> String {
         let to = destination.map { " to \($0)" } ?? ""
         let what: String
         switch kind {
@@ -69,7 +69,7 @@ struct ChallengePrompts: ChallengeAnswers {
         }
         if let given { return try AccountValidation.normalizedCode(given) }
         guard PasswordInput.hasTerminal else {
-            throw AuthError.challengeNeedsInput(challenge: what, flag: flag)
+            throw AuthError.challengeNeedsInput(challenge: what, input: answer)
         }
         return try PasswordInput.askCode("Enter \(what): ")
     }
@@ -81,7 +81,7 @@ struct ChallengePrompts: ChallengeAnswers {
         for (key, value) in parameters.sorted(by: { $0.key < $1.key }) { Output.note("  \(key.printable): \(value.printable)") }
         if answersFromStdin { return try PasswordInput.fromStandardInput(what: "answer") }
         guard PasswordInput.hasTerminal else {
-            throw AuthError.challengeNeedsInput(challenge: "an answer to the pool's custom challenge", flag: "--answer -")
+            throw AuthError.challengeNeedsInput(challenge: "an answer to the pool's custom challenge", input: .customAnswer)
         }
         // Echo off: a pool's answers are often secrets (a PIN, a badge's code).
         return try PasswordInput.prompt("Answer: ", flagHint: "--answer -")
@@ -103,8 +103,7 @@ struct ChallengePrompts: ChallengeAnswers {
         }
         guard PasswordInput.hasTerminal else {
             throw AuthError.challengeNeedsInput(
-                challenge: "a choice of sign-in method (it offers \(names.joined(separator: ", ")))",
-                flag: "--method \(names.joined(separator: "|"))")
+                challenge: "a choice of sign-in method (it offers \(names.joined(separator: ", ")))", input: .signInMethod(methods))
         }
         let menu = methods.enumerated().map { "\($0.offset + 1)) \($0.element.rawValue)" }.joined(separator: "  ")
         let answer = try PasswordInput.ask("Sign in with: \(menu)? ")
@@ -121,7 +120,7 @@ struct ChallengePrompts: ChallengeAnswers {
             return mfaType
         }
         guard PasswordInput.hasTerminal else {
-            throw AuthError.challengeNeedsInput(challenge: "a choice of MFA method", flag: "--mfa-type \(options.map(\.optionName).joined(separator: "|"))")
+            throw AuthError.challengeNeedsInput(challenge: "a choice of MFA method", input: .mfaKind(options))
         }
         let menu = options.enumerated().map { "\($0.offset + 1)) \($0.element.optionName)" }.joined(separator: "  ")
         let answer = try PasswordInput.ask("Second factor: \(menu)? ")
@@ -133,22 +132,23 @@ struct ChallengePrompts: ChallengeAnswers {
     func setUpAuthenticator(uri: String) throws -> String {
         try Self.authenticatorFirstCode(
             uri: uri, intro: "Cognito requires an authenticator app. Add this account to it (scan the code or paste the URI):",
-            given: mfaCode, flag: "--mfa-code", printURI: printURI)
+            given: mfaCode, option: .mfaCode, printURI: printURI)
     }
 
     /// Shows `uri` and its QR code on the terminal (`printURI`: also on
     /// stdout), then takes the first code from `given` ("-": the next line
     /// of standard input) or the terminal. The URI holds the authenticator's
     /// secret: never on stderr, which may be a file or a CI log.
-    static func authenticatorFirstCode(uri: String, intro: String, given: String?, flag: String, printURI: Bool) throws -> String {
+    static func authenticatorFirstCode(
+        uri: String, intro: String, given: String?, option: ChallengeInput.FirstCodeOption, printURI: Bool
+    ) throws -> String {
         // The code is made from the secret the URI holds: without a
         // terminal, --print-uri is the only way to it, and a code given
         // without it cannot have been made from this secret.
         guard PasswordInput.hasTerminal || (given != nil && printURI) else {
-            let uri = "--print-uri (its otpauth:// URI, on standard output, holds the secret the code is made from)"
             throw AuthError.challengeNeedsInput(
                 challenge: "the first code of the new authenticator",
-                flag: given == nil ? (printURI ? "\(flag) -" : "\(uri) and \(flag) -") : uri)
+                input: .authenticatorFirstCode(needsURI: !printURI, needsCode: given == nil, codeOption: option))
         }
         if printURI { Output.data(uri) }
         let shown = PasswordInput.onTerminal { terminal in

@@ -11,14 +11,16 @@ enum ErrorWording {
         switch failure {
         case let failure as any ExplainedFailure: return line(explaining: failure.explanation)
         case let failure as AttributeError: return line(attribute: failure)
+        case let failure as SetupError: return line(setup: failure)
         default: return failure.message
         }
     }
 
     static func line(explaining explanation: Explanation) -> String {
         let step = explanation.nextStep.map(words) ?? ""
+        let outcome = explanation.outcome.map { "; \($0)" } ?? ""
         let cause = explanation.cause.map { " (\($0))" } ?? ""
-        return explanation.problem + step + cause
+        return explanation.problem + step + outcome + cause
     }
 
     /// A step, with what joins it to the problem.
@@ -38,6 +40,13 @@ enum ErrorWording {
         case .addPasskey(let profile):
             return ": sign in another way, then add one on your security key with cog-cred passkey add\(profileFlag(profile))"
         case .checkRelyingParty: return ": check --passkey-rp-id (cog-cred configure) against the pool's WebAuthn relying party id"
+        case .setRelyingParty(let profile):
+            return ": cog-cred configure --profile \(profile) --passkey-rp-id ID (the pool's WebAuthn relying party id; by default the host of --domain)"
+        case .suspectEndpoint: return " (a wrong --endpoint-url, or a proxy that is not Cognito?)"
+        case .connectSecurityKey: return ": plug one in, or name it with --authenticator PATH"
+        case .useAddedSecurityKey: return ": use the key you added (cog-cred passkey list), or sign in another way"
+        case .seePasskeys: return " (cog-cred passkey list)"
+        case .answerWithoutTerminal(let input): return "; pass \(option(input))"
         case .nameDeviceToForget(let profile): return ": name the device to forget; cog-cred devices\(profileFlag(profile)) lists them"
         case .waitLongerForBrowser: return " (--timeout SECONDS allows longer)"
         case .checkProfile: return "; check it with cog-cred configure"
@@ -56,6 +65,35 @@ enum ErrorWording {
         case .trustPrivateCA: return "; if it is signed by a private CA, set AWS_CA_BUNDLE or cog-cred configure --ca-bundle FILE"
         case .chooseAnotherPort:
             return ": close it, or use another port with cog-cred configure --redirect-uri http://localhost:PORT/callback (and add that URL to the app client's callback URLs)"
+        }
+    }
+
+    /// The option (with its value) that answers a challenge without a terminal.
+    static func option(_ input: ChallengeInput) -> String {
+        switch input {
+        case .password: return "--password-stdin"
+        case .newPassword: return "--new-password-stdin"
+        case .mfaCode: return "--mfa-code"
+        case .signInCode: return "--code"
+        case .customAnswer: return "--answer -"
+        case .signInMethod(let methods): return "--method \(methods.map(\.rawValue).joined(separator: "|"))"
+        case .mfaKind(let kinds): return "--mfa-type \(kinds.map(\.optionName).joined(separator: "|"))"
+        case .authenticatorFirstCode(let needsURI, let needsCode, let codeOption):
+            let uri = needsURI ? ["--print-uri (its otpauth:// URI, on standard output, holds the secret the code is made from)"] : []
+            let code = needsCode ? ["\(codeOption == .mfaCode ? "--mfa-code" : "--code") -"] : []
+            return (uri + code).joined(separator: " and ")
+        }
+    }
+
+    /// setup-git's failures whose way out is its own option or the command
+    /// again; any other setup failure's own message.
+    static func line(setup error: SetupError) -> String {
+        switch error.reason {
+        case .repositoryScopeOutsideRepository:
+            return "--local writes the repository's .git/config: run it inside a git repository, or leave --local out for your global git configuration"
+        case .helpersCleared(let host, let failure):
+            return "\(failure) (the helpers for https://\(host) are now cleared; run setup-git again)"
+        case nil: return error.message
         }
     }
 

@@ -67,6 +67,52 @@ import CogCredWrite
         #expect(ErrorWording.line(AttributeError.emptyName) == "--attribute takes name=value with a non-empty name")
     }
 
+    /// The passkey failures read as when PasskeyError wrote its own lines,
+    /// options and commands included.
+    @Test(arguments: [
+        (PasskeyError.noRelyingParty(profile: "work"), "profile work has no passkey relying party: cog-cred configure --profile work --passkey-rp-id ID (the pool's WebAuthn relying party id; by default the host of --domain)"),
+        (.relyingPartyMismatch(sent: "evil.example", pinned: "auth.example.com"), "refused a passkey challenge for relying party 'evil.example': this profile's is 'auth.example.com' (a wrong --endpoint-url, or a proxy that is not Cognito?); the security key was not asked"),
+        (.malformedOptions("the passkey challenge is not base64url"), "the passkey challenge is not base64url; the security key was not asked"),
+        (.noAuthenticator(tried: "/dev/hidraw0"), "no security key found (tried /dev/hidraw0): plug one in, or name it with --authenticator PATH"),
+        (.noCredential, "this security key holds no passkey for this user here: use the key you added (cog-cred passkey list), or sign in another way"),
+        (.alreadyRegistered, "this security key holds a passkey for this user already (cog-cred passkey list)"),
+        (.wrongPIN(retriesLeft: 1), "the security key's PIN is incorrect; 1 try left before the key locks its PIN"),
+        (.cannotVerifyUser, "the pool requires user verification and this security key cannot give it (no PIN set, no fingerprint): set a PIN (fido2-token -S DEVICE), or use the browser"),
+    ])
+    func passkeyFailuresReadAsBefore(error: PasskeyError, line: String) {
+        #expect(ErrorWording.line(error) == line)
+        #expect(!error.message.contains("--") && !error.message.contains("cog-cred "))
+    }
+
+    /// A challenge with no terminal to ask on names the option that answers it.
+    @Test(arguments: [
+        (ChallengeInput.newPassword, "--new-password-stdin"),
+        (.password, "--password-stdin"),
+        (.mfaCode, "--mfa-code"),
+        (.signInCode, "--code"),
+        (.customAnswer, "--answer -"),
+        (.signInMethod([.password, .emailOTP]), "--method password|email-otp"),
+        (.mfaKind([.totp, .sms]), "--mfa-type totp|sms"),
+        (.authenticatorFirstCode(needsURI: true, needsCode: true, codeOption: .mfaCode), "--print-uri (its otpauth:// URI, on standard output, holds the secret the code is made from) and --mfa-code -"),
+        (.authenticatorFirstCode(needsURI: false, needsCode: true, codeOption: .code), "--code -"),
+        (.authenticatorFirstCode(needsURI: true, needsCode: false, codeOption: .code), "--print-uri (its otpauth:// URI, on standard output, holds the secret the code is made from)"),
+    ])
+    func aChallengeWithoutATerminalNamesItsOption(input: ChallengeInput, option: String) {
+        let error = AuthError.challengeNeedsInput(challenge: "a new password (NEW_PASSWORD_REQUIRED)", input: input)
+        #expect(ErrorWording.line(error) == "Cognito asks for a new password (NEW_PASSWORD_REQUIRED), and there is no terminal to ask on; pass \(option)")
+        #expect(error.message == "Cognito asks for a new password (NEW_PASSWORD_REQUIRED), and there is no terminal to ask on")
+    }
+
+    @Test func setupGitsOwnWaysOutAreNamedHere() {
+        #expect(
+            ErrorWording.line(SetupError(.repositoryScopeOutsideRepository, category: .usage))
+                == "--local writes the repository's .git/config: run it inside a git repository, or leave --local out for your global git configuration")
+        #expect(
+            ErrorWording.line(SetupError(.helpersCleared(host: "git.example.com", failure: "git config: error: could not lock config file"), category: .configuration))
+                == "git config: error: could not lock config file (the helpers for https://git.example.com are now cleared; run setup-git again)")
+        #expect(ErrorWording.line(SetupError("git config: fatal: bad config", category: .configuration)) == "git config: fatal: bad config")
+    }
+
     /// Failures that name no step keep their own message.
     @Test func otherFailuresKeepTheirMessage() {
         let error = InputError("the code must be exactly 6 digits")

@@ -79,7 +79,9 @@ final class FakePrograms: ProgramRunning {
 
     @Test func localOutsideARepositoryWritesNothing() {
         let programs = FakePrograms(.init(insideRepository: false))
-        #expect(throws: SetupError.self) { try GitHelperSetup(programs: programs).setUp(host: "h", profile: "p", scope: .local) }
+        #expect(throws: SetupError(.repositoryScopeOutsideRepository, category: .usage)) {
+            try GitHelperSetup(programs: programs).setUp(host: "h", profile: "p", scope: .local)
+        }
         #expect(programs.gitConfig.isEmpty)
         #expect((try? GitHelperSetup(programs: programs).setUp(host: "h", profile: "p", scope: .local)) == nil)
     }
@@ -96,7 +98,7 @@ final class FakePrograms: ProgramRunning {
     @Test func aFailureAfterTheResetSaysTheHostHasNoHelperNow() {
         let programs = FakePrograms(.init(answers: ["git config --global --add": ProgramResult(status: 255, errorOutput: "error: could not lock config file\n")]))
         #expect(performing: { try GitHelperSetup(programs: programs).setUp(host: "h", profile: "p", scope: .global) },
-                throws: { ($0 as? SetupError)?.message.contains("run setup-git again") == true })
+                throws: { ($0 as? SetupError)?.reason == .helpersCleared(host: "h", failure: "git config: error: could not lock config file") })
     }
 
     @Test(arguments: [

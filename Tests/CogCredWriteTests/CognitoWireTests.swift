@@ -23,7 +23,11 @@ import CogCredTestSupport
         ("MFA_SETUP", ["MFAS_CAN_SETUP": #"["SOFTWARE_TOKEN_MFA"]"#], .setUpMFA([.totp])),
         ("MFA_SETUP", [:], .setUpMFA(nil)),
         ("CUSTOM_CHALLENGE", ["USERNAME": "alice-id", "question": "2+2?"], .custom(["question": "2+2?"])),
-        ("WEB_AUTHN", ["CREDENTIAL_REQUEST_OPTIONS": "{}"], .passkey(requestOptions: "{}")),
+        ("WEB_AUTHN", ["CREDENTIAL_REQUEST_OPTIONS": #"{"challenge":"q83v","rpId":"auth.example.com"}"#],
+         .passkey(requestOptions: .success(WebAuthn.RequestOptions(challenge: "q83v", rpId: "auth.example.com")))),
+        ("WEB_AUTHN", ["CREDENTIAL_REQUEST_OPTIONS": "{}"],
+         .passkey(requestOptions: .failure(.malformedOptions("the passkey challenge's options are not WebAuthn request options")))),
+        ("WEB_AUTHN", [:], .passkey(requestOptions: nil)),
         ("SOMETHING_NEW", [:], .unknown("SOMETHING_NEW")),
     ] as [(String, [String: String], Challenge)])
     func eachChallengeIsReadAsWhatItAsks(name: String, parameters: [String: String], expected: Challenge) throws {

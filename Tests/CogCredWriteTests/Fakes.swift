@@ -406,7 +406,7 @@ struct ScriptedAnswers: ChallengeAnswers {
 
     func securityKeyPIN(retriesLeft: Int?) throws -> String {
         seen.pins.append(retriesLeft)
-        guard let pin else { throw AuthError.challengeNeedsInput(challenge: "the security key's PIN", flag: "--pin-stdin") }
+        guard let pin else { throw InputError("the security key needs its PIN and there is no terminal to ask on", category: .usage) }
         return pin
     }
 
@@ -436,36 +436,36 @@ struct ScriptedAnswers: ChallengeAnswers {
     }
 
     func newPassword(for username: String) throws -> String {
-        guard let newPassword else { throw AuthError.challengeNeedsInput(challenge: "NEW_PASSWORD_REQUIRED", flag: "--new-password-stdin") }
+        guard let newPassword else { throw AuthError.challengeNeedsInput(challenge: "NEW_PASSWORD_REQUIRED", input: .newPassword) }
         return newPassword
     }
 
     func mfaCode(_ kind: MFAKind, destination: String?) throws -> String {
         seen.codes.append((kind, destination))
-        guard let code else { throw AuthError.challengeNeedsInput(challenge: kind.rawValue, flag: "--mfa-code") }
+        guard let code else { throw AuthError.challengeNeedsInput(challenge: kind.rawValue, input: .mfaCode) }
         return code
     }
 
     func chooseSignInMethod(from methods: [SignInMethod]) throws -> SignInMethod {
         seen.methods.append(methods)
-        guard let method else { throw AuthError.challengeNeedsInput(challenge: "SELECT_CHALLENGE", flag: "--method") }
+        guard let method else { throw AuthError.challengeNeedsInput(challenge: "SELECT_CHALLENGE", input: .signInMethod(methods)) }
         return method
     }
 
     func customAnswer(_ parameters: [String: String]) throws -> String {
         seen.custom.append(parameters)
-        guard !customAnswers.isEmpty else { throw AuthError.challengeNeedsInput(challenge: "CUSTOM_CHALLENGE", flag: "--answer -") }
+        guard !customAnswers.isEmpty else { throw AuthError.challengeNeedsInput(challenge: "CUSTOM_CHALLENGE", input: .customAnswer) }
         return customAnswers[seen.custom.count - 1]
     }
 
     func signInCode(_ kind: MFAKind, destination: String?) throws -> String {
         seen.signInCodes.append((kind, destination))
-        guard let signInCode else { throw AuthError.challengeNeedsInput(challenge: kind.rawValue, flag: "--code") }
+        guard let signInCode else { throw AuthError.challengeNeedsInput(challenge: kind.rawValue, input: .signInCode) }
         return signInCode
     }
 
     func chooseMFA(from options: [MFAKind]) throws -> MFAKind {
-        guard let choice else { throw AuthError.challengeNeedsInput(challenge: "SELECT_MFA_TYPE", flag: "--mfa-type") }
+        guard let choice else { throw AuthError.challengeNeedsInput(challenge: "SELECT_MFA_TYPE", input: .mfaKind(options)) }
         return choice
     }
 

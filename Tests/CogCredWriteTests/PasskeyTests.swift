@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import CogCredTestSupport
 @testable import CogCredWrite
@@ -45,7 +46,7 @@ import CogCredTestSupport
     /// unchanged, the origin https://<the pinned id>.
     @Test func theClientDataCarriesTheChallengeAndThePinnedOrigin() throws {
         let key = FakeAuthenticator()
-        let credential = try ceremony(key).signIn(options: options(), username: "alice")
+        let credential = try ceremony(key).signIn(WebAuthn.RequestOptions(json: options()), username: "alice")
         let request = try #require(key.state.withLock { $0.assertions.first })
         let clientData = try JSONSerialization.jsonObject(with: Data(request.clientData)) as! [String: Any]
         #expect(clientData["type"] as? String == "webauthn.get")
@@ -69,7 +70,7 @@ import CogCredTestSupport
     func anotherRelyingPartyIsRefusedBeforeTheKeyIsAsked(rpId: String) {
         let key = FakeAuthenticator()
         #expect(throws: PasskeyError.relyingPartyMismatch(sent: rpId, pinned: "auth.example.com")) {
-            try ceremony(key).signIn(options: options(rpId: rpId), username: "alice")
+            try ceremony(key).signIn(WebAuthn.RequestOptions(json: options(rpId: rpId)), username: "alice")
         }
         #expect(key.state.withLock { $0.assertions.isEmpty })
         #expect(PasskeyError.relyingPartyMismatch(sent: rpId, pinned: "x").category == .protocolViolation)
@@ -77,7 +78,7 @@ import CogCredTestSupport
 
     @Test func optionsWithoutAnRPIdAreTheCallersThatIsThePinnedOne() throws {
         let key = FakeAuthenticator()
-        _ = try ceremony(key).signIn(options: options(rpId: nil), username: "alice")
+        _ = try ceremony(key).signIn(WebAuthn.RequestOptions(json: options(rpId: nil)), username: "alice")
         #expect(key.state.withLock { $0.assertions.first?.relyingParty } == "auth.example.com")
     }
 
@@ -86,7 +87,7 @@ import CogCredTestSupport
     @Test(arguments: [#"{"challenge":"a+b/c","rpId":"auth.example.com"}"#, #"{"challenge":"YWJj=="}"#, "not json", #"{"rpId":"auth.example.com"}"#])
     func malformedOptionsNeverReachTheKey(text: String) {
         let key = FakeAuthenticator()
-        #expect(throws: PasskeyError.self) { try ceremony(key).signIn(options: text, username: "alice") }
+        #expect(throws: PasskeyError.self) { try ceremony(key).signIn(WebAuthn.RequestOptions(json: text), username: "alice") }
         #expect(key.state.withLock { $0.assertions.isEmpty })
     }
 
@@ -169,6 +170,38 @@ import CogCredTestSupport
         #expect(credential["id"] as? String == "AQIDBPr7")
         #expect(answers.seen.touches == 1)
         #expect(try store.read(.refresh, profile: "default", binding: nil) == "r1")
+    }
+
+    /// The security key is made once a sign-in: when the passkey is
+    /// chosen, and the same one answers the challenge.
+    @Test func aSignInMakesOneCeremony() throws {
+        let cognito = FakeCognito()
+        cognito.challengeAnswers.withLock { $0 = [.success(.challenge(name: "WEB_AUTHN", session: "s1", parameters: ["CREDENTIAL_REQUEST_OPTIONS": options()])), .success(tokens())] }
+        let key = FakeAuthenticator()
+        let made = Mutex(0)
+        let manager = TokenManager(
+            profileName: "default", profile: profile, store: InMemoryTokenStore(), cognito: { cognito }, oauth: { throw ConfigError.missingDomain },
+            identity: { throw CognitoError.deadlineExceeded },
+            authenticator: {
+                made.withLock { $0 += 1 }
+                return key
+            }, clock: FakeClock(now), refreshMemory: InMemoryRefreshMemory(), lock: NoRefreshLock(), warn: { _ in })
+        try manager.signIn(username: "alice", password: { "pw" }, flow: .choice, method: .passkey, answers: ScriptedAnswers())
+        #expect(made.withLock { $0 } == 1 && key.state.withLock { $0.assertions.count } == 1)
+    }
+
+    /// Options Cognito sends that cannot be read fail the sign-in as the
+    /// ceremony's (76), once a passkey answers; the key is never asked.
+    @Test func unreadableOptionsFailThePasskeySignIn() throws {
+        let store = InMemoryTokenStore()
+        let cognito = FakeCognito()
+        cognito.challengeAnswers.withLock { $0 = [.success(.challenge(name: "WEB_AUTHN", session: "s1", parameters: ["CREDENTIAL_REQUEST_OPTIONS": "not json"])), .success(tokens())] }
+        let key = FakeAuthenticator()
+        #expect(throws: PasskeyError.malformedOptions("the passkey challenge's options are not WebAuthn request options")) {
+            try makeManager(store: store, cognito: cognito, authenticator: key, profile: profile, clock: FakeClock(now)).signIn(
+                username: "alice", password: { "pw" }, flow: .choice, method: .passkey, answers: ScriptedAnswers())
+        }
+        #expect(key.state.withLock { $0.assertions.isEmpty } && store.writes.isEmpty)
     }
 
     @Test func aProfileWithoutARelyingPartySendsNothing() throws {

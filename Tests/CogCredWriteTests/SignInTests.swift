@@ -112,7 +112,7 @@ import CogCredTestSupport
         cognito.challengeAnswers.withLock { $0 = [.success(tokens())] }
         let answers = ScriptedAnswers(method: method, signInCode: "112233")
         try manager(InMemoryTokenStore(), cognito).signIn(
-            username: "alice", password: { throw AuthError.challengeNeedsInput(challenge: "a password", flag: "--password-stdin") },
+            username: "alice", password: { throw AuthError.challengeNeedsInput(challenge: "a password", input: .password) },
             flow: .choice, method: method, answers: answers)
         #expect(cognito.userAuthCalls.withLock { $0 } == [["PREFERRED_CHALLENGE": challenge]])
         #expect(answers.seen.signInCodes.map(\.0) == [kind] && answers.seen.signInCodes.map(\.1) == ["a***@e***"])
@@ -175,7 +175,7 @@ import CogCredTestSupport
         }
         let answers = ScriptedAnswers(customAnswers: ["5", "424242"])
         try manager(InMemoryTokenStore(), cognito).signIn(
-            username: "alice", password: { throw AuthError.challengeNeedsInput(challenge: "a password", flag: "--password-stdin") },
+            username: "alice", password: { throw AuthError.challengeNeedsInput(challenge: "a password", input: .password) },
             flow: .custom, answers: answers)
         #expect(cognito.customAuthCalls.withLock { $0 } == [[:]])
         #expect(answers.seen.custom.map { $0["question"] } == ["2+3?", "badge?"])
@@ -218,11 +218,11 @@ import CogCredTestSupport
         let store = InMemoryTokenStore()
         let cognito = FakeCognito()
         cognito.onSignIn(.success(.challenge(.mfaCode(.totp, destination: nil), session: "s1")))
-        #expect(throws: AuthError.challengeNeedsInput(challenge: "totp", flag: "--mfa-code")) {
+        #expect(throws: AuthError.challengeNeedsInput(challenge: "totp", input: .mfaCode)) {
             try manager(store, cognito).signIn(username: "a", password: "b", flow: .password, answers: ScriptedAnswers())
         }
         #expect(store.writes.isEmpty)
-        #expect(AuthError.challengeNeedsInput(challenge: "x", flag: "--mfa-code").category == .notAuthenticated)
+        #expect(AuthError.challengeNeedsInput(challenge: "x", input: .mfaCode).category == .notAuthenticated)
     }
 }
 

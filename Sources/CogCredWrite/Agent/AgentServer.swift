@@ -13,7 +13,8 @@ import Glibc
 public struct AgentServer: Sendable {
     let socket: AgentSocket
     let service: AgentService
-    /// The agent's own notes (stderr, --log or nowhere).
+    /// The agent's own notes (stderr, a log file or nowhere); the
+    /// executable names itself before each.
     let log: @Sendable (String) -> Void
 
     public init(socket: AgentSocket, service: AgentService, log: @escaping @Sendable (String) -> Void) {
@@ -35,12 +36,12 @@ public struct AgentServer: Sendable {
             var uid: UInt32 = 0
             var pid: Int32 = 0
             guard clinux_peer(client, &uid, &pid) == 0 else {
-                log("cog-cred agent: refused a connection whose process cannot be known (\(String(cString: strerror(errno))))")
+                log("refused a connection whose process cannot be known (\(String(cString: strerror(errno))))")
                 close(client)
                 continue
             }
             guard uid == getuid() || uid == 0 else {
-                log("cog-cred agent: refused a connection from uid \(uid) (pid \(pid)): only uid \(getuid()) and root may use this agent")
+                log("refused a connection from uid \(uid) (pid \(pid)): only uid \(getuid()) and root may use this agent")
                 close(client)
                 continue
             }
@@ -51,7 +52,7 @@ public struct AgentServer: Sendable {
                 return true
             }
             guard admitted else {
-                log("cog-cred agent: refused a connection: \(Self.connectionLimit) are being served already")
+                log("refused a connection: \(Self.connectionLimit) are being served already")
                 close(client)
                 continue
             }
@@ -76,7 +77,7 @@ public struct AgentServer: Sendable {
         guard let line = reader.next() else {
             // A client that only checked who the agent is (AgentConnection.check) sent nothing and left.
             if reader.total == 0 && !reader.timedOut { return }
-            log("cog-cred agent: dropped a client that sent no whole request within \(AgentProtocol.silenceLimit) s, or one over \(AgentProtocol.requestLimit) bytes")
+            log("dropped a client that sent no whole request within \(AgentProtocol.silenceLimit) s, or one over \(AgentProtocol.requestLimit) bytes")
             return
         }
         let answer = service.answer(line) { note in _ = sendAll(fd, AgentProtocol.note(note)) }

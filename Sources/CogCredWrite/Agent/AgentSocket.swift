@@ -14,8 +14,11 @@ public struct AgentSocket: Sendable {
     public let fd: Int32
 
     public enum Failure: Error, Equatable {
-        /// A usage problem: a path too long, a directory others could swap.
+        /// A usage problem: a directory others could swap, a path that is no socket.
         case unusable(String)
+        /// The path is longer than a socket's address holds (`capacity`
+        /// bytes): a usage problem, whose fix is a shorter path given.
+        case tooLong(path: String, capacity: Int)
         /// Another agent answers at the path (69).
         case taken(String)
         case failed(String)
@@ -49,7 +52,7 @@ public struct AgentSocket: Sendable {
 
     static func listen(_ path: String, madeDirectory: String?) -> Result<AgentSocket, Failure> {
         guard path.utf8.count <= clinux_socket_path_capacity() else {
-            return .failure(.unusable("the socket path \(path) is longer than a socket's \(clinux_socket_path_capacity()) bytes; choose a shorter one with --socket"))
+            return .failure(.tooLong(path: path, capacity: clinux_socket_path_capacity()))
         }
         let directory = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
         if let problem = unsafeDirectory(from: directory.isEmpty ? "/" : directory) {

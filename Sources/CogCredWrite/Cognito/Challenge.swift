@@ -81,8 +81,9 @@ public enum Challenge: Sendable, Equatable {
     /// The pool's own challenge (Lambda triggers), with its public
     /// parameters (the names the user is addressed by left out).
     case custom([String: String])
-    /// Sign with a passkey: the WebAuthn request options, as JSON.
-    case passkey(requestOptions: String?)
+    /// Sign with a passkey: the WebAuthn request options, read (nil:
+    /// Cognito sent none), or why they cannot be read.
+    case passkey(requestOptions: Result<WebAuthn.RequestOptions, PasskeyError>?)
     /// A challenge this tool does not know, by Cognito's name.
     case unknown(String)
 

@@ -96,7 +96,7 @@ enum CognitoWire {
             let offered = list(parameters["MFAS_CAN_SETUP"])
             return .setUpMFA(offered.isEmpty ? nil : offered.compactMap(mfaKind(named:)))
         case "CUSTOM_CHALLENGE": return .custom(parameters.filter { $0.key != "USERNAME" && $0.key != "USER_ID_FOR_SRP" })
-        case "WEB_AUTHN": return .passkey(requestOptions: parameters["CREDENTIAL_REQUEST_OPTIONS"])
+        case "WEB_AUTHN": return .passkey(requestOptions: parameters["CREDENTIAL_REQUEST_OPTIONS"].map(WebAuthn.RequestOptions.read))
         default: return .unknown(name)
         }
     }

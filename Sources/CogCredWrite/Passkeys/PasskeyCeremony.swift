@@ -29,8 +29,8 @@ public struct PasskeyCeremony {
     static let maxTimeoutMilliseconds = 600_000
 
     /// Answers a WEB_AUTHN challenge: the credential, as CREDENTIAL's JSON.
-    public func signIn(options text: String, username: String) throws -> String {
-        let options = try WebAuthn.RequestOptions.parse(text)
+    public func signIn(_ options: WebAuthn.RequestOptions, username: String) throws -> String {
+        try WebAuthn.checkChallenge(options.challenge)
         try pin(options.rpId)
         let allowed = try ids(options.allowCredentials, "the passkey challenge allows")
         let clientData = WebAuthn.clientData(type: "webauthn.get", challenge: options.challenge, relyingParty: relyingParty)

@@ -2,7 +2,7 @@ import CogCredRead
 
 /// Why a passkey sign-in or registration failed before or at the security
 /// key. Cognito's own refusals stay `AuthError.cognito`, with its code.
-public enum PasskeyError: CogCredFailure, Equatable {
+public enum PasskeyError: ExplainedFailure, Equatable {
     /// The profile has no relying party to pin passkeys to (exit 78).
     case noRelyingParty(profile: String)
     /// The challenge names another relying party than the profile's: refused
@@ -51,44 +51,52 @@ public enum PasskeyError: CogCredFailure, Equatable {
         }
     }
 
-    public var message: String {
+    /// What happened; the way out by intent, which the executable words
+    /// (it names the options and commands: ErrorWording).
+    public var explanation: Explanation {
         switch self {
         case .noRelyingParty(let profile):
-            return "profile \(profile) has no passkey relying party: cog-cred configure --profile \(profile) --passkey-rp-id ID"
-                + " (the pool's WebAuthn relying party id; by default the host of --domain)"
+            return Explanation("profile \(profile) has no passkey relying party", nextStep: .setRelyingParty(profile: profile))
         case .relyingPartyMismatch(let sent, let pinned):
-            return "refused a passkey challenge for relying party '\(sent.oneLine(limit: 80))': this profile's is '\(pinned)'"
-                + " (a wrong --endpoint-url, or a proxy that is not Cognito?); the security key was not asked"
+            return Explanation(
+                "refused a passkey challenge for relying party '\(sent.oneLine(limit: 80))': this profile's is '\(pinned)'",
+                nextStep: .suspectEndpoint, outcome: PasskeyError.keyNotAsked)
         case .malformedOptions(let what):
-            return "\(what); the security key was not asked"
+            return Explanation(what, outcome: PasskeyError.keyNotAsked)
         case .libraryMissing(let reason):
-            return "cannot load libfido2 for security keys (\(reason.oneLine(limit: 120))): install libfido2-1"
+            return Explanation("cannot load libfido2 for security keys (\(reason.oneLine(limit: 120))): install libfido2-1")
         case .noAuthenticator(let tried):
-            return "no security key found (tried \(tried)): plug one in, or name it with --authenticator PATH"
+            return Explanation("no security key found (tried \(tried))", nextStep: .connectSecurityKey)
         case .noCredential:
-            return "this security key holds no passkey for this user here: use the key you added (cog-cred passkey list), or sign in another way"
+            return Explanation("this security key holds no passkey for this user here", nextStep: .useAddedSecurityKey)
         case .declined:
-            return "the security key declined (cancelled on the key?); nothing was stored"
+            return Explanation("the security key declined (cancelled on the key?); nothing was stored")
         case .timedOut(let seconds):
-            return "the security key was not touched within \(seconds) s; nothing was stored"
+            return Explanation("the security key was not touched within \(seconds) s; nothing was stored")
         case .wrongPIN(let retries):
             let left = retries.map { "; \($0) \($0 == 1 ? "try" : "tries") left before the key locks its PIN" } ?? ""
-            return "the security key's PIN is incorrect\(left)"
+            return Explanation("the security key's PIN is incorrect\(left)")
         case .pinBlocked:
-            return "the security key's PIN is blocked: only resetting the key (which erases its passkeys) clears it"
+            return Explanation("the security key's PIN is blocked: only resetting the key (which erases its passkeys) clears it")
         case .pinAuthBlocked:
-            return "the security key refuses PINs after too many wrong ones: unplug it, plug it in again and retry"
+            return Explanation("the security key refuses PINs after too many wrong ones: unplug it, plug it in again and retry")
         case .cannotVerifyUser:
-            return "the pool requires user verification and this security key cannot give it (no PIN set, no fingerprint):"
-                + " set a PIN (fido2-token -S DEVICE), or use the browser"
+            // fido2-token is libfido2's own tool, not this command line's.
+            return Explanation(
+                "the pool requires user verification and this security key cannot give it (no PIN set, no fingerprint):"
+                    + " set a PIN (fido2-token -S DEVICE), or use the browser")
         case .builtInVerificationFailed:
-            return "the security key's built-in verification (a fingerprint) failed or is blocked: try again, or use the key's PIN"
+            return Explanation("the security key's built-in verification (a fingerprint) failed or is blocked: try again, or use the key's PIN")
         case .alreadyRegistered:
-            return "this security key holds a passkey for this user already (cog-cred passkey list)"
+            return Explanation("this security key holds a passkey for this user already", nextStep: .seePasskeys)
         case .unsupportedAlgorithm(let algorithms):
-            return "Cognito asks for key types a security key cannot make (COSE \(algorithms.map(String.init).joined(separator: ", ")); ES256 is -7)"
+            return Explanation(
+                "Cognito asks for key types a security key cannot make (COSE \(algorithms.map(String.init).joined(separator: ", ")); ES256 is -7)")
         case .authenticatorFailed(let detail):
-            return "the security key failed: \(detail.oneLine(limit: 160))"
+            return Explanation("the security key failed: \(detail.oneLine(limit: 160))")
         }
     }
+
+    /// Refused before the key: nothing was signed for whoever sent the options.
+    static let keyNotAsked = "the security key was not asked"
 }

@@ -27,23 +27,15 @@ public enum WebAuthn {
     }
 
     /// A sign-in's challenge: PublicKeyCredentialRequestOptionsJSON,
-    /// Cognito's CREDENTIAL_REQUEST_OPTIONS.
-    struct RequestOptions: Decodable, Sendable, Equatable {
+    /// Cognito's CREDENTIAL_REQUEST_OPTIONS. Read where the challenge is
+    /// (CognitoWire), as registration's options are; checked by the ceremony.
+    public struct RequestOptions: Decodable, Sendable, Equatable {
         var challenge: String
         var rpId: String?
         /// Milliseconds.
         var timeout: Double?
         var allowCredentials: [CredentialDescriptor]?
         var userVerification: String?
-
-        /// Reads the options as Cognito sends them: a JSON string.
-        static func parse(_ text: String) throws(PasskeyError) -> RequestOptions {
-            guard let options = try? JSONDecoder().decode(RequestOptions.self, from: Data(text.utf8)) else {
-                throw .malformedOptions("the passkey challenge's options are not WebAuthn request options")
-            }
-            try WebAuthn.checkChallenge(options.challenge)
-            return options
-        }
     }
 
     /// A registration's challenge: PublicKeyCredentialCreationOptionsJSON,
@@ -145,6 +137,23 @@ public enum WebAuthn {
     typealias AssertionCredential = Credential<AssertionResponse>
     /// A registration's answer, CompleteWebAuthnRegistration's Credential.
     public typealias RegistrationCredential = Credential<AttestationResponse>
+}
+
+extension WebAuthn.RequestOptions {
+    /// Reads the options as Cognito sends them: a JSON string.
+    public init(json text: String) throws(PasskeyError) {
+        guard let options = try? JSONDecoder().decode(WebAuthn.RequestOptions.self, from: Data(text.utf8)) else {
+            throw .malformedOptions("the passkey challenge's options are not WebAuthn request options")
+        }
+        self = options
+    }
+
+    /// The options as `Challenge.passkey` carries them: read, or why not,
+    /// which fails the sign-in only when it answers with a passkey (so
+    /// after what is checked first: the flow, the profile's relying party).
+    static func read(_ text: String) -> Result<WebAuthn.RequestOptions, PasskeyError> {
+        do { return .success(try WebAuthn.RequestOptions(json: text)) } catch { return .failure(error) }
+    }
 }
 
 extension WebAuthn.Credential where Response == WebAuthn.AssertionResponse {

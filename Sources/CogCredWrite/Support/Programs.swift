@@ -37,10 +37,36 @@ public protocol ProgramRunning: Sendable {
 public struct SetupError: CogCredFailure, Equatable {
     public let message: String
     public let category: FailureCategory
+    /// Set when the way out is one of the setup command's own options or
+    /// the command itself, which only the executable names: it words such a
+    /// failure whole (ErrorWording).
+    public let reason: Reason?
+
+    /// Failures whose way out is the command line's to name.
+    public enum Reason: Sendable, Equatable {
+        /// The repository's git configuration asked for outside any git repository.
+        case repositoryScopeOutsideRepository
+        /// cog-cred's helper could not be added after the host's helpers
+        /// were cleared (`failure`: git's words); setting git up again
+        /// writes them.
+        case helpersCleared(host: String, failure: String)
+    }
 
     public init(_ message: String, category: FailureCategory) {
         self.message = message
         self.category = category
+        reason = nil
+    }
+
+    public init(_ reason: Reason, category: FailureCategory) {
+        switch reason {
+        case .repositoryScopeOutsideRepository:
+            message = "the repository's .git/config can be written only inside a git repository"
+        case .helpersCleared(let host, let failure):
+            message = "\(failure) (the helpers for https://\(host) are now cleared)"
+        }
+        self.category = category
+        self.reason = reason
     }
 
     /// The program is not installed (or not on PATH): exit 69, sysexits'

@@ -8,8 +8,8 @@ public enum AuthError: ExplainedFailure, Equatable {
     case cognito(CognitoError, operation: AuthOperation)
     /// Cognito wants a challenge answered that this build cannot answer.
     case unsupportedChallenge(String)
-    /// A challenge needs input, and there is neither a terminal nor the flag that gives it.
-    case challengeNeedsInput(challenge: String, flag: String)
+    /// A challenge needs input, and there is neither a terminal nor the option that gives it.
+    case challengeNeedsInput(challenge: String, input: ChallengeInput)
     /// Setting a new password also asks for user attributes cog-cred does not collect.
     case requiredAttributes([String])
     /// GlobalSignOut or RevokeToken failed; the local items were deleted anyway.
@@ -56,8 +56,8 @@ public enum AuthError: ExplainedFailure, Equatable {
         case .unsupportedChallenge(let name):
             return Explanation(
                 "Cognito asks for the \(name) challenge, which this version of cog-cred cannot answer; sign in with a client or user that does not require it")
-        case .challengeNeedsInput(let challenge, let flag):
-            return Explanation("Cognito asks for \(challenge), and there is no terminal to ask on; pass \(flag)")
+        case .challengeNeedsInput(let challenge, let input):
+            return Explanation("Cognito asks for \(challenge), and there is no terminal to ask on", nextStep: .answerWithoutTerminal(input))
         case .requiredAttributes(let names):
             return Explanation(
                 "Cognito requires these attributes before the new password can be set: \(names.joined(separator: ", ")); set them in the AWS console or with an administrator")

@@ -60,7 +60,7 @@ public struct GitHelperSetup: Sendable {
             // git's own "--local can only be used inside a git repository"
             // says the flag is wrong; what the person needs is where to run it.
             guard try programs.run(["git", "rev-parse", "--git-dir"]).status == 0 else {
-                throw SetupError("--local writes the repository's .git/config: run it inside a git repository, or leave --local out for your global git configuration", category: .usage)
+                throw SetupError(.repositoryScopeOutsideRepository, category: .usage)
             }
         }
         let key = Self.key(host: host)
@@ -75,7 +75,7 @@ public struct GitHelperSetup: Sendable {
         do {
             try git(["config", scope.flag, "--add", key, wanted[1]])
         } catch {
-            throw SetupError("\(error.message) (the helpers for https://\(host) are now cleared; run setup-git again)", category: error.category)
+            throw SetupError(.helpersCleared(host: host, failure: error.message), category: error.category)
         }
         return .written(replaced: current.filter { !$0.isEmpty && $0 != wanted[1] })
     }

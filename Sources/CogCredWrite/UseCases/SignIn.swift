@@ -82,6 +82,15 @@ extension TokenManager {
             srp = client
             return client.publicA
         }
+        /// One ceremony, made when a passkey is chosen (a profile with no
+        /// relying party refused before anything is sent) and used to answer.
+        var madeCeremony: PasskeyCeremony? = nil
+        func ceremony() throws -> PasskeyCeremony {
+            if let madeCeremony { return madeCeremony }
+            let made = try passkeyCeremony(prompts: answers)
+            madeCeremony = made
+            return made
+        }
         /// A first factor of choice, with what it sends. The password is read
         /// before anything is sent: one that cannot be read must not leave a
         /// challenge begun.
@@ -94,8 +103,7 @@ extension TokenManager {
             case .emailOTP: return .emailOTP
             case .smsOTP: return .smsOTP
             case .passkey:
-                // A profile with no relying party: refused before anything is sent.
-                _ = try passkeyCeremony(prompts: answers)
+                _ = try ceremony()
                 return .passkey
             }
         }
@@ -173,7 +181,8 @@ extension TokenManager {
             case .passkey(let options):
                 // Only for a passkey chosen (or preferred) as the first factor.
                 guard flow == .choice, let options else { throw unsupported }
-                answer = .passkey(credential: try passkeyCeremony(prompts: answers).signIn(options: options, username: userID))
+                // The relying party before the options: as when it is chosen.
+                answer = .passkey(credential: try ceremony().signIn(try options.get(), username: userID))
             case .unknown:
                 throw unsupported
             }

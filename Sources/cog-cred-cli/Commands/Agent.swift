@@ -101,6 +101,8 @@ struct Agent: ParsableCommand, HelpExamples {
         switch AgentSocket.listen(at: socket.map(Self.absolute), environment: { environment[$0] }) {
         case .success(let socket): listening = socket
         case .failure(.unusable(let reason)): throw fail(InputError(reason, category: .usage))
+        case .failure(.tooLong(let path, let capacity)):
+            throw fail(InputError("the socket path \(path) is longer than a socket's \(capacity) bytes; choose a shorter one with --socket", category: .usage))
         case .failure(.taken(let reason)), .failure(.failed(let reason)): throw fail(InputError(reason, category: .secretServiceUnavailable))
         }
         guard clinux_remove_socket_on_signals(listening.path, listening.madeDirectory) == 0 else {
@@ -115,7 +117,7 @@ struct Agent: ParsableCommand, HelpExamples {
             Output.raw(line)
         }
         Output.note("cog-cred agent: listening on \(listening.path) (sessions kept \(memory ? "in memory only" : "in the Secret Service"))")
-        AgentServer(socket: listening, service: Self.service(store), log: { Output.note($0) }).serve()
+        AgentServer(socket: listening, service: Self.service(store), log: { Output.note("cog-cred agent: " + $0) }).serve()
     }
 
     /// Each request as the command it stands for would run, on this machine.

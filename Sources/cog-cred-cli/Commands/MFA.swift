@@ -96,7 +96,7 @@ struct MFA: ParsableCommand, HelpExamples {
                 settings = try manager.addAuthenticator { uri in
                     try ChallengePrompts.authenticatorFirstCode(
                         uri: uri, intro: "Add this account to your authenticator app (scan the code or paste the URI):",
-                        given: code, flag: "--code", printURI: printURI)
+                        given: code, option: .code, printURI: printURI)
                 }
             } else {
                 settings = try manager.changeMFA(method.kind, .enable)

@@ -23,7 +23,10 @@ func fuzz(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
         endpoint: "http://127.0.0.1:1/", clientID: "client", timeouts: Timeouts(connect: 1, request: 1, command: 1),
         deadline: Deadline(secondsFromNow: 1), transport: Answer(body: rest))
     switch data[0] % 3 {
-    case 0: _ = try? ceremony.signIn(options: String(decoding: rest, as: UTF8.self), username: "alice")
+    case 0:
+        if let options = try? WebAuthn.RequestOptions(json: String(decoding: rest, as: UTF8.self)) {
+            _ = try? ceremony.signIn(options, username: "alice")
+        }
     case 1:
         if let options = try? client.startPasskeyRegistration(accessToken: "token") {
             _ = try? ceremony.register(options)
