@@ -34,8 +34,8 @@ public enum CognitoError: Error, Sendable, Equatable {
         switch self {
         case .badResponse where isNotCognito: return false
         case .transport, .badResponse, .deadlineExceeded: return true
-        case .service(let code, _, let status):
-            return status >= 500 || CognitoError.temporaryCodes.contains(code)
+        case .service(_, _, let status):
+            return status >= 500 || reason == .throttled || reason == .serviceFault
         case .noSecretHash: return false
         }
     }
@@ -52,11 +52,12 @@ public enum CognitoError: Error, Sendable, Equatable {
     public var isUnsupportedOperation: Bool {
         switch self {
         case .badResponse(let status, _): return status >= 500
-        case .service(let code, _, _): return code == "UnknownOperationException" || code == "InvalidAction"
+        case .service: return reason == .unsupportedOperation
         case .transport, .deadlineExceeded, .noSecretHash: return false
         }
     }
 
+    /// Codes worth trying again: throttling, and a fault on Cognito's side (`Reason.serviceFault`).
     static let temporaryCodes: Set<String> = throttlingCodes.union([
         "InternalErrorException", "ServiceUnavailableException", "RequestTimeoutException",
     ])

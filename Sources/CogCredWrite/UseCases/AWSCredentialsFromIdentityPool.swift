@@ -61,7 +61,7 @@ extension TokenManager {
                     fetched = try identity.credentials(identityID: id, logins: logins, roleARN: profile.roleARN)
                 }
                 break
-            } catch where error.code == "ResourceNotFoundException" && identityID != nil && attempt == 0 {
+            } catch where error.isNotFound && identityID != nil && attempt == 0 {
                 // The stored identity is gone (deleted in the pool): ask for the user's identity again, once.
                 identityID = nil
             } catch {

@@ -158,8 +158,8 @@ extension TokenManager {
 // MARK: - A device Cognito refuses
 
 extension TokenManager {
-    /// Cognito refused the device this sign-in offered: it no longer exists
-    /// (ResourceNotFoundException), or its proof failed.
+    /// Cognito refused the device this sign-in offered: it no longer exists,
+    /// or its proof failed.
     struct DeviceRefused: Error {}
 
     /// One call of a sign-in; when it offered a device, Cognito's refusal
@@ -177,12 +177,11 @@ extension TokenManager {
     /// is gone (Cognito's "Device does not exist.") or failed its proof. A
     /// wrong client secret or a spent session is no fault of the device's.
     static func refusesDevice(_ error: CognitoError, answering challenge: Challenge?) -> Bool {
-        guard case .service(let code, let message, _) = error else { return false }
-        let lower = message.lowercased()
-        if code == "ResourceNotFoundException" && lower.contains("device") { return true }
-        guard challenge?.provesDevice == true, !AuthError.isSecretHashFailure(error), !lower.contains("session") else {
-            return false
+        switch error.reason {
+        case .notFound(.device)?: return true
+        case .refused(.secretHash)?, .refused(.challengeSession)?: return false
+        case .refused?, .notFound?: return challenge?.provesDevice == true
+        default: return false
         }
-        return code == "NotAuthorizedException" || code == "ResourceNotFoundException"
     }
 }

@@ -47,7 +47,7 @@ extension TokenManager {
             try cognito.forgetDevice(accessToken: access, deviceKey: key)
         } catch {
             // This machine's, forgotten elsewhere: only its item is left.
-            let forgottenAlready = key == current && error.code == "ResourceNotFoundException"
+            let forgottenAlready = key == current && error.isNotFound
             if !forgottenAlready { throw AuthError.cognito(error, operation: .devices(profile: profileName)) }
         }
         if key == current {

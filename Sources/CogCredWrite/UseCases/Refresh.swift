@@ -45,7 +45,7 @@ extension TokenManager {
         } catch let error as CognitoError {
             // Another process rotated the refresh token first: its result is
             // in the store, so use that rather than fail.
-            if error.code == "RefreshTokenReuseException", let stored = try storedSessionAfterRotation(replacing: refreshToken) {
+            if error.reason == .refreshTokenReused, let stored = try storedSessionAfterRotation(replacing: refreshToken) {
                 return stored
             }
             throw AuthError.cognito(error, operation: .refresh(profile: profileName))

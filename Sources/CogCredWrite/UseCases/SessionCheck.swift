@@ -85,10 +85,12 @@ extension TokenManager {
         } catch {
             let failure = AuthError.cognito(error, operation: operation)
             if error.isTemporary { return .couldNotCheck(failure) }
-            // "Access Token does not have required scopes": not a revocation.
-            if error.summary.lowercased().contains("scope") { return nil }
-            let refusals: Set<String> = ["NotAuthorizedException", "UserNotFoundException", "invalid_token"]
-            return refusals.contains(error.code ?? "") ? .refused(failure) : nil
+            switch error.reason {
+            // A token without the scope the call needs: not a revocation.
+            case .refused(.missingScope)?: return nil
+            case .refused?, .userNotFound?, .oauth(.invalidToken)?: return .refused(failure)
+            default: return nil
+            }
         }
     }
 }

@@ -85,7 +85,7 @@ extension TokenManager {
                 // nothing is left to revoke. Anything else is reported after
                 // the local items are gone, as the user asked.
                 let cause = (error as? CognitoError) ?? { if case .cognito(let c, _)? = error as? AuthError { return c } else { return nil } }()
-                if cause?.code == "NotAuthorizedException" { atCognito = .alreadyEnded } else { remoteFailure = error }
+                if case .refused? = cause?.reason { atCognito = .alreadyEnded } else { remoteFailure = error }
             }
         }
         var removed = 0
