@@ -176,7 +176,8 @@ import CogCredTestSupport
     /// chosen, and the same one answers the challenge.
     @Test func aSignInMakesOneCeremony() throws {
         let cognito = FakeCognito()
-        cognito.challengeAnswers.withLock { $0 = [.success(.challenge(name: "WEB_AUTHN", session: "s1", parameters: ["CREDENTIAL_REQUEST_OPTIONS": options()])), .success(tokens())] }
+        cognito.onSignIn(.success(.challenge(name: "WEB_AUTHN", session: "s1", parameters: ["CREDENTIAL_REQUEST_OPTIONS": options()])))
+        cognito.challengeAnswers.withLock { $0 = [.success(tokens())] }
         let key = FakeAuthenticator()
         let made = Mutex(0)
         let manager = TokenManager(
@@ -195,7 +196,8 @@ import CogCredTestSupport
     @Test func unreadableOptionsFailThePasskeySignIn() throws {
         let store = InMemoryTokenStore()
         let cognito = FakeCognito()
-        cognito.challengeAnswers.withLock { $0 = [.success(.challenge(name: "WEB_AUTHN", session: "s1", parameters: ["CREDENTIAL_REQUEST_OPTIONS": "not json"])), .success(tokens())] }
+        cognito.onSignIn(.success(.challenge(name: "WEB_AUTHN", session: "s1", parameters: ["CREDENTIAL_REQUEST_OPTIONS": "not json"])))
+        cognito.challengeAnswers.withLock { $0 = [.success(tokens())] }
         let key = FakeAuthenticator()
         #expect(throws: PasskeyError.malformedOptions("the passkey challenge's options are not WebAuthn request options")) {
             try makeManager(store: store, cognito: cognito, authenticator: key, profile: profile, clock: FakeClock(now)).signIn(
