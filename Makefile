@@ -9,7 +9,14 @@ DESTDIR ?=
 BIN := $(shell swift build -c release --show-bin-path 2>/dev/null)
 
 MAN := .build/man
-MANUAL := .build/plugins/GenerateManual/outputs/cog-cred-cli
+MANUAL := .build/manual/pages
+# swift-argument-parser's generate-manual tool, built from its checkout on
+# its own, once (debug, as its plugin builds it; 30 s). Its warnings are the
+# dependency's own, which SwiftPM hides when it builds it as one.
+MANUAL_TOOL := .build/manual/tool
+# Where SwiftPM checked swift-argument-parser out (read when used).
+ARGUMENT_PARSER = $(shell swift package show-dependencies --format json | python3 -c \
+	'import json, sys; print(next(d["path"] for d in json.load(sys.stdin)["dependencies"] if d["identity"] == "swift-argument-parser"))')
 # The commands also installed as NAME-cog-cred, the names git and docker run:
 # the links in bin/ and the man pages' names.
 HELPERS := git-credential docker-credential
@@ -21,21 +28,25 @@ build:
 	scripts/build >/dev/null
 
 # The man pages, one per command as git has them (man cog-cred-sign-in):
-# swift-argument-parser's generate-manual plugin renders the command
-# definitions, and packaging/man/pages.py names them, adds each command's
-# help examples, the root's list of commands and its hand-written sections
-# (exit status, environment, files, attributes, examples), and makes each
-# page lint-clean (mandoc -T lint, groff -ww) with tidy.py. The plugin's
-# directory is emptied first: it keeps pages of commands since removed.
-# (The plugin builds the release products without --static-swift-stdlib;
-# install therefore builds again after it.)
-man:
+# swift-argument-parser's generate-manual tool renders the command
+# definitions that the release cog-cred-cli prints (--experimental-dump-help),
+# and packaging/man/pages.py names them, adds each command's help examples,
+# the root's list of commands and its hand-written sections (exit status,
+# environment, files, attributes, examples), and makes each page lint-clean
+# (mandoc -T lint, groff -ww) with tidy.py. The tool's directory is emptied
+# first: it would keep pages of commands since removed.
+# The tool is what `swift package generate-manual` runs, without the
+# plugin's own release build: that one builds without --static-swift-stdlib,
+# so it compiled everything again (200 s), and scripts/build after it again.
+man: build
 	rm -rf $(MANUAL) $(MAN)
-	swift package generate-manual --configuration release --multi-page >/dev/null
+	mkdir -p $(MANUAL)
+	swift build --package-path $(ARGUMENT_PARSER) --scratch-path $(MANUAL_TOOL) --product generate-manual \
+		-Xswiftc -suppress-warnings >&2
+	$(MANUAL_TOOL)/debug/generate-manual $(BIN)/cog-cred-cli --multi-page --output-directory $(MANUAL) >/dev/null
 	python3 packaging/man/pages.py $(VERSION) $(MANUAL) $(BIN)/cog-cred-cli $(MAN) $(HELPERS)
 
 install: man
-	scripts/build >/dev/null
 	install -D -m 0755 .build/front/cog-cred $(DESTDIR)$(PREFIX)/bin/cog-cred
 	install -D -m 0755 $(BIN)/cog-cred-cli $(DESTDIR)$(PREFIX)/lib/cog-cred/cog-cred-cli
 	for helper in $(HELPERS); do ln -sf cog-cred $(DESTDIR)$(PREFIX)/bin/$$helper-cog-cred; done

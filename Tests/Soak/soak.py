@@ -10,8 +10,8 @@ refresh-token rotation on:
   too), recording every call: exit status, time, peak RSS, and the token it
   handed out;
 - a ninth process signs out and back in every --sign-out-every seconds
-  (600 by default; a third of the run when that is shorter, so a 120 s run
-  signs out at 40 s and 80 s);
+  (600 by default; a third of the run when that is shorter, so a 60 s run
+  signs out at 20 s and 40 s);
 - the keyring daemon is killed once (at --restart-keyring-at, halfway by
   default), left away for KEYRING_OUTAGE seconds, and started again on the
   same bus and data.
@@ -45,7 +45,7 @@ allows 0-60 s).
 
 Figures go to stdout as JSON (and to --json PATH), every call to --calls
 PATH if asked, a summary to stderr.
-Run: scripts/soak (one hour), scripts/soak --duration 120 (CI's 2 minutes).
+Run: scripts/soak (one hour), scripts/soak --duration 60 (CI's minute).
 """
 import argparse
 import base64
