@@ -13,11 +13,11 @@ import Foundation
 enum Completions {
     static let formats = CompletionKind.list(TokenOutput.Format.names)
     static let authFlows = CompletionKind.list(AuthFlow.names)
-    static let grants = CompletionKind.list(["user", "client-credentials"])
+    static let grants = CompletionKind.list(Grant.names)
     static let mfaTypes = CompletionKind.list(MFAKind.optionNames)
     static let signInMethods = CompletionKind.list(SignInMethod.names)
-    static let gitActions = CompletionKind.list(["get", "store", "erase", "capability"])
-    static let dockerActions = CompletionKind.list(["get", "store", "erase", "list", "version"])
+    static let gitActions = CompletionKind.list(GitCredential.Action.allCases.map(\.rawValue))
+    static let dockerActions = CompletionKind.list(DockerCredential.Action.allCases.map(\.rawValue))
 
     /// The profiles in the config file that start with what was typed.
     static let profileNames = CompletionKind.custom { _, _, prefix in

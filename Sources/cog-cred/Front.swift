@@ -21,15 +21,9 @@ struct Front {
         let paths = Paths(environment: ["HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME"].reduce(into: [:]) { $0[$1] = environment($1) })
         guard let config = try? ConfigStore(path: paths.configFile).load() else { handover.run() }
 
-        let profileName: String
-        var kinds: [SecretKind]
-        var policy = RefreshPolicy()
-        // `--id-token`: the answer is the ID token, which a machine has not.
-        var idNeeded = false
-        let respond: ([SecretKind: IssuedToken]) -> Never
         switch request {
         case .dockerList:
-            finish(DockerCredential.list(config) + "\n")
+            finish(DockerCredential.handle(DockerCredential.Action.list.rawValue, helper(config, handover)))
         case .awsCredentials(let profile, let minTTL):
             // Called before every AWS CLI command: stored credentials with
             // enough life left are answered here; anything else (none, too
@@ -42,34 +36,38 @@ struct Front {
             finish(credentials.credentialProcess + "\n")
         case .token(let token):
             guard let name = profile(token.profile), let (shape, needed) = resolved(token) else { handover.run() }
-            (profileName, kinds, policy.minTTL, idNeeded) = (name, needed, token.minTTL, token.choice == .id)
-            respond = { tokens in finish(render(shape, token.choice, tokens) + "\n") }
+            // `--id-token`: the answer is the ID token, which a machine has not.
+            let tokens = stored(needed, of: name, minTTL: token.minTTL, idNeeded: token.choice == .id, config, handover)
+            finish(render(shape, token.choice, tokens) + "\n")
         case .exec(let profile, let minTTL, let choice, let command):
             guard let name = self.profile(profile) else { handover.run() }
-            (profileName, kinds, policy.minTTL, idNeeded) = (name, [.access, .id], minTTL, choice == .id)
-            respond = { tokens in execute(command, access: tokens[.access]!, id: tokens[.id], authorizing: choice) }
+            let tokens = stored([.access, .id], of: name, minTTL: minTTL, idNeeded: choice == .id, config, handover)
+            execute(command, access: tokens[.access]!, id: tokens[.id], authorizing: choice)
         case .gitGet(let profile):
             guard let input = try? StandardInput.readRequest() else { handover.run() }
             // cog-cred-cli reads the same bytes if the request goes there.
             handover.input = input
-            guard let git = try? GitCredential.parse(input) else { handover.run() }
-            // No profile for this host: git asks its next helper.
-            guard let name = GitCredential.profile(for: git, named: profile, in: config) else { finish("") }
-            (profileName, kinds) = (name, [.access])
-            respond = { tokens in finish(GitCredential.answer(git, token: tokens[.access]!)) }
+            finish(GitCredential.handle(GitCredential.Action.get.rawValue, helper(config, handover, named: profile, input: input)))
         case .dockerGet:
             guard let input = try? StandardInput.readAll(limit: 65536) else { handover.run() }
             handover.input = input
-            let serverURL = DockerCredential.serverURL(input)
-            guard let name = config.profile(forRegistry: DockerCredential.registryHost(serverURL)) else { handover.run() }
-            (profileName, kinds) = (name, [.access])
-            respond = { tokens in finish(DockerCredential.answer(serverURL: serverURL, token: tokens[.access]!) + "\n") }
+            finish(DockerCredential.handle(DockerCredential.Action.get.rawValue, helper(config, handover, input: input)))
         }
+    }
+
+    /// The stored tokens of `kinds` for profile `name`, fresh for `minTTL`
+    /// seconds more; when they cannot be answered from what is stored, hands
+    /// over instead (and never returns).
+    func stored(
+        _ kinds: [SecretKind], of profileName: String, minTTL: Int64?, idNeeded: Bool, _ config: ConfigFile, _ handover: Handover
+    ) -> [SecretKind: IssuedToken] {
         guard let profile = config.profiles[profileName] else { handover.run() }
         // A machine (client credentials) has no ID token: `exec` and the env
         // format go without it; asking for it is cog-cred-cli's to refuse.
-        kinds = kinds.filter { profile.handedOutKinds.contains($0) }
+        let kinds = kinds.filter { profile.handedOutKinds.contains($0) }
         if kinds.isEmpty || (idNeeded && !kinds.contains(.id)) { handover.run() }
+        var policy = RefreshPolicy()
+        policy.minTTL = minTTL
 
         let stored = StoredTokens(profileName: profileName, profile: profile, store: store)
         let read = { () -> Handover.Found in
@@ -92,13 +90,19 @@ struct Front {
             _ = ProfileLockFile.waitUntilFree(lockFile, waitingAtMost: Self.heldLockGrace)
         }
         switch read() {
-        case .tokens(let tokens): respond(tokens)
+        case .tokens(let tokens): return tokens
         case .failed: handover.run()  // locked, no keyring, another pool: cog-cred-cli says which
         case .refreshDue: break
         }
         // A token needs a refresh: wait for the one another process may be
         // making, or hand over holding the profile's lock.
-        respond(handover.afterRefresh(of: profileName, lockFile: lockFile, waitingAtMost: profile.refreshWait, read))
+        return handover.afterRefresh(of: profileName, lockFile: lockFile, waitingAtMost: profile.refreshWait, read)
+    }
+
+    /// The git and docker protocols' store: the stored tokens, and
+    /// `input`, the request already read.
+    func helper(_ config: ConfigFile, _ handover: Handover, named: String? = nil, input: [UInt8] = []) -> StoredHelperTokens {
+        StoredHelperTokens(front: self, file: config, named: named, request: input, handover: handover)
     }
 
     /// The shape to answer in, kubectl's apiVersion read now, and the kinds
@@ -148,4 +152,37 @@ struct Front {
         writeOutputOrExit(output)
         _exit(0)
     }
+}
+
+/// The stored tokens as the git and docker helper protocols ask for them.
+/// Only `get` and `list` come here; whatever cannot be answered from what
+/// is stored (malformed input, no profile for a registry, a token to
+/// refresh) is handed over to cog-cred-cli, so nothing fails here.
+struct StoredHelperTokens: GitCredentialStore, DockerCredentialStore {
+    typealias Failure = Never
+    let front: Front
+    let file: ConfigFile
+    /// --profile, when given (git only).
+    let named: String?
+    let request: [UInt8]
+    let handover: Handover
+
+    func input() -> [UInt8] { request }
+    func input(limit: Int) -> [UInt8] { request }
+    func malformed(_ error: GitCredential.ParseError) -> Never { handover.run() }
+    func refused(_ refusal: DockerCredential.Refusal) -> Never { handover.run() }
+
+    // No profile for this host: git asks its next helper.
+    func profile(for request: GitCredential.Request) -> String? { GitCredential.profile(for: request, named: named, in: file) }
+    func profile(forServerURL serverURL: String) -> String? { file.profile(forRegistry: DockerCredential.registryHost(serverURL)) }
+
+    func accessToken(profile: String) -> IssuedToken {
+        front.stored([.access], of: profile, minTTL: nil, idNeeded: false, file, handover)[.access]!
+    }
+
+    // Not read-only: cog-cred-cli's (only get and list come here).
+    func forgetAccessToken(profile: String, onlyIf isIt: @escaping (String) -> Bool) { handover.run() }
+    func forgetAccessToken(profile: String) { handover.run() }
+    func version() -> String { handover.run() }
+    func config() -> ConfigFile { file }
 }

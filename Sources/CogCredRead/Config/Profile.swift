@@ -267,7 +267,8 @@ public struct Profile: Sendable, Equatable {
             throw .invalidValue("scopes", ProfileValidation.scopeProblem(scope)!)
         }
         if let grant, Grant(rawValue: grant) == nil {
-            throw .invalidValue("grant", "must be client-credentials (a machine) or user (a person who signs in)")
+            // The default last, as --grant's help says them.
+            throw .invalidValue("grant", "must be " + Grant.allCases.reversed().map { "\($0.rawValue) (\($0.who))" }.spoken())
         }
         if effectiveGrant == .clientCredentials && domain == nil {
             throw .invalidValue("grant", "client-credentials needs the pool's domain (--domain)")
@@ -317,12 +318,23 @@ public enum SignInMethod: String, Sendable, CaseIterable {
 }
 
 /// How a profile gets its tokens.
-public enum Grant: String, Sendable {
+public enum Grant: String, Sendable, CaseIterable {
     /// A user signs in (sign-in), and the refresh token renews the session.
     case userSignIn = "user"
     /// The app client itself, with its secret: OAuth 2.0's client-credentials
     /// grant at the domain's token endpoint; an access token only.
     case clientCredentials = "client-credentials"
+
+    /// Every grant by its name on the command line, in order.
+    public static var names: [String] { allCases.map { $0.rawValue } }
+
+    /// Who gets the tokens, in a few words.
+    public var who: String {
+        switch self {
+        case .userSignIn: return "a person who signs in"
+        case .clientCredentials: return "a machine"
+        }
+    }
 }
 
 /// The time budget for network calls.

@@ -59,3 +59,67 @@ public enum DockerCredential {
         }
     }
 }
+
+/// What the docker helper protocol needs of cog-cred (docker-credential-helpers'
+/// `Helper`): the request's bytes, the profile mapped to a registry, its
+/// access token, forgetting it, and the config to list. `Failure` is the
+/// store's own (none for the front, which hands the request over instead).
+public protocol DockerCredentialStore {
+    associatedtype Failure: Error
+    /// Standard input, at most `limit` bytes.
+    func input(limit: Int) throws(Failure) -> [UInt8]
+    /// A refusal the protocol answers on stdout with exit status 1, as this store fails with it.
+    func refused(_ refusal: DockerCredential.Refusal) -> Failure
+    /// The profile that answers for the registry of `serverURL`; nil: none.
+    func profile(forServerURL serverURL: String) throws(Failure) -> String?
+    /// A fresh access token of `profile`.
+    func accessToken(profile: String) throws(Failure) -> IssuedToken
+    /// Forgets the access token of `profile`: the next get refreshes.
+    func forgetAccessToken(profile: String) throws(Failure)
+    /// The profiles, for `list`.
+    func config() throws(Failure) -> ConfigFile
+    /// `version`'s answer.
+    func version() throws(Failure) -> String
+}
+
+extension DockerCredential {
+    /// The actions docker runs a helper with.
+    public enum Action: String, CaseIterable, Sendable {
+        case get, store, erase, list, version
+    }
+
+    /// What the protocol refuses, with a message on stdout and exit status 1.
+    public enum Refusal: Sendable, Equatable {
+        /// No profile maps the registry: the protocol's "credentials not found".
+        case notFound
+        /// `store` was not given `{"ServerURL", "Username", "Secret"}`.
+        case notACredential
+        /// `store` for a registry no profile maps: cog-cred keeps only its own tokens.
+        case registryNotMapped
+        case unknownAction(String)
+    }
+
+    /// One action of the protocol over `store`: the text for standard output.
+    public static func handle<Store: DockerCredentialStore>(_ action: String, _ store: Store) throws(Store.Failure) -> String {
+        guard let action = Action(rawValue: action) else { throw store.refused(.unknownAction(action)) }
+        switch action {
+        case .get, .erase:
+            let serverURL = serverURL(try store.input(limit: 65536))
+            guard let profile = try store.profile(forServerURL: serverURL) else { throw store.refused(.notFound) }
+            if action == .erase {
+                try store.forgetAccessToken(profile: profile)
+                return ""
+            }
+            return answer(serverURL: serverURL, token: try store.accessToken(profile: profile)) + "\n"
+        case .store:
+            // Only checked: the tokens are Cognito's, never the ones docker was given.
+            guard let credential = Credential(try store.input(limit: 1 << 20)) else { throw store.refused(.notACredential) }
+            guard try store.profile(forServerURL: credential.serverURL) != nil else { throw store.refused(.registryNotMapped) }
+            return ""
+        case .list:
+            return list(try store.config()) + "\n"
+        case .version:
+            return try store.version() + "\n"
+        }
+    }
+}

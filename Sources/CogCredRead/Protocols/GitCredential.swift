@@ -139,3 +139,57 @@ public struct URLPattern: Sendable, Equatable {
         return path == self.path || (path + "/").hasPrefix(prefix)
     }
 }
+
+/// What git's helper protocol needs of cog-cred, as docker-credential-helpers'
+/// `Helper` is what its protocol needs of a keychain: the request's bytes,
+/// the profile that answers it, that profile's access token, and forgetting
+/// it. `Failure` is the store's own (none for the front, which hands the
+/// request over instead of failing).
+public protocol GitCredentialStore {
+    associatedtype Failure: Error
+    /// Standard input, read by the actions that take a request.
+    func input() throws(Failure) -> [UInt8]
+    /// Malformed input, as this store fails on it.
+    func malformed(_ error: GitCredential.ParseError) -> Failure
+    /// The profile that answers `request`; nil: none (git asks its next helper).
+    func profile(for request: GitCredential.Request) throws(Failure) -> String?
+    /// A fresh access token of `profile`.
+    func accessToken(profile: String) throws(Failure) -> IssuedToken
+    /// Forgets the access token of `profile` if `isIt` says it is the one.
+    func forgetAccessToken(profile: String, onlyIf isIt: @escaping (String) -> Bool) throws(Failure)
+}
+
+extension GitCredential {
+    /// The actions git runs a helper with.
+    public enum Action: String, CaseIterable, Sendable {
+        case get, store, erase, capability
+    }
+
+    /// One action of the protocol over `store`: the text for standard
+    /// output. An action this version does not know prints nothing, so that
+    /// newer git keeps working.
+    public static func handle<Store: GitCredentialStore>(_ action: String, _ store: Store) throws(Store.Failure) -> String {
+        guard let action = Action(rawValue: action) else { return "" }
+        if action == .capability { return capabilityAnswer }
+        let bytes = try store.input()
+        let request: Request
+        do throws(ParseError) {
+            request = try parse(bytes)
+        } catch {
+            throw store.malformed(error)
+        }
+        switch action {
+        case .get:
+            guard let profile = try store.profile(for: request) else { return "" }
+            return answer(request, token: try store.accessToken(profile: profile))
+        case .erase:
+            // The server rejected our token: the next get refreshes.
+            guard let profile = try store.profile(for: request) else { return "" }
+            try store.forgetAccessToken(profile: profile, onlyIf: { erases(request, token: $0) })
+            return ""
+        case .store, .capability:
+            // Tokens live in the Secret Service already; nothing to keep.
+            return ""
+        }
+    }
+}

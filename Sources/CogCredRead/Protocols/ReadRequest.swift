@@ -115,12 +115,12 @@ public enum ReadRequest: Equatable, Sendable {
             else { return nil }
             return .awsCredentials(profile: profile, minTTL: minTTL)
         case "git-credential":
-            guard let profile = options.profile(), options.positional() == "get", options.isEmpty else { return nil }
+            guard let profile = options.profile(), options.positional() == GitCredential.Action.get.rawValue, options.isEmpty else { return nil }
             return .gitGet(profile: profile)
         case "docker-credential":
-            switch options.positional() {
-            case "get" where options.isEmpty: return .dockerGet
-            case "list" where options.isEmpty: return .dockerList
+            switch options.positional().flatMap(DockerCredential.Action.init(rawValue:)) {
+            case .get where options.isEmpty: return .dockerGet
+            case .list where options.isEmpty: return .dockerList
             default: return nil
             }
         default:

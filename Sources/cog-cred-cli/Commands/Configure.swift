@@ -43,42 +43,40 @@ struct Configure: ParsableCommand, HelpExamples {
     @Flag(help: "Remove the profile from the config and delete its tokens and app client secret from the Secret Service.")
     var delete = false
 
-    // The settings, by the names run() and validate() use.
-    var userPoolId: String? { connection.userPoolId }
-    var clientId: String? { connection.clientId }
-    var region: String? { connection.region }
-    var endpointUrl: String? { connection.endpointUrl }
-    var allowInsecureHttp: Bool? { connection.allowInsecureHttp }
-    var caBundle: String? { connection.caBundle }
-    var clientSecretStdin: Bool { connection.clientSecretStdin }
-    var removeClientSecret: Bool { connection.removeClientSecret }
-    var username: String? { signIn.username }
-    var grant: String? { signIn.grant }
-    var authFlow: String? { signIn.authFlow }
-    var method: String? { signIn.method }
-    var passkeyRpId: String? { signIn.passkeyRpId }
-    var domain: String? { browser.domain }
-    var scopes: String? { browser.scopes }
-    var redirectUri: String? { browser.redirectUri }
-    var identityProvider: String? { browser.identityProvider }
-    var logoutUri: String? { browser.logoutUri }
-    var identityPoolId: String? { aws.identityPoolId }
-    var roleArn: String? { aws.roleArn }
-    var basicFlow: Bool? { aws.basicFlow }
-    var connectTimeout: Double? { timeouts.connectTimeout }
-    var requestTimeout: Double? { timeouts.requestTimeout }
-    var commandTimeout: Double? { timeouts.commandTimeout }
-    var gitURLs: [String] { helpers.gitURLs }
-    var dockerRegistries: [String] { helpers.dockerRegistries }
+    /// The settings given on this command line, as the library takes them.
+    var settings: ProfileSettings {
+        var settings = ProfileSettings()
+        settings.userPoolID = connection.userPoolId
+        settings.clientID = connection.clientId
+        settings.region = connection.region
+        settings.endpointURL = connection.endpointUrl
+        settings.allowInsecureHTTP = connection.allowInsecureHttp
+        settings.caBundle = connection.caBundle
+        settings.newClientSecret = connection.clientSecretStdin
+        settings.removeClientSecret = connection.removeClientSecret
+        settings.username = signIn.username
+        settings.grant = signIn.grant
+        settings.authFlow = signIn.authFlow
+        settings.method = signIn.method
+        settings.passkeyRPID = signIn.passkeyRpId
+        settings.domain = browser.domain
+        settings.scopes = browser.scopes
+        settings.redirectURI = browser.redirectUri
+        settings.identityProvider = browser.identityProvider
+        settings.logoutURI = browser.logoutUri
+        settings.identityPoolID = aws.identityPoolId
+        settings.roleARN = aws.roleArn
+        settings.basicFlow = aws.basicFlow
+        settings.connectTimeout = timeouts.connectTimeout
+        settings.requestTimeout = timeouts.requestTimeout
+        settings.commandTimeout = timeouts.commandTimeout
+        settings.gitURLs = helpers.gitURLs
+        settings.dockerRegistries = helpers.dockerRegistries
+        return settings
+    }
 
     /// Any setting given on this command line.
-    var changesSettings: Bool {
-        let values: [Any?] = [userPoolId, clientId, region, endpointUrl, allowInsecureHttp, username, domain, scopes, redirectUri,
-                              identityProvider, logoutUri, identityPoolId, roleArn, basicFlow, grant, connectTimeout, requestTimeout, commandTimeout, authFlow, method,
-                              caBundle, passkeyRpId]
-        return values.contains { $0 != nil } || !gitURLs.isEmpty || !dockerRegistries.isEmpty || clientSecretStdin
-            || removeClientSecret
-    }
+    var changesSettings: Bool { settings.changesAnything }
 
     func validate() throws {
         if show && delete { throw ValidationError("--show and --delete cannot be used together") }
@@ -86,7 +84,7 @@ struct Configure: ParsableCommand, HelpExamples {
         if (show || delete) && changesSettings {
             throw ValidationError("--\(show ? "show" : "delete") takes no settings: run configure without it to change them")
         }
-        if clientSecretStdin && removeClientSecret {
+        if connection.clientSecretStdin && connection.removeClientSecret {
             throw ValidationError("--client-secret-stdin and --remove-client-secret cannot be used together")
         }
     }
@@ -110,99 +108,51 @@ struct Configure: ParsableCommand, HelpExamples {
         if !changesSettings && isatty(0) == 1 && PasswordInput.onTerminal({ _ in }) {
             try askEssentials(existing)
         }
-        guard let poolID = userPoolId ?? existing?.userPoolID else {
-            throw ConfigError.missingSetting(profile: name, setting: "user-pool-id")
-        }
-        guard let clientID = clientId ?? existing?.clientID else {
-            throw ConfigError.missingSetting(profile: name, setting: "client-id")
-        }
-        var profile = existing ?? Profile(userPoolID: poolID, clientID: clientID)
-        profile.userPoolID = poolID
-        profile.clientID = clientID
-        if let region { profile.region = region.isEmpty ? nil : region }
-        if let endpointUrl { profile.endpointURL = endpointUrl.isEmpty ? nil : endpointUrl }
-        if let allowInsecureHttp { profile.allowInsecureHTTP = allowInsecureHttp ? true : nil }
-        if let username { profile.username = username.isEmpty ? nil : username }
-        if let domain {
-            if !domain.isEmpty, !domain.contains("://"), let problem = ProfileValidation.domainPrefixProblem(domain) {
-                throw ValidationError("invalid --domain: \(problem)")
-            }
-            profile.domain = domain.isEmpty ? nil : ProfileValidation.expandDomain(domain, region: profile.effectiveRegion)
-        }
-        if let scopes {
-            let list = scopes.split(whereSeparator: \.isWhitespace).map(String.init)
-            profile.scopes = list.isEmpty ? nil : list
-        }
-        if let grant { profile.grant = grant.isEmpty || grant == Grant.userSignIn.rawValue ? nil : grant }
-        if let redirectUri { profile.redirectURI = redirectUri.isEmpty ? nil : redirectUri }
-        if let identityProvider { profile.identityProvider = identityProvider.isEmpty ? nil : identityProvider }
-        if let logoutUri { profile.logoutURI = logoutUri.isEmpty ? nil : logoutUri }
-        if let identityPoolId { profile.identityPoolID = identityPoolId.isEmpty ? nil : identityPoolId }
-        if let roleArn { profile.roleARN = roleArn.isEmpty ? nil : roleArn }
-        if let basicFlow { profile.basicFlow = basicFlow ? true : nil }
-        if let connectTimeout { profile.connectTimeout = connectTimeout }
-        if let requestTimeout { profile.requestTimeout = requestTimeout }
-        if let commandTimeout { profile.commandTimeout = commandTimeout }
-        if let authFlow { profile.authFlow = authFlow.isEmpty ? nil : authFlow }
-        if let method { profile.method = method.isEmpty ? nil : method }
-        if let passkeyRpId { profile.passkeyRPID = passkeyRpId.isEmpty ? nil : passkeyRpId }
-        if let caBundle {
-            if !caBundle.isEmpty && access(caBundle, R_OK) != 0 {
-                throw ValidationError("--ca-bundle: cannot read \(caBundle)")
-            }
-            profile.caBundle = caBundle.isEmpty ? nil : caBundle
-        }
-        if !gitURLs.isEmpty {
-            let urls = gitURLs.filter { !$0.isEmpty }
-            profile.gitURLs = urls.isEmpty ? nil : urls
-        }
-        if !dockerRegistries.isEmpty {
-            let hosts = dockerRegistries.filter { !$0.isEmpty }.map { DockerCredential.registryHost($0) }
-            profile.dockerRegistries = hosts.isEmpty ? nil : hosts
-        }
-
+        let result: ProfileConfiguration
         do {
-            try profile.validate()
-        } catch {
+            result = try profiles.configure(name, settings, replacing: existing) {
+                try PasswordInput.fromStandardInput(what: "client secret")
+            }
+        } catch let problem as ProfileSettingsProblem {
             // A value typed on this command line: a usage error, not a broken file.
-            throw ValidationError(error.message)
+            throw ValidationError(Self.wording(problem))
         }
-        if let problem = Endpoint.profileProblem(profile) { throw ValidationError(ErrorWording.line(problem)) }
-        // What the old settings leave behind (ProfileChange says why each goes).
-        let change = ProfileChange(from: existing, to: profile, newClientSecret: clientSecretStdin)
-        if change.dropsClientSecret { profile.clientSecretInKeyring = nil }
-        if profile.effectiveGrant == .clientCredentials && profile.clientSecretInKeyring != true && !clientSecretStdin {
-            throw ValidationError("--grant client-credentials needs the app client's secret: add --client-secret-stdin")
-        }
-        if profile.effectiveAuthFlow == .browser && profile.domain == nil {
-            throw ValidationError("--auth-flow browser needs the pool's domain: add --domain PREFIX_OR_URL")
-        }
-        if profile == existing && !clientSecretStdin && !(removeClientSecret && existing?.clientSecretInKeyring == true) {
+        guard result.saved else {
             Output.note("Profile '\(name)' unchanged: nothing to change in \(profiles.config.path).")
-            if json { Output.data(profile.json.prettyText) }
+            if json { Output.data(result.profile.json.prettyText) }
             return
         }
-        let secret = clientSecretStdin ? try PasswordInput.fromStandardInput(what: "client secret") : nil
-        let tokensDeleted = try profiles.save(
-            name, profile, replacing: existing, change: change,
-            clientSecret: secret.map(ClientSecretEdit.store) ?? (removeClientSecret ? .remove : .keep))
-
         Output.note("Saved profile '\(name)' in \(profiles.config.path).")
-        if json { Output.data(profile.json.prettyText) }
-        if clientSecretStdin { Output.note("The app client secret is in \(wiring.storeName), not in the file.") }
-        if profile.method != nil && profile.effectiveAuthFlow != .choice {
-            Output.note("cog-cred: note: --method applies to --auth-flow choice; this profile signs in with \(profile.effectiveAuthFlow.rawValue)")
+        if json { Output.data(result.profile.json.prettyText) }
+        if result.storedClientSecret { Output.note("The app client secret is in \(wiring.storeName), not in the file.") }
+        for note in result.notes { Output.note(Self.wording(note, profile: name)) }
+    }
+
+    /// A refused setting, in the words of the option that gave it.
+    static func wording(_ problem: ProfileSettingsProblem) -> String {
+        switch problem {
+        case .invalidDomain(let problem): return "invalid --domain: \(problem)"
+        case .unreadableCABundle(let path): return "--ca-bundle: cannot read \(path)"
+        case .invalidValue(let error): return error.message
+        case .cleartext(let problem): return ErrorWording.line(problem)
+        case .clientCredentialsWithoutSecret:
+            return "--grant client-credentials needs the app client's secret: add --client-secret-stdin"
+        case .browserWithoutDomain: return "--auth-flow browser needs the pool's domain: add --domain PREFIX_OR_URL"
         }
-        if profile.method == SignInMethod.passkey.rawValue && profile.passkeyRelyingParty == nil {
-            Output.note("cog-cred: note: a passkey sign-in needs the pool's relying party: add --passkey-rp-id ID (or --domain)")
-        }
-        if change.dropsClientSecret {
-            Output.note(
-                "The app client secret of client \(existing?.clientID ?? "") was removed from the profile: it is not \(clientID)'s. If \(clientID) has a secret, store it with cog-cred configure\(profileFlag(name)) --client-secret-stdin.")
-        }
-        if change.endsSession {
-            let deleted = tokensDeleted > 0 ? " (its tokens were deleted)" : ""
-            Output.note("The profile now names a different user pool, app client or endpoint\(deleted): sign in again.")
+    }
+
+    /// A note on a saved change, naming the options that act on it.
+    static func wording(_ note: ProfileSettingsNote, profile name: String) -> String {
+        switch note {
+        case .methodUnused(let flow):
+            return "cog-cred: note: --method applies to --auth-flow choice; this profile signs in with \(flow.rawValue)"
+        case .passkeyWithoutRelyingParty:
+            return "cog-cred: note: a passkey sign-in needs the pool's relying party: add --passkey-rp-id ID (or --domain)"
+        case .clientSecretDropped(let old, let new):
+            return "The app client secret of client \(old) was removed from the profile: it is not \(new)'s. If \(new) has a secret, store it with cog-cred configure\(profileFlag(name)) --client-secret-stdin."
+        case .sessionEnded(let tokensDeleted):
+            let deleted = tokensDeleted ? " (its tokens were deleted)" : ""
+            return "The profile now names a different user pool, app client or endpoint\(deleted): sign in again."
         }
     }
 }
@@ -257,14 +207,15 @@ struct ConfigureSignIn: ParsableArguments {
 
     @Option(
         help: ArgumentHelp(
-            "client-credentials: a machine (the app client and its secret) gets access tokens from the domain's token endpoint; user: a person signs in (default).",
+            // The default last.
+            Grant.allCases.reversed().map { "\($0.rawValue): \(ConfigureSignIn.words($0))" }.joined(separator: "; ") + ".",
             valueName: "grant"),
         completion: Completions.grants)
     var grant: String?
 
     @Option(
         help: ArgumentHelp(
-            "How sign-in works: srp (default; the password is never sent), password, browser (the pool's managed login, with --domain), choice (the pool's choice-based sign-in: one-time codes, password), custom or custom-srp (the pool's custom challenges).",
+            "How sign-in works: " + AuthFlow.allCases.map { flow in ConfigureSignIn.words(flow).map { "\(flow.rawValue) (\($0))" } ?? flow.rawValue }.spoken() + ".",
             valueName: "flow"),
         completion: Completions.authFlows)
     var authFlow: String?
@@ -279,6 +230,26 @@ struct ConfigureSignIn: ParsableArguments {
             "The pool's WebAuthn relying party id, which passkeys are made and used for (default: the host of --domain; '' clears it); a challenge for any other is refused.",
             valueName: "id"))
     var passkeyRpId: String?
+
+    /// What a grant is, in --grant's help.
+    static func words(_ grant: Grant) -> String {
+        switch grant {
+        case .userSignIn: return "a person signs in (default)"
+        case .clientCredentials: return "a machine (the app client and its secret) gets access tokens from the domain's token endpoint"
+        }
+    }
+
+    /// What a flow is, in --auth-flow's help; nil when its name says it
+    /// (`custom`'s words follow `custom-srp`, which shares them).
+    static func words(_ flow: AuthFlow) -> String? {
+        switch flow {
+        case .srp: return "default; the password is never sent"
+        case .password, .custom: return nil
+        case .browser: return "the pool's managed login, with --domain"
+        case .choice: return "the pool's choice-based sign-in: one-time codes, password"
+        case .customSRP: return "the pool's custom challenges"
+        }
+    }
 }
 
 /// The pool's managed login (--auth-flow browser, sign-in --browser).

@@ -29,38 +29,46 @@ struct DockerCredentialCommand: ParsableCommand, HelpExamples {
     @OptionGroup var globals: GlobalOptions
     var profile: String? { globals.profile }
 
-    @Argument(help: "get, store, erase, list or version.", completion: Completions.dockerActions)
+    @Argument(help: ArgumentHelp("\(DockerCredential.Action.allCases.map(\.rawValue).spoken())."), completion: Completions.dockerActions)
     var action: String
 
     func run() throws {
+        Output.raw(try DockerCredential.handle(action, Store(named: profile)))
+    }
+
+    /// The profiles and their tokens, as docker's protocol asks for them.
+    struct Store: DockerCredentialStore {
+        typealias Failure = any Error
+        /// --profile: no default, the registry's mapping decides.
+        let named: String?
         let wiring = Wiring()
-        switch action {
-        case "get", "erase":
-            let serverURL = DockerCredential.serverURL(try StandardInput.readAll(limit: 65536))
-            guard let name = try profile ?? wiring.profiles.profileName(forRegistry: serverURL) else {
-                throw DockerFailure(DockerCredential.notFound)
+
+        func input(limit: Int) throws -> [UInt8] { try StandardInput.readAll(limit: limit) }
+
+        func refused(_ refusal: DockerCredential.Refusal) -> any Error {
+            switch refusal {
+            case .notFound: return DockerFailure(DockerCredential.notFound)
+            case .notACredential: return DockerFailure("cog-cred: store expects {\"ServerURL\", \"Username\", \"Secret\"} on standard input")
+            case .registryNotMapped:
+                return DockerFailure("cog-cred keeps only Cognito tokens: map the registry with cog-cred configure --docker-registry HOST")
+            case .unknownAction(let action):
+                let actions = DockerCredential.Action.allCases.map(\.rawValue).spoken()
+                return DockerFailure("cog-cred: unknown action '\(action)': expected \(actions)")
             }
-            let manager = try wiring.tokenManager(named: name)
-            if action == "erase" {
-                try manager.forgetAccessToken()
-                return
-            }
-            Output.data(DockerCredential.answer(serverURL: serverURL, token: try manager.currentToken(.access)))
-        case "store":
-            let input = try StandardInput.readAll(limit: 1 << 20)
-            guard let credential = DockerCredential.Credential(input) else {
-                throw DockerFailure("cog-cred: store expects {\"ServerURL\", \"Username\", \"Secret\"} on standard input")
-            }
-            guard try profile != nil || wiring.profiles.profileName(forRegistry: credential.serverURL) != nil else {
-                throw DockerFailure("cog-cred keeps only Cognito tokens: map the registry with cog-cred configure --docker-registry HOST")
-            }
-        case "list":
-            Output.data(DockerCredential.list(try wiring.profiles.load()))
-        case "version":
-            Output.data("cog-cred \(cogCredVersion)")
-        default:
-            throw DockerFailure("cog-cred: unknown action '\(action)': expected get, store, erase, list or version")
         }
+
+        func profile(forServerURL serverURL: String) throws -> String? {
+            if let named { return named }
+            return try wiring.profiles.profileName(forRegistry: serverURL)
+        }
+
+        func accessToken(profile: String) throws -> IssuedToken {
+            try wiring.tokenManager(named: profile).currentToken(.access)
+        }
+
+        func forgetAccessToken(profile: String) throws { try wiring.tokenManager(named: profile).forgetAccessToken() }
+        func config() throws -> ConfigFile { try wiring.profiles.load() }
+        func version() -> String { "cog-cred \(cogCredVersion)" }
     }
 }
 

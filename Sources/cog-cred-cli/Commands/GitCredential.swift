@@ -35,36 +35,35 @@ struct GitCredentialCommand: ParsableCommand, HelpExamples {
     @OptionGroup var globals: GlobalOptions
     var profile: String? { globals.profile }
 
-    @Argument(help: "get, store, erase or capability (others are ignored).", completion: Completions.gitActions)
+    @Argument(
+        help: ArgumentHelp("\(GitCredential.Action.allCases.map(\.rawValue).spoken()) (others are ignored)."), completion: Completions.gitActions)
     var action: String
 
     func run() throws {
-        switch action {
-        case "capability":
-            Output.raw(GitCredential.capabilityAnswer)
-        case "get", "erase":
-            let request = try GitCredential.parse(StandardInput.readRequest())
-            let wiring = Wiring()
-            guard let profile = try choose(request, wiring) else { return }
-            let manager = try wiring.tokenManager(named: profile)
-            if action == "get" {
-                Output.raw(GitCredential.answer(request, token: try manager.currentToken(.access)))
-            } else {
-                // The server rejected our token: the next get refreshes.
-                try manager.forgetAccessToken(onlyIf: { GitCredential.erases(request, token: $0) })
-            }
-        case "store":
-            // Tokens live in the Secret Service already; nothing to keep.
-            _ = try GitCredential.parse(StandardInput.readRequest())
-        default:
-            // Newer git may ask for actions we do not know: ignore them.
-            break
-        }
+        Output.raw(try GitCredential.handle(action, Store(named: profile)))
     }
 
-    /// --profile when given, else the profile whose git URL patterns match.
-    func choose(_ request: GitCredential.Request, _ wiring: Wiring) throws -> String? {
-        if let profile { return profile }
-        return try wiring.profiles.profileName(for: request)
+    /// The profiles and their tokens, as git's protocol asks for them.
+    struct Store: GitCredentialStore {
+        typealias Failure = any Error
+        /// --profile: no default, the URL patterns decide.
+        let named: String?
+        let wiring = Wiring()
+
+        func input() throws -> [UInt8] { try StandardInput.readRequest() }
+        func malformed(_ error: GitCredential.ParseError) -> any Error { error }
+
+        func profile(for request: GitCredential.Request) throws -> String? {
+            if let named { return named }
+            return try wiring.profiles.profileName(for: request)
+        }
+
+        func accessToken(profile: String) throws -> IssuedToken {
+            try wiring.tokenManager(named: profile).currentToken(.access)
+        }
+
+        func forgetAccessToken(profile: String, onlyIf isIt: @escaping (String) -> Bool) throws {
+            try wiring.tokenManager(named: profile).forgetAccessToken(onlyIf: isIt)
+        }
     }
 }

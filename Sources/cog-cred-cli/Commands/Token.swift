@@ -31,13 +31,29 @@ struct Token: ParsableCommand, HelpExamples {
     var idToken = false
 
     @Option(help: ArgumentHelp(
-        "bare (default), header, json, or env: export lines for eval that set what exec sets (COG_CRED_ACCESS_TOKEN, COG_CRED_ID_TOKEN, COG_CRED_AUTHORIZATION) and COG_CRED_TOKEN_EXPIRES_AT.",
+        Token.formatsHelp,
         valueName: "format"),
         completion: Completions.formats)
     var format: String?
 
     @Flag(help: "Print JSON: the same as --format json.")
     var json = false
+
+    /// Every format, in --format's help: "a (default), b, c, or d: ...".
+    static var formatsHelp: String {
+        let each = TokenOutput.Format.allCases.map(words)
+        return each.dropLast().joined(separator: ", ") + ", or " + each[each.count - 1] + "."
+    }
+
+    /// A format in --format's help: its name, and what it is when the name does not say.
+    static func words(_ format: TokenOutput.Format) -> String {
+        switch format {
+        case .bare: return "bare (default)"
+        case .header, .json: return format.rawValue
+        case .env:
+            return "env: export lines for eval that set what exec sets (COG_CRED_ACCESS_TOKEN, COG_CRED_ID_TOKEN, COG_CRED_AUTHORIZATION) and COG_CRED_TOKEN_EXPIRES_AT"
+        }
+    }
 
     func validate() throws {
         if let format, TokenOutput.Format(rawValue: format) == nil {
