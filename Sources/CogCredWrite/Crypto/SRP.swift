@@ -210,6 +210,12 @@ public enum SRPError: Error, Equatable, CogCredFailure {
 }
 
 extension SRPClient {
+    /// The name a user's password is hashed under: the user pool's id
+    /// after its `region_` prefix.
+    static func poolName(userPoolID: String) -> String {
+        userPoolID.split(separator: "_", maxSplits: 1).last.map(String.init) ?? userPoolID
+    }
+
     /// The proof of `password` for the server's step, computed at `now`
     /// (seconds since the epoch): the user's, or with the device's group key
     /// as `poolName` and its key as `userID`, a remembered device's.

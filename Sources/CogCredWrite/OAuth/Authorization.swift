@@ -5,6 +5,20 @@ import FoundationEssentials
 import Foundation
 #endif
 
+/// The scopes whose names a decision turns on.
+public enum OAuthScope {
+    /// OpenID Connect's: the token may ask the userInfo endpoint.
+    public static let openID = "openid"
+    /// The reserved scope Cognito's user API asks of an access token.
+    public static let cognitoUserAdmin = "aws.cognito.signin.user.admin"
+}
+
+/// `<domain>/logout?client_id=...&logout_uri=...`: the address that ends
+/// the managed login's own session (its cookie in the browser).
+public func managedLoginLogoutURL(domain: String, clientID: String, logoutURI: String) -> String {
+    domain + "/logout?" + FormBody.encode([("client_id", clientID), ("logout_uri", logoutURI)])
+}
+
 /// One authorization-code request to the pool's managed login (RFC 6749
 /// 4.1, with PKCE, RFC 7636, and OpenID Connect's nonce): the secrets it
 /// carries, the address the browser opens, and what the callback must

@@ -88,7 +88,7 @@ extension TokenManager {
     /// the profile names a logout URI; nil otherwise.
     public func logoutURL() -> String? {
         guard let logoutURI = profile.logoutURI, let domain = try? Endpoint.domain(profile) else { return nil }
-        return domain.url + "/logout?" + FormBody.encode([("client_id", profile.clientID), ("logout_uri", logoutURI)])
+        return managedLoginLogoutURL(domain: domain.url, clientID: profile.clientID, logoutURI: logoutURI)
     }
 
     /// Ends a browser sign-in: the code is exchanged at the token endpoint

@@ -44,10 +44,10 @@ extension TokenManager {
             // Building a client may fail (no domain, an endpoint not
             // allowed): the profile's fault, said as such.
             var verdict: SessionCheck?
-            if scopes.contains(TokenManager.adminScope) {
+            if scopes.contains(OAuthScope.cognitoUserAdmin) {
                 let cognito: any CognitoSession = try makeCognito()
                 verdict = ask(.getUser, operation) { () throws(CognitoError) in try cognito.confirmSession(accessToken: access.value) }
-            } else if scopes.contains("openid"), profile.domain != nil {
+            } else if scopes.contains(OAuthScope.openID), profile.domain != nil {
                 let oauth = try makeOAuth()
                 verdict = ask(.userInfo, operation) { () throws(CognitoError) in try oauth.userInfo(accessToken: access.value) }
             }
@@ -62,9 +62,6 @@ extension TokenManager {
             return .couldNotCheck(error)
         }
     }
-
-    /// The reserved scope Cognito's user API asks of an access token.
-    static let adminScope = "aws.cognito.signin.user.admin"
 
     /// The stored access token, if it has a minute left: one nearer its
     /// end could be refused for its age alone before the answer came.

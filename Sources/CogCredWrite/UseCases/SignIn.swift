@@ -136,8 +136,7 @@ extension TokenManager {
             switch pending.challenge {
             case .passwordVerifier(let step):
                 guard let srp else { throw unsupported }
-                // Over the pool's id after its region.
-                let poolName = profile.userPoolID.split(separator: "_", maxSplits: 1).last.map(String.init) ?? profile.userPoolID
+                let poolName = SRPClient.poolName(userPoolID: profile.userPoolID)
                 answer = .passwordProof(
                     try srp.proof(step, poolName: poolName, userID: step.userID ?? userID, password: try password(), now: clock.now()))
             case .deviceSRP:
