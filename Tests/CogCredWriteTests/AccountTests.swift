@@ -110,19 +110,19 @@ import CogCredTestSupport
     }
 
     @Test func nothingIsSentWhenValidationFails() {
-        let cognito = FakeCognito()
+        let cognito = FakeAccount()
         let service = AccountService(cognito: cognito)
         #expect(throws: InputError.self) { try service.confirmSignUp(username: "a", code: "12345") }
         #expect(throws: InputError.self) { _ = try service.signUp(username: "a@", password: "P4ssword!", attributes: []) }
         #expect(throws: InputError.self) { _ = try service.signUp(username: "a@example.com", password: "", attributes: []) }
         #expect(throws: InputError.self) { try service.changePassword(accessToken: "t", old: "p", new: "p", profile: "default") }
-        #expect(cognito.accountCalls.isEmpty)
+        #expect(cognito.calls.isEmpty)
     }
 
     @Test func codesAreSentTrimmed() throws {
-        let cognito = FakeCognito()
+        let cognito = FakeAccount()
         try AccountService(cognito: cognito).confirmSignUp(username: "a", code: " 654321 ")
-        #expect(cognito.accountCalls == ["ConfirmSignUp a 654321"])
+        #expect(cognito.calls == ["ConfirmSignUp a 654321"])
     }
 }
 

@@ -120,12 +120,12 @@ let deviceVectors: [DeviceVector] = {
             username: "alice", password: "pw", flow: .password, device: DeviceOptions(name: "laptop"), answers: ScriptedAnswers(code: "123456"))
 
         #expect(signedIn.device == .remembered(name: "laptop"))
-        #expect(cognito.state.withLock { $0.deviceCalls } == ["confirm us-east-1_new-device laptop"])
+        #expect(cognito.devices.state.withLock { $0.calls } == ["confirm us-east-1_new-device laptop"])
         let device = try #require(try manager(store, cognito).rememberedDevice())
         #expect(device.key == newDevice.deviceKey && device.groupKey == newDevice.deviceGroupKey && device.confirmed)
         #expect(device.username == "alice" && device.name == "laptop" && device.withoutMFA == nil)
         // The verifier Cognito got is of the password kept, over its salt.
-        let sent = try #require(cognito.state.withLock { $0.verifiers.first })
+        let sent = try #require(cognito.devices.state.withLock { $0.verifiers.first })
         let saltHex = Data(base64Encoded: sent.salt)!.map { String(format: "%02x", $0) }.joined()
         #expect(try DeviceVerifier(groupKey: "-group", deviceKey: newDevice.deviceKey, password: device.password, saltHex: saltHex) == sent)
         // Stored before the tokens (a refresh needs it), unconfirmed; the
@@ -138,12 +138,12 @@ let deviceVectors: [DeviceVector] = {
     @Test(arguments: [(nil, false, "not_remember"), (nil, true, "remember"), (true, false, "remember"), (false, true, "not_remember")] as [(Bool?, Bool, String)])
     func whereTheUserChoosesTheFlagOrTheQuestionDecides(flag: Bool?, answer: Bool, sent: String) throws {
         let cognito = FakeCognito()
-        cognito.state.withLock { $0.userChoosesDevice = true }
+        cognito.devices.state.withLock { $0.userChoosesDevice = true }
         asksMFA(cognito, then: tokens(newDevice: newDevice))
         let answers = ScriptedAnswers(code: "123456", remember: answer)
         let signedIn = try manager(InMemoryTokenStore(), cognito).signIn(
             username: "alice", password: "pw", flow: .password, device: DeviceOptions(name: "laptop", remember: flag), answers: answers)
-        #expect(cognito.state.withLock { $0.deviceCalls }.last == "\(sent) us-east-1_new-device")
+        #expect(cognito.devices.state.withLock { $0.calls }.last == "\(sent) us-east-1_new-device")
         #expect(answers.seen.rememberQuestions == (flag == nil ? ["laptop"] : []))
         #expect(signedIn.device == (sent == "remember" ? .remembered(name: "laptop") : .notRemembered(name: "laptop")))
     }
@@ -154,7 +154,7 @@ let deviceVectors: [DeviceVector] = {
     @Test(arguments: [(nil, "not_remember"), (true, "remember"), (false, "not_remember")] as [(Bool?, String)])
     func aUserWithoutMFAIsNeitherAskedNorTold(flag: Bool?, sent: String) throws {
         let cognito = FakeCognito()
-        cognito.state.withLock { $0.userChoosesDevice = true }
+        cognito.devices.state.withLock { $0.userChoosesDevice = true }
         cognito.onSignIn(.success(tokens(newDevice: newDevice)))
         let answers = ScriptedAnswers(remember: true)
         let store = InMemoryTokenStore()
@@ -162,14 +162,14 @@ let deviceVectors: [DeviceVector] = {
             username: "alice", password: "pw", flow: .password, device: DeviceOptions(name: "laptop", remember: flag), answers: answers)
         #expect(answers.seen.rememberQuestions == [])
         #expect(signedIn.device == nil)
-        #expect(cognito.state.withLock { $0.deviceCalls } == ["confirm us-east-1_new-device laptop", "\(sent) us-east-1_new-device"])
+        #expect(cognito.devices.state.withLock { $0.calls } == ["confirm us-east-1_new-device laptop", "\(sent) us-east-1_new-device"])
         let kept = try #require(try manager(store, cognito).rememberedDevice())
         #expect(kept.confirmed && kept.withoutMFA == true)
     }
 
     @Test func aUserWithoutMFAIsWarnedOfAFailedConfirmationWithoutAWordOfMFA() throws {
         let cognito = FakeCognito()
-        cognito.state.withLock { $0.deviceError = .service(code: "InvalidParameterException", message: "bad verifier", httpStatus: 400) }
+        cognito.devices.state.withLock { $0.error = .service(code: "InvalidParameterException", message: "bad verifier", httpStatus: 400) }
         cognito.onSignIn(.success(tokens(newDevice: newDevice)))
         let warnings = Warnings()
         let signedIn = try manager(InMemoryTokenStore(), cognito, warnings: warnings).signIn(
@@ -238,7 +238,7 @@ let deviceVectors: [DeviceVector] = {
         let store = InMemoryTokenStore()
         let cognito = FakeCognito()
         asksMFA(cognito, then: tokens(newDevice: newDevice))
-        cognito.meanwhile.withLock { $0 = [("confirm", anotherSignInStoresItsDevice(store))] }
+        cognito.meanwhile.queue.withLock { $0 = [("confirm", anotherSignInStoresItsDevice(store))] }
         let signedIn = try manager(store, cognito).signIn(
             username: "alice", password: "pw", flow: .password, device: DeviceOptions(name: "laptop"), answers: ScriptedAnswers(code: "123456"))
 
@@ -254,7 +254,7 @@ let deviceVectors: [DeviceVector] = {
         cognito.onSignIn(.success(tokens()))
         let keptUntilTheRetry = Mutex<String?>(nil)
         let manager = manager(store, cognito)
-        cognito.meanwhile.withLock {
+        cognito.meanwhile.queue.withLock {
             $0 = [
                 ("sign-in", anotherSignInStoresItsDevice(store)),
                 ("sign-in", { keptUntilTheRetry.withLock { $0 = (try? manager.rememberedDevice())??.key } }),
@@ -356,7 +356,7 @@ let deviceVectors: [DeviceVector] = {
     @Test func aFailedConfirmationKeepsTheTokensAndTheKeyForRefreshes() throws {
         let store = InMemoryTokenStore()
         let cognito = FakeCognito()
-        cognito.state.withLock { $0.deviceError = .service(code: "InvalidParameterException", message: "bad verifier", httpStatus: 400) }
+        cognito.devices.state.withLock { $0.error = .service(code: "InvalidParameterException", message: "bad verifier", httpStatus: 400) }
         asksMFA(cognito, then: tokens(newDevice: newDevice))
         let signedIn = try manager(store, cognito).signIn(
             username: "alice", password: "pw", flow: .password, answers: ScriptedAnswers(code: "123456"))
@@ -403,11 +403,11 @@ let deviceVectors: [DeviceVector] = {
         let cognito = FakeCognito()
         let other = UserDevice(key: "us-east-1_other", name: "desktop", lastSeen: now, remembered: false)
         let this = UserDevice(key: device.key, name: "laptop", lastSeen: now, remembered: true)
-        cognito.state.withLock { $0.devicePages = [[other], [this]] }
+        cognito.devices.state.withLock { $0.pages = [[other], [this]] }
         let (devices, current) = try manager(store, cognito).devices()
         #expect(devices == [other, this])
         #expect(current == device.key)
-        #expect(cognito.state.withLock { $0.deviceCalls } == ["list -", "list 1"])
+        #expect(cognito.devices.state.withLock { $0.calls } == ["list -", "list 1"])
     }
 
     @Test func forgettingThisMachineDeletesItsItemAndAnotherDeviceLeavesIt() throws {
@@ -419,7 +419,7 @@ let deviceVectors: [DeviceVector] = {
         #expect(try store.read(.device, profile: "default") != nil)
         #expect(try manager(store, cognito).forgetDevice() == device.key)
         #expect(try store.read(.device, profile: "default") == nil)
-        #expect(cognito.state.withLock { $0.deviceCalls } == ["forget us-east-1_other", "forget \(device.key)"])
+        #expect(cognito.devices.state.withLock { $0.calls } == ["forget us-east-1_other", "forget \(device.key)"])
         #expect(throws: AuthError.noDevice(profile: "default")) { try manager(store, cognito).forgetDevice() }
     }
 
@@ -428,7 +428,7 @@ let deviceVectors: [DeviceVector] = {
         let device = try storedDevice(store)
         try store.write(.access, profile: "default", secret: TestJWT.access(iat: now, lifetime: 3600), context: ItemContext(userPoolID: profile.userPoolID, clientID: profile.clientID, username: "alice"))
         let cognito = FakeCognito()
-        cognito.state.withLock { $0.deviceError = .service(code: "ResourceNotFoundException", message: "Device does not exist.", httpStatus: 400) }
+        cognito.devices.state.withLock { $0.error = .service(code: "ResourceNotFoundException", message: "Device does not exist.", httpStatus: 400) }
         // Another device's key that Cognito does not know is an error.
         #expect(throws: AuthError.self) { try manager(store, cognito).forgetDevice("us-east-1_other") }
         #expect(try manager(store, cognito).forgetDevice() == device.key)

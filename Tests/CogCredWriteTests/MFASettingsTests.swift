@@ -15,10 +15,10 @@ import CogCredTestSupport
 
     @Test func enablingKeepsThePreferenceAsItIs() throws {
         let cognito = FakeCognito()
-        cognito.mfa.withLock { $0 = MFASettings(enabled: [.totp], preferred: .totp) }
+        cognito.mfa.state.withLock { $0.settings = MFASettings(enabled: [.totp], preferred: .totp) }
         let after = try manager(cognito).changeMFA(.email, .enable)
         try manager(cognito).changeMFA(.totp, .enable)
-        #expect(cognito.mfaChanges.withLock { $0 } == [
+        #expect(cognito.mfa.state.withLock { $0.changes } == [
             [.email: MFAPreference(enabled: true, preferred: false)], [.totp: MFAPreference(enabled: true, preferred: true)],
         ])
         #expect(after == MFASettings(enabled: [.totp, .email], preferred: .totp))
@@ -26,10 +26,10 @@ import CogCredTestSupport
 
     @Test func preferringAndDisabling() throws {
         let cognito = FakeCognito()
-        cognito.mfa.withLock { $0 = MFASettings(enabled: [.totp, .email], preferred: .totp) }
+        cognito.mfa.state.withLock { $0.settings = MFASettings(enabled: [.totp, .email], preferred: .totp) }
         #expect(try manager(cognito).changeMFA(.email, .prefer) == MFASettings(enabled: [.totp, .email], preferred: .email))
         #expect(try manager(cognito).changeMFA(.email, .disable) == MFASettings(enabled: [.totp], preferred: nil))
-        #expect(cognito.mfaChanges.withLock { $0 } == [
+        #expect(cognito.mfa.state.withLock { $0.changes } == [
             [.email: MFAPreference(enabled: true, preferred: true)], [.email: MFAPreference(enabled: false, preferred: false)],
         ])
     }
@@ -44,16 +44,16 @@ import CogCredTestSupport
             return "123456"
         }
         #expect(shown == ["otpauth://totp/Cognito%20us-east-1_Test:alice?secret=JBSWY3DPEHPK3PXP&issuer=Cognito%20us-east-1_Test"])
-        #expect(cognito.softwareTokens.withLock { $0 } == ["associate", "verify 123456"])
+        #expect(cognito.mfa.state.withLock { $0.softwareTokens } == ["associate", "verify 123456"])
         #expect(after == MFASettings(enabled: [.totp], preferred: nil))
     }
 
     @Test func cognitosRefusalsKeepTheirCodeAndMessage() throws {
         let cognito = FakeCognito()
         let refusal = CognitoError.service(code: "InvalidParameterException", message: "Email MFA is not enabled for this user pool", httpStatus: 400)
-        cognito.mfaError.withLock { $0 = refusal }
+        cognito.mfa.state.withLock { $0.error = refusal }
         #expect(throws: AuthError.cognito(refusal, operation: .mfaSettings(profile: "default"))) { try manager(cognito).changeMFA(.email, .prefer) }
-        #expect(cognito.mfaChanges.withLock { $0 }.isEmpty)
+        #expect(cognito.mfa.state.withLock { $0.changes }.isEmpty)
         let message = AuthError.cognito(refusal, operation: .mfaSettings(profile: "default")).message
         #expect(message.contains("InvalidParameterException") && message.contains("Email MFA is not enabled for this user pool"))
     }

@@ -261,7 +261,7 @@ import CogCredTestSupport
 
     @Test func addingRegistersWhatTheKeyMadeAndNamesItAsCognitoDoes() throws {
         let cognito = FakeCognito()
-        cognito.passkeyState.withLock {
+        cognito.passkeys.state.withLock {
             $0.options = WebAuthn.CreationOptions(
                 rp: .init(id: "auth.example.com", name: nil), user: .init(id: "dXNlcg", name: "alice", displayName: "Alice"),
                 challenge: challenge, pubKeyCredParams: [.init(type: "public-key", alg: -7)], timeout: nil, excludeCredentials: nil,
@@ -270,7 +270,7 @@ import CogCredTestSupport
         }
         let added = try signedIn(cognito, key: FakeAuthenticator()).addPasskey(prompts: ScriptedAnswers())
         #expect(added?.name == "YubiKey 5")
-        #expect(cognito.passkeyState.withLock { $0.calls } == ["start", "complete AQIDBPr7", "list -", "list 1"])
+        #expect(cognito.passkeys.state.withLock { $0.calls } == ["start", "complete AQIDBPr7", "list -", "list 1"])
     }
 
     @Test func addingWithoutARelyingPartySendsNothing() throws {
@@ -278,16 +278,16 @@ import CogCredTestSupport
         #expect(throws: PasskeyError.noRelyingParty(profile: "default")) {
             try signedIn(cognito, key: FakeAuthenticator(), profile: testProfile).addPasskey(prompts: ScriptedAnswers())
         }
-        #expect(cognito.passkeyState.withLock { $0.calls }.isEmpty)
+        #expect(cognito.passkeys.state.withLock { $0.calls }.isEmpty)
     }
 
     @Test func anUnknownIDIsADataErrorAndAMissingScopeSaysSo() throws {
         let cognito = FakeCognito()
-        cognito.passkeyState.withLock { $0.error = .service(code: "ResourceNotFoundException", message: "Credential not found", httpStatus: 400) }
+        cognito.passkeys.state.withLock { $0.error = .service(code: "ResourceNotFoundException", message: "Credential not found", httpStatus: 400) }
         #expect(performing: { try signedIn(cognito, key: FakeAuthenticator()).removePasskey("AAAA") }, throws: { error in
             (error as? AuthError)?.category == .dataError && (error as? AuthError)?.message.contains("no passkey with that id") == true
         })
-        cognito.passkeyState.withLock { $0.error = .service(code: "NotAuthorizedException", message: "Access Token does not have required scopes", httpStatus: 400) }
+        cognito.passkeys.state.withLock { $0.error = .service(code: "NotAuthorizedException", message: "Access Token does not have required scopes", httpStatus: 400) }
         #expect(performing: { try signedIn(cognito, key: FakeAuthenticator()).passkeys() }, throws: { error in
             (error as? AuthError)?.message.contains("aws.cognito.signin.user.admin") == true
         })

@@ -38,7 +38,7 @@ import CogCredTestSupport
 
     @Test func aRevokedSessionIsRefusedAndLeftAsItWas() throws {
         let (store, cognito, manager) = try session(scope: "aws.cognito.signin.user.admin")
-        cognito.mfaError.withLock { $0 = .service(code: "NotAuthorizedException", message: "Access Token has been revoked", httpStatus: 400) }
+        cognito.mfa.state.withLock { $0.error = .service(code: "NotAuthorizedException", message: "Access Token has been revoked", httpStatus: 400) }
         guard case .refused(let failure) = try manager.checkSession() else { Issue.record("not refused"); return }
         #expect(failure.category == .notAuthenticated)
         #expect(cognito.refreshCount == 0 && store.writes.count == 2)
@@ -47,7 +47,7 @@ import CogCredTestSupport
 
     @Test func aMissingScopeIsNoRefusalARefreshDecides() throws {
         let (_, cognito, manager) = try session(scope: "aws.cognito.signin.user.admin")
-        cognito.mfaError.withLock { $0 = .service(code: "NotAuthorizedException", message: "Access Token does not have required scopes", httpStatus: 400) }
+        cognito.mfa.state.withLock { $0.error = .service(code: "NotAuthorizedException", message: "Access Token does not have required scopes", httpStatus: 400) }
         cognito.onRefresh(.success(fresh))
         guard case .stands(.refresh) = try manager.checkSession() else { Issue.record("not a refresh"); return }
         #expect(cognito.refreshCount == 1)
@@ -55,7 +55,7 @@ import CogCredTestSupport
 
     @Test func aNetworkFaultIsNoVerdict() throws {
         let (_, cognito, manager) = try session(scope: "aws.cognito.signin.user.admin")
-        cognito.mfaError.withLock { $0 = .transport(TransportError(.connectionFailed, "Failed to connect", nothingSent: true)) }
+        cognito.mfa.state.withLock { $0.error = .transport(TransportError(.connectionFailed, "Failed to connect", nothingSent: true)) }
         guard case .couldNotCheck(let failure) = try manager.checkSession() else { Issue.record("not couldNotCheck"); return }
         #expect(failure.category == .temporary && cognito.refreshCount == 0)
     }

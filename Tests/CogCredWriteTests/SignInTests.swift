@@ -342,7 +342,7 @@ import CogCredTestSupport
         let store = try signedIn()
         let cognito = FakeCognito()
         let offline = CognitoError.transport(TransportError(.connectionFailed, "refused"))
-        cognito.state.withLock { $0.accountError = offline }
+        cognito.state.withLock { $0.signOutError = offline }
         #expect(throws: AuthError.remoteSignOutFailed(offline)) {
             try makeManager(store: store, cognito: cognito, clock: FakeClock(now)).signOut(.revoke)
         }
@@ -353,7 +353,7 @@ import CogCredTestSupport
     @Test func anAlreadyDeadSessionIsNotAFailure() throws {
         let store = try signedIn()
         let cognito = FakeCognito()
-        cognito.state.withLock { $0.accountError = .service(code: "NotAuthorizedException", message: "revoked", httpStatus: 400) }
+        cognito.state.withLock { $0.signOutError = .service(code: "NotAuthorizedException", message: "revoked", httpStatus: 400) }
         // Not called revoked: Cognito said it was over already.
         #expect(try makeManager(store: store, cognito: cognito, clock: FakeClock(now)).signOut(.revoke) == .init(removed: 3, atCognito: .alreadyEnded))
     }
@@ -365,7 +365,7 @@ import CogCredTestSupport
         #expect(try store.read(.refresh, profile: "default") == nil)
         // No call of any kind reached Cognito.
         #expect(cognito.revocations.withLock { $0 }.isEmpty)
-        #expect(cognito.accountCalls.isEmpty)
+        #expect(cognito.account.calls.isEmpty)
         #expect(cognito.state.withLock { $0.signInCalls.isEmpty && $0.refreshCalls.isEmpty })
         #expect(cognito.modernRefreshCalls.withLock { $0 } == 0)
         #expect(cognito.responses.withLock { $0 }.isEmpty)

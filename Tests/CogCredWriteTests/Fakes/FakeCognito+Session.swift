@@ -31,12 +31,12 @@ extension FakeCognito: CognitoSession {
 
     func revokeToken(refreshToken: String) throws(CognitoError) {
         revocations.withLock { $0.append("revoke \(refreshToken)") }
-        if let error = state.withLock({ $0.accountError }) { throw error }
+        if let error = state.withLock({ $0.signOutError }) { throw error }
     }
 
     func globalSignOut(accessToken: String) throws(CognitoError) {
         revocations.withLock { $0.append("global") }
-        if let error = state.withLock({ $0.accountError }) { throw error }
+        if let error = state.withLock({ $0.signOutError }) { throw error }
     }
 
     var refreshCount: Int { state.withLock { $0.refreshCalls.count } }

@@ -18,7 +18,7 @@ extension FakeCognito: CognitoSignIn {
         state.withLock { $0.deviceKeysSent.append(deviceKey) }
         switch flow {
         case "USER_PASSWORD_AUTH":
-            runMeanwhile("sign-in")
+            meanwhile.run("sign-in")
             state.withLock { $0.signInCalls.append((username, parameters["PASSWORD"] ?? "")) }
         case "USER_AUTH": userAuthCalls.withLock { $0.append(parameters) }
         case "CUSTOM_AUTH": customAuthCalls.withLock { $0.append(parameters) }
