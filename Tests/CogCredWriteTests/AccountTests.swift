@@ -52,17 +52,17 @@ import CogCredTestSupport
         try store.write(.refresh, profile: "default", secret: "r", context: context)
         // Signed in with an email alias: the token's username is the canonical one.
         try store.write(.access, profile: "default", secret: TestJWT.access(iat: now - 7200, lifetime: 3600, username: "0b7e-canonical"), context: context)
-        cognito.onRefresh(.success(AuthenticationResult(accessToken: TestJWT.access(iat: now, lifetime: 3600), idToken: nil, refreshToken: nil)))
+        cognito.session.onRefresh(.success(AuthenticationResult(accessToken: TestJWT.access(iat: now, lifetime: 3600), idToken: nil, refreshToken: nil)))
         var withSecret = testProfile
         withSecret.clientSecretInKeyring = true
         _ = try makeManager(store: store, cognito: cognito, profile: withSecret, clock: FakeClock(now))
             .currentToken(.access)
-        #expect(cognito.state.withLock { $0.refreshUsernames } == ["0b7e-canonical"])
+        #expect(cognito.session.state.withLock { $0.usernames } == ["0b7e-canonical"])
         // Without a client secret no SECRET_HASH is sent, so no name is looked up.
         try store.write(.access, profile: "default", secret: TestJWT.access(iat: now - 7200, lifetime: 3600), context: context)
-        cognito.onRefresh(.success(AuthenticationResult(accessToken: TestJWT.access(iat: now, lifetime: 3600), idToken: nil, refreshToken: nil)))
+        cognito.session.onRefresh(.success(AuthenticationResult(accessToken: TestJWT.access(iat: now, lifetime: 3600), idToken: nil, refreshToken: nil)))
         _ = try makeManager(store: store, cognito: cognito, clock: FakeClock(now)).currentToken(.access)
-        #expect(cognito.state.withLock { $0.refreshUsernames }.last == .some(nil))
+        #expect(cognito.session.state.withLock { $0.usernames }.last == .some(nil))
     }
 }
 

@@ -59,11 +59,11 @@ import CogCredTestSupport
         let cognito = FakeCognito()
         try signedIn(store, iat: now - 3500)
         let fresh = TestJWT.access(iat: now, lifetime: 3600)
-        cognito.onRefresh(.success(AuthenticationResult(accessToken: fresh, idToken: TestJWT.id(iat: now, lifetime: 3600), refreshToken: nil)))
+        cognito.session.onRefresh(.success(AuthenticationResult(accessToken: fresh, idToken: TestJWT.id(iat: now, lifetime: 3600), refreshToken: nil)))
         let client = AgentClient(try agent(store, cognito), warn: { _ in })
         let both = try client.tokens([.access, .id], profile: "default", policy: RefreshPolicy())
         #expect(both[.access]?.value == fresh && both[.id] != nil)
-        #expect(cognito.refreshCount == 1 && cognito.lastRefreshToken == "refresh-1")
+        #expect(cognito.session.refreshCount == 1 && cognito.session.lastRefreshToken == "refresh-1")
         #expect(try store.read(.access, profile: "default") == fresh)
     }
 
@@ -71,7 +71,7 @@ import CogCredTestSupport
         let store = InMemoryTokenStore()
         let cognito = FakeCognito()
         try signedIn(store, iat: now - 3500)
-        cognito.onRefresh(.failure(.transport(TransportError(.timedOut, "Operation timed out"))))
+        cognito.session.onRefresh(.failure(.transport(TransportError(.timedOut, "Operation timed out"))))
         let lines = Mutex<[String]>([])
         let client = AgentClient(try agent(store, cognito), warn: { line in lines.withLock { $0.append(line) } })
         let token = try client.tokens([.access], profile: "default", policy: RefreshPolicy())[.access]
@@ -83,7 +83,7 @@ import CogCredTestSupport
         let store = InMemoryTokenStore()
         let cognito = FakeCognito()
         try signedIn(store, iat: now - 4000)
-        cognito.onRefresh(.failure(.service(code: "NotAuthorizedException", message: "Refresh Token has been revoked", httpStatus: 400)))
+        cognito.session.onRefresh(.failure(.service(code: "NotAuthorizedException", message: "Refresh Token has been revoked", httpStatus: 400)))
         let client = AgentClient(try agent(store, cognito), warn: { _ in })
         #expect { try client.tokens([.access], profile: "default", policy: RefreshPolicy()) } throws: { error in
             (error as? AgentFailure)?.category == .notAuthenticated

@@ -18,8 +18,8 @@ import CogCredTestSupport
         #expect(throws: StoredSessionError.boundElsewhere(profile: "default", unbound: false)) {
             try manager.currentToken(.access)
         }
-        #expect(cognito.state.withLock { $0.refreshCalls }.isEmpty)
-        #expect(cognito.modernRefreshCalls.withLock { $0 } == 0)
+        #expect(cognito.session.state.withLock { $0.calls }.isEmpty)
+        #expect(cognito.session.modernRefreshCalls.withLock { $0 } == 0)
     }
 
     /// A lock that records whether it is held, and a store that records
@@ -110,7 +110,7 @@ import CogCredTestSupport
         try store.inner.write(.refresh, profile: "default", secret: "old-refresh", context: context)
         let cognito = FakeCognito()
         let fresh = TestJWT.access(iat: now, lifetime: 3600)
-        cognito.modernRefreshResults.withLock {
+        cognito.session.modernRefreshResults.withLock {
             $0 = [.success(AuthenticationResult(accessToken: fresh, idToken: TestJWT.id(iat: now, lifetime: 3600), refreshToken: "new-refresh"))]
         }
         let manager = makeManager(store: store, cognito: cognito, clock: clock, warn: { line in warnings.lines.withLock { $0.append(line) } })

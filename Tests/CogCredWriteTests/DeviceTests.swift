@@ -108,8 +108,8 @@ let deviceVectors: [DeviceVector] = {
 
     /// A sign-in that asks for MFA (an authenticator's code), then ends with `end`.
     func asksMFA(_ cognito: FakeCognito, then end: AuthOutcome) {
-        cognito.onSignIn(.success(.challenge(name: "SOFTWARE_TOKEN_MFA", session: "m1", parameters: [:])))
-        cognito.challengeAnswers.withLock { $0 = [.success(end)] }
+        cognito.signIn.onSignIn(.success(.challenge(name: "SOFTWARE_TOKEN_MFA", session: "m1", parameters: [:])))
+        cognito.signIn.challengeAnswers.withLock { $0 = [.success(end)] }
     }
 
     @Test func aNewDeviceIsConfirmedWithAVerifierOfItsStoredPassword() throws {
@@ -155,7 +155,7 @@ let deviceVectors: [DeviceVector] = {
     func aUserWithoutMFAIsNeitherAskedNorTold(flag: Bool?, sent: String) throws {
         let cognito = FakeCognito()
         cognito.devices.state.withLock { $0.userChoosesDevice = true }
-        cognito.onSignIn(.success(tokens(newDevice: newDevice)))
+        cognito.signIn.onSignIn(.success(tokens(newDevice: newDevice)))
         let answers = ScriptedAnswers(remember: true)
         let store = InMemoryTokenStore()
         let signedIn = try manager(store, cognito).signIn(
@@ -170,7 +170,7 @@ let deviceVectors: [DeviceVector] = {
     @Test func aUserWithoutMFAIsWarnedOfAFailedConfirmationWithoutAWordOfMFA() throws {
         let cognito = FakeCognito()
         cognito.devices.state.withLock { $0.error = .service(code: "InvalidParameterException", message: "bad verifier", httpStatus: 400) }
-        cognito.onSignIn(.success(tokens(newDevice: newDevice)))
+        cognito.signIn.onSignIn(.success(tokens(newDevice: newDevice)))
         let warnings = Warnings()
         let signedIn = try manager(InMemoryTokenStore(), cognito, warnings: warnings).signIn(
             username: "alice", password: "pw", flow: .password, answers: ScriptedAnswers())
@@ -186,8 +186,8 @@ let deviceVectors: [DeviceVector] = {
         let device = try storedDevice(store, withoutMFA: madeWithoutMFA)
         let v = deviceVectors[0]
         let cognito = FakeCognito()
-        cognito.onSignIn(.success(passwordVerifierChallenge()))
-        cognito.challengeAnswers.withLock {
+        cognito.signIn.onSignIn(.success(passwordVerifierChallenge()))
+        cognito.signIn.challengeAnswers.withLock {
             $0 = [
                 .success(.challenge(name: "DEVICE_SRP_AUTH", session: "d1", parameters: ["USERNAME": "alice"])),
                 .success(.challenge(
@@ -199,8 +199,8 @@ let deviceVectors: [DeviceVector] = {
         let signedIn = try manager(store, cognito).signIn(username: "alice", password: "pw", flow: .srp, answers: ScriptedAnswers())
 
         #expect(signedIn.device == (madeWithoutMFA == true ? nil : .signedInAsRemembered))
-        #expect(cognito.state.withLock { $0.deviceKeysSent } == [device.key])
-        let sent = cognito.responses.withLock { $0 }
+        #expect(cognito.deviceKeysSent.all == [device.key])
+        let sent = cognito.signIn.responses.withLock { $0 }
         #expect(sent.map(\.0) == ["PASSWORD_VERIFIER", "DEVICE_SRP_AUTH", "DEVICE_PASSWORD_VERIFIER"])
         #expect(sent.allSatisfy { $0.1["DEVICE_KEY"] == device.key })
         #expect(sent[1].1["SRP_A"] != nil && sent[1].1["SRP_A"] != sent[0].1["SRP_A"])
@@ -214,15 +214,15 @@ let deviceVectors: [DeviceVector] = {
         let store = InMemoryTokenStore()
         let device = try storedDevice(store)
         let cognito = FakeCognito()
-        cognito.onSignIn(.failure(.service(code: "ResourceNotFoundException", message: "Device does not exist.", httpStatus: 400)))
-        cognito.onSignIn(.success(.challenge(name: "SOFTWARE_TOKEN_MFA", session: "s1", parameters: [:])))
-        cognito.challengeAnswers.withLock { $0 = [.success(tokens())] }
+        cognito.signIn.onSignIn(.failure(.service(code: "ResourceNotFoundException", message: "Device does not exist.", httpStatus: 400)))
+        cognito.signIn.onSignIn(.success(.challenge(name: "SOFTWARE_TOKEN_MFA", session: "s1", parameters: [:])))
+        cognito.signIn.challengeAnswers.withLock { $0 = [.success(tokens())] }
         let warnings = Warnings()
         try manager(store, cognito, warnings: warnings).signIn(
             username: "alice", password: "pw", flow: .password, answers: ScriptedAnswers(code: "123456"))
 
-        #expect(cognito.state.withLock { $0.deviceKeysSent } == [device.key, nil])
-        #expect(cognito.state.withLock { $0.signInCalls.count } == 2)
+        #expect(cognito.deviceKeysSent.all == [device.key, nil])
+        #expect(cognito.signIn.state.withLock { $0.calls.count } == 2)
         #expect(try store.read(.device, profile: "default") == nil)
         #expect(warnings.lines.count == 1 && warnings.lines[0].contains("no longer knows this machine"))
     }
@@ -250,8 +250,8 @@ let deviceVectors: [DeviceVector] = {
         let store = InMemoryTokenStore()
         _ = try storedDevice(store)
         let cognito = FakeCognito()
-        cognito.onSignIn(.failure(.service(code: "ResourceNotFoundException", message: "Device does not exist.", httpStatus: 400)))
-        cognito.onSignIn(.success(tokens()))
+        cognito.signIn.onSignIn(.failure(.service(code: "ResourceNotFoundException", message: "Device does not exist.", httpStatus: 400)))
+        cognito.signIn.onSignIn(.success(tokens()))
         let keptUntilTheRetry = Mutex<String?>(nil)
         let manager = manager(store, cognito)
         cognito.meanwhile.queue.withLock {
@@ -271,9 +271,9 @@ let deviceVectors: [DeviceVector] = {
         _ = try storedDevice(store)
         let cognito = FakeCognito()
         // Signed in twice: with the device, then without it.
-        cognito.onSignIn(.success(passwordVerifierChallenge()))
-        cognito.onSignIn(.success(passwordVerifierChallenge()))
-        cognito.challengeAnswers.withLock {
+        cognito.signIn.onSignIn(.success(passwordVerifierChallenge()))
+        cognito.signIn.onSignIn(.success(passwordVerifierChallenge()))
+        cognito.signIn.challengeAnswers.withLock {
             $0 = [.failure(.service(code: "ResourceNotFoundException", message: "Device does not exist.", httpStatus: 400)), .success(tokens())]
         }
         var reads = 0
@@ -283,34 +283,34 @@ let deviceVectors: [DeviceVector] = {
                 return "pw"
             }, flow: .srp, answers: ScriptedAnswers())
         #expect(reads == 1)
-        #expect(cognito.responses.withLock { $0 }.map { $0.1["DEVICE_KEY"] != nil } == [true, false])
+        #expect(cognito.signIn.responses.withLock { $0 }.map { $0.1["DEVICE_KEY"] != nil } == [true, false])
     }
 
     @Test func aWrongPasswordDoesNotCostTheDevice() throws {
         let store = InMemoryTokenStore()
         _ = try storedDevice(store)
         let cognito = FakeCognito()
-        cognito.onSignIn(.failure(.service(code: "NotAuthorizedException", message: "Incorrect username or password.", httpStatus: 400)))
+        cognito.signIn.onSignIn(.failure(.service(code: "NotAuthorizedException", message: "Incorrect username or password.", httpStatus: 400)))
         #expect(throws: AuthError.self) {
             try manager(store, cognito).signIn(username: "alice", password: "wrong", flow: .password, answers: ScriptedAnswers())
         }
         #expect(try store.read(.device, profile: "default") != nil)
-        #expect(cognito.state.withLock { $0.signInCalls.count } == 1)
+        #expect(cognito.signIn.state.withLock { $0.calls.count } == 1)
     }
 
     @Test func aDeviceFailingItsProofIsDeleted() throws {
         let store = InMemoryTokenStore()
         _ = try storedDevice(store)
         let cognito = FakeCognito()
-        cognito.onSignIn(.success(.challenge(name: "DEVICE_SRP_AUTH", session: "d1", parameters: ["USERNAME": "alice"])))
-        cognito.onSignIn(.success(tokens()))
-        cognito.challengeAnswers.withLock {
+        cognito.signIn.onSignIn(.success(.challenge(name: "DEVICE_SRP_AUTH", session: "d1", parameters: ["USERNAME": "alice"])))
+        cognito.signIn.onSignIn(.success(tokens()))
+        cognito.signIn.challengeAnswers.withLock {
             $0 = [.failure(.service(code: "NotAuthorizedException", message: "Incorrect username or password.", httpStatus: 400))]
         }
         let warnings = Warnings()
         try manager(store, cognito, warnings: warnings).signIn(username: "alice", password: "pw", flow: .password, answers: ScriptedAnswers())
         #expect(try store.read(.device, profile: "default") == nil)
-        #expect(cognito.state.withLock { $0.deviceKeysSent }.map { $0 != nil } == [true, false])
+        #expect(cognito.deviceKeysSent.all.map { $0 != nil } == [true, false])
         #expect(warnings.lines.count == 1)
     }
 
@@ -320,8 +320,8 @@ let deviceVectors: [DeviceVector] = {
         let store = InMemoryTokenStore()
         _ = try storedDevice(store)
         let cognito = FakeCognito()
-        cognito.onSignIn(.success(.challenge(name: "DEVICE_SRP_AUTH", session: "d1", parameters: ["USERNAME": "alice"])))
-        cognito.challengeAnswers.withLock { $0 = [.failure(.service(code: "NotAuthorizedException", message: message, httpStatus: 400))] }
+        cognito.signIn.onSignIn(.success(.challenge(name: "DEVICE_SRP_AUTH", session: "d1", parameters: ["USERNAME": "alice"])))
+        cognito.signIn.challengeAnswers.withLock { $0 = [.failure(.service(code: "NotAuthorizedException", message: message, httpStatus: 400))] }
         #expect(throws: AuthError.self) {
             try manager(store, cognito).signIn(username: "alice", password: "pw", flow: .password, answers: ScriptedAnswers())
         }
@@ -334,7 +334,7 @@ let deviceVectors: [DeviceVector] = {
         let store = InMemoryTokenStore()
         _ = try storedDevice(store)
         let cognito = FakeCognito()
-        cognito.onSignIn(.success(tokens(username: "bob")))
+        cognito.signIn.onSignIn(.success(tokens(username: "bob")))
         let signedIn = try manager(store, cognito).signIn(username: "alice", password: "pw", flow: .password, answers: ScriptedAnswers())
         #expect(signedIn.device == nil)
         #expect(try store.read(.device, profile: "default") == nil)
@@ -346,9 +346,9 @@ let deviceVectors: [DeviceVector] = {
         let store = InMemoryTokenStore()
         _ = try storedDevice(store, username: "bob")
         let cognito = FakeCognito()
-        cognito.onSignIn(.success(tokens()))
+        cognito.signIn.onSignIn(.success(tokens()))
         let signedIn = try manager(store, cognito).signIn(username: "alice", password: "pw", flow: .password, answers: ScriptedAnswers())
-        #expect(cognito.state.withLock { $0.deviceKeysSent } == [nil])
+        #expect(cognito.deviceKeysSent.all == [nil])
         #expect(signedIn.device == nil)
         #expect(try store.read(.device, profile: "default") == nil)
     }
@@ -366,10 +366,10 @@ let deviceVectors: [DeviceVector] = {
         let device = try #require(try manager(store, cognito).rememberedDevice())
         #expect(!device.confirmed)
         // Not offered at the next sign-in; sent with refreshes.
-        cognito.onSignIn(.success(tokens()))
-        cognito.modernRefreshResults.withLock { $0 = [.success(AuthenticationResult(accessToken: TestJWT.access(iat: now, lifetime: 3600), idToken: nil, refreshToken: nil))] }
+        cognito.signIn.onSignIn(.success(tokens()))
+        cognito.session.modernRefreshResults.withLock { $0 = [.success(AuthenticationResult(accessToken: TestJWT.access(iat: now, lifetime: 3600), idToken: nil, refreshToken: nil))] }
         try manager(store, cognito).refresh()
-        #expect(cognito.state.withLock { $0.deviceKeysSent } == [nil, newDevice.deviceKey])
+        #expect(cognito.deviceKeysSent.all == [nil, newDevice.deviceKey])
     }
 
     @Test func refreshesSendTheDeviceKeyByBothActions() throws {
@@ -378,12 +378,12 @@ let deviceVectors: [DeviceVector] = {
         try store.write(.refresh, profile: "default", secret: "r1", context: ItemContext(userPoolID: profile.userPoolID, clientID: profile.clientID, username: "alice"))
         let cognito = FakeCognito()
         let fresh = AuthenticationResult(accessToken: TestJWT.access(iat: now, lifetime: 3600), idToken: nil, refreshToken: nil)
-        cognito.modernRefreshResults.withLock { $0 = [.success(fresh)] }
+        cognito.session.modernRefreshResults.withLock { $0 = [.success(fresh)] }
         try manager(store, cognito).refresh()
         // Where GetTokensFromRefreshToken is missing: REFRESH_TOKEN_AUTH's DEVICE_KEY.
-        cognito.onRefresh(.success(fresh))
+        cognito.session.onRefresh(.success(fresh))
         try manager(store, cognito).refresh()
-        #expect(cognito.state.withLock { $0.deviceKeysSent } == [device.key, device.key, device.key])
+        #expect(cognito.deviceKeysSent.all == [device.key, device.key, device.key])
     }
 
     @Test func signOutKeepsTheDeviceAndForgettingTheProfileDeletesIt() throws {

@@ -135,11 +135,11 @@ import CogCredTestSupport
         try store.write(.access, profile: "default", secret: TestJWT.access(iat: now - 100, lifetime: 3600), context: context)
         let cognito = FakeCognito()
         let fresh = TestJWT.access(iat: now, lifetime: 3600)
-        cognito.onRefresh(.success(AuthenticationResult(accessToken: fresh, idToken: nil, refreshToken: nil)))
+        cognito.session.onRefresh(.success(AuthenticationResult(accessToken: fresh, idToken: nil, refreshToken: nil)))
         let manager = makeManager(store: store, cognito: cognito, clock: FakeClock(now), lock: DueLock())
         #expect(try manager.currentToken(.access).value == fresh)
-        #expect(cognito.refreshCount == 1)
+        #expect(cognito.session.refreshCount == 1)
         #expect(try manager.currentToken(.access).value == fresh)
-        #expect(cognito.refreshCount == 1)
+        #expect(cognito.session.refreshCount == 1)
     }
 }

@@ -157,14 +157,14 @@ import CogCredTestSupport
     @Test func aPasskeySignInReadsNoPassword() throws {
         let store = InMemoryTokenStore()
         let cognito = FakeCognito()
-        cognito.onSignIn(.success(.challenge(name: "WEB_AUTHN", session: "s1", parameters: ["CREDENTIAL_REQUEST_OPTIONS": options()])))
-        cognito.challengeAnswers.withLock { $0 = [.success(tokens())] }
+        cognito.signIn.onSignIn(.success(.challenge(name: "WEB_AUTHN", session: "s1", parameters: ["CREDENTIAL_REQUEST_OPTIONS": options()])))
+        cognito.signIn.challengeAnswers.withLock { $0 = [.success(tokens())] }
         let key = FakeAuthenticator()
         let answers = ScriptedAnswers()
         try makeManager(store: store, cognito: cognito, authenticator: key, profile: profile, clock: FakeClock(now)).signIn(
             username: "alice", password: { Issue.record("a password was read"); return "pw" }, flow: .choice, method: .passkey, answers: answers)
-        #expect(cognito.userAuthCalls.withLock { $0 } == [["PREFERRED_CHALLENGE": "WEB_AUTHN"]])
-        let (name, responses) = try #require(cognito.responses.withLock { $0.first })
+        #expect(cognito.signIn.userAuthCalls.withLock { $0 } == [["PREFERRED_CHALLENGE": "WEB_AUTHN"]])
+        let (name, responses) = try #require(cognito.signIn.responses.withLock { $0.first })
         #expect(name == "WEB_AUTHN" && responses["USERNAME"] == "alice")
         let credential = try JSONSerialization.jsonObject(with: Data(try #require(responses["CREDENTIAL"]).utf8)) as! [String: Any]
         #expect(credential["id"] as? String == "AQIDBPr7")
@@ -176,8 +176,8 @@ import CogCredTestSupport
     /// chosen, and the same one answers the challenge.
     @Test func aSignInMakesOneCeremony() throws {
         let cognito = FakeCognito()
-        cognito.onSignIn(.success(.challenge(name: "WEB_AUTHN", session: "s1", parameters: ["CREDENTIAL_REQUEST_OPTIONS": options()])))
-        cognito.challengeAnswers.withLock { $0 = [.success(tokens())] }
+        cognito.signIn.onSignIn(.success(.challenge(name: "WEB_AUTHN", session: "s1", parameters: ["CREDENTIAL_REQUEST_OPTIONS": options()])))
+        cognito.signIn.challengeAnswers.withLock { $0 = [.success(tokens())] }
         let key = FakeAuthenticator()
         let made = Mutex(0)
         let manager = TokenManager(
@@ -196,8 +196,8 @@ import CogCredTestSupport
     @Test func unreadableOptionsFailThePasskeySignIn() throws {
         let store = InMemoryTokenStore()
         let cognito = FakeCognito()
-        cognito.onSignIn(.success(.challenge(name: "WEB_AUTHN", session: "s1", parameters: ["CREDENTIAL_REQUEST_OPTIONS": "not json"])))
-        cognito.challengeAnswers.withLock { $0 = [.success(tokens())] }
+        cognito.signIn.onSignIn(.success(.challenge(name: "WEB_AUTHN", session: "s1", parameters: ["CREDENTIAL_REQUEST_OPTIONS": "not json"])))
+        cognito.signIn.challengeAnswers.withLock { $0 = [.success(tokens())] }
         let key = FakeAuthenticator()
         #expect(throws: PasskeyError.malformedOptions("the passkey challenge's options are not WebAuthn request options")) {
             try makeManager(store: store, cognito: cognito, authenticator: key, profile: profile, clock: FakeClock(now)).signIn(
@@ -213,7 +213,7 @@ import CogCredTestSupport
             try makeManager(cognito: cognito, authenticator: key, profile: testProfile, clock: FakeClock(now)).signIn(
                 username: "alice", password: { "pw" }, flow: .choice, method: .passkey, answers: ScriptedAnswers())
         }
-        #expect(cognito.userAuthCalls.withLock { $0 }.isEmpty && key.state.withLock { $0.assertions.isEmpty })
+        #expect(cognito.signIn.userAuthCalls.withLock { $0 }.isEmpty && key.state.withLock { $0.assertions.isEmpty })
         #expect(PasskeyError.noRelyingParty(profile: "default").category == .configuration)
     }
 
@@ -233,22 +233,22 @@ import CogCredTestSupport
     func aFailureAtTheKeyStoresNothing(failure: PasskeyError) throws {
         let store = InMemoryTokenStore()
         let cognito = FakeCognito()
-        cognito.onSignIn(.success(.challenge(name: "WEB_AUTHN", session: "s1", parameters: ["CREDENTIAL_REQUEST_OPTIONS": options()])))
-        cognito.challengeAnswers.withLock { $0 = [.success(tokens())] }
+        cognito.signIn.onSignIn(.success(.challenge(name: "WEB_AUTHN", session: "s1", parameters: ["CREDENTIAL_REQUEST_OPTIONS": options()])))
+        cognito.signIn.challengeAnswers.withLock { $0 = [.success(tokens())] }
         let key = FakeAuthenticator()
         key.state.withLock { $0.failure = failure }
         #expect(throws: failure) {
             try makeManager(store: store, cognito: cognito, authenticator: key, profile: profile, clock: FakeClock(now)).signIn(
                 username: "alice", password: { "pw" }, flow: .choice, method: .passkey, answers: ScriptedAnswers())
         }
-        #expect(store.writes.isEmpty && cognito.responses.withLock { $0 }.isEmpty)
+        #expect(store.writes.isEmpty && cognito.signIn.responses.withLock { $0 }.isEmpty)
         #expect(failure.category == .notAuthenticated)
     }
 
     /// A WEB_AUTHN challenge sent to an SRP sign-in is not answered.
     @Test func aPasskeyChallengeOutsideTheChoiceFlowIsRefused() throws {
         let cognito = FakeCognito()
-        cognito.onSignIn(.success(.challenge(name: "WEB_AUTHN", session: "s1", parameters: ["CREDENTIAL_REQUEST_OPTIONS": options()])))
+        cognito.signIn.onSignIn(.success(.challenge(name: "WEB_AUTHN", session: "s1", parameters: ["CREDENTIAL_REQUEST_OPTIONS": options()])))
         let key = FakeAuthenticator()
         #expect(throws: AuthError.unsupportedChallenge("WEB_AUTHN")) {
             try makeManager(cognito: cognito, authenticator: key, profile: profile, clock: FakeClock(now)).signIn(

@@ -33,7 +33,7 @@ import CogCredTestSupport
     @Test func theAPIsTokensAreAskedAboutWithGetUser() throws {
         let (store, cognito, manager) = try session(scope: "aws.cognito.signin.user.admin")
         guard case .stands(.getUser) = try manager.checkSession() else { Issue.record("not GetUser"); return }
-        #expect(cognito.refreshCount == 0 && store.writes.count == 2)
+        #expect(cognito.session.refreshCount == 0 && store.writes.count == 2)
     }
 
     @Test func aRevokedSessionIsRefusedAndLeftAsItWas() throws {
@@ -41,23 +41,23 @@ import CogCredTestSupport
         cognito.mfa.state.withLock { $0.error = .service(code: "NotAuthorizedException", message: "Access Token has been revoked", httpStatus: 400) }
         guard case .refused(let failure) = try manager.checkSession() else { Issue.record("not refused"); return }
         #expect(failure.category == .notAuthenticated)
-        #expect(cognito.refreshCount == 0 && store.writes.count == 2)
+        #expect(cognito.session.refreshCount == 0 && store.writes.count == 2)
         #expect(try store.read(.refresh, profile: "default") == "refresh-1")
     }
 
     @Test func aMissingScopeIsNoRefusalARefreshDecides() throws {
         let (_, cognito, manager) = try session(scope: "aws.cognito.signin.user.admin")
         cognito.mfa.state.withLock { $0.error = .service(code: "NotAuthorizedException", message: "Access Token does not have required scopes", httpStatus: 400) }
-        cognito.onRefresh(.success(fresh))
+        cognito.session.onRefresh(.success(fresh))
         guard case .stands(.refresh) = try manager.checkSession() else { Issue.record("not a refresh"); return }
-        #expect(cognito.refreshCount == 1)
+        #expect(cognito.session.refreshCount == 1)
     }
 
     @Test func aNetworkFaultIsNoVerdict() throws {
         let (_, cognito, manager) = try session(scope: "aws.cognito.signin.user.admin")
         cognito.mfa.state.withLock { $0.error = .transport(TransportError(.connectionFailed, "Failed to connect", nothingSent: true)) }
         guard case .couldNotCheck(let failure) = try manager.checkSession() else { Issue.record("not couldNotCheck"); return }
-        #expect(failure.category == .temporary && cognito.refreshCount == 0)
+        #expect(failure.category == .temporary && cognito.session.refreshCount == 0)
     }
 
     @Test func aBrowserSignInsTokensAreAskedAboutAtUserInfo() throws {
@@ -68,14 +68,14 @@ import CogCredTestSupport
         guard case .stands(.userInfo) = try manager.checkSession() else { Issue.record("not userInfo"); return }
         oauth.userInfoError.withLock { $0 = .service(code: "invalid_token", message: "the access token was refused", httpStatus: 401) }
         guard case .refused = try manager.checkSession() else { Issue.record("not refused"); return }
-        #expect(cognito.refreshCount == 0)
+        #expect(cognito.session.refreshCount == 0)
     }
 
     @Test func withNeitherScopeARefreshAsks() throws {
         let (_, cognito, manager) = try session(scope: "orders/read")
-        cognito.onRefresh(.failure(.service(code: "NotAuthorizedException", message: "Refresh Token has been revoked", httpStatus: 400)))
+        cognito.session.onRefresh(.failure(.service(code: "NotAuthorizedException", message: "Refresh Token has been revoked", httpStatus: 400)))
         guard case .refused = try manager.checkSession() else { Issue.record("not refused"); return }
-        #expect(cognito.refreshCount == 1)
+        #expect(cognito.session.refreshCount == 1)
     }
 
     @Test func aMachineProfileHasNoSessionToAskAbout() throws {
@@ -83,6 +83,6 @@ import CogCredTestSupport
         machine.grant = "client-credentials"
         let (_, cognito, manager) = try session(scope: "orders/read", profile: machine)
         guard case .noSession = try manager.checkSession() else { Issue.record("asked"); return }
-        #expect(cognito.refreshCount == 0)
+        #expect(cognito.session.refreshCount == 0)
     }
 }

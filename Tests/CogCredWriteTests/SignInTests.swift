@@ -27,12 +27,12 @@ import CogCredTestSupport
     @Test func srpAnswersThePasswordVerifierAsTheCanonicalUser() throws {
         let store = InMemoryTokenStore()
         let cognito = FakeCognito()
-        cognito.onSignIn(.success(srpChallenge()))
-        cognito.challengeAnswers.withLock { $0 = [.success(tokens())] }
+        cognito.signIn.onSignIn(.success(srpChallenge()))
+        cognito.signIn.challengeAnswers.withLock { $0 = [.success(tokens())] }
 
         try manager(store, cognito).signIn(username: "alice@example.com", password: "pw", flow: .srp, answers: ScriptedAnswers())
 
-        let (name, responses) = try #require(cognito.responses.withLock { $0.first })
+        let (name, responses) = try #require(cognito.signIn.responses.withLock { $0.first })
         #expect(name == "PASSWORD_VERIFIER")
         #expect(responses["USERNAME"] == "canonical-id")
         #expect(responses["PASSWORD_CLAIM_SECRET_BLOCK"] == srpVectors[0].secret_block)
@@ -45,11 +45,11 @@ import CogCredTestSupport
     @Test func newPasswordThenAuthenticatorCode() throws {
         let store = InMemoryTokenStore()
         let cognito = FakeCognito()
-        cognito.onSignIn(.success(.challenge(.newPassword(requiredAttributes: []), session: "s1", userID: "alice")))
-        cognito.challengeAnswers.withLock { $0 = [.success(.challenge(.mfaCode(.totp, destination: nil), session: "s2")), .success(tokens())] }
+        cognito.signIn.onSignIn(.success(.challenge(.newPassword(requiredAttributes: []), session: "s1", userID: "alice")))
+        cognito.signIn.challengeAnswers.withLock { $0 = [.success(.challenge(.mfaCode(.totp, destination: nil), session: "s2")), .success(tokens())] }
         try manager(store, cognito).signIn(
             username: "alice", password: "old", flow: .password, answers: ScriptedAnswers(newPassword: "New-Password-1", code: "654321"))
-        let sent = cognito.responses.withLock { $0 }
+        let sent = cognito.signIn.responses.withLock { $0 }
         #expect(sent.map(\.0) == ["NEW_PASSWORD_REQUIRED", "SOFTWARE_TOKEN_MFA"])
         #expect(sent[0].1 == ["USERNAME": "alice", "NEW_PASSWORD": "New-Password-1"])
         #expect(sent[1].1 == ["USERNAME": "alice", "SOFTWARE_TOKEN_MFA_CODE": "654321"])
@@ -57,11 +57,11 @@ import CogCredTestSupport
 
     @Test func selectMFATypeThenSMS() throws {
         let cognito = FakeCognito()
-        cognito.onSignIn(.success(.challenge(.chooseMFA([.sms, .totp]), session: "s1")))
-        cognito.challengeAnswers.withLock { $0 = [.success(.challenge(.mfaCode(.sms, destination: "+*******1234"), session: "s2")), .success(tokens())] }
+        cognito.signIn.onSignIn(.success(.challenge(.chooseMFA([.sms, .totp]), session: "s1")))
+        cognito.signIn.challengeAnswers.withLock { $0 = [.success(.challenge(.mfaCode(.sms, destination: "+*******1234"), session: "s2")), .success(tokens())] }
         try manager(InMemoryTokenStore(), cognito).signIn(
             username: "alice", password: "pw", flow: .password, answers: ScriptedAnswers(code: "111222", choice: .sms))
-        let sent = cognito.responses.withLock { $0 }
+        let sent = cognito.signIn.responses.withLock { $0 }
         #expect(sent[0].1["ANSWER"] == "SMS_MFA")
         #expect(sent[1].1["SMS_MFA_CODE"] == "111222")
     }
@@ -71,15 +71,15 @@ import CogCredTestSupport
     @Test(arguments: ["EMAIL_OTP", "EMAIL_MFA"])
     func anEmailCodeIsAnsweredUnderItsChallengesName(_ challenge: String) throws {
         let cognito = FakeCognito()
-        cognito.onSignIn(.success(.challenge(name: challenge, session: "s1", parameters: [
+        cognito.signIn.onSignIn(.success(.challenge(name: challenge, session: "s1", parameters: [
             "CODE_DELIVERY_DELIVERY_MEDIUM": "EMAIL", "CODE_DELIVERY_DESTINATION": "a***@e***",
         ])))
-        cognito.challengeAnswers.withLock { $0 = [.success(tokens())] }
+        cognito.signIn.challengeAnswers.withLock { $0 = [.success(tokens())] }
         let answers = ScriptedAnswers(code: "246810")
         try manager(InMemoryTokenStore(), cognito).signIn(username: "alice", password: "pw", flow: .password, answers: answers)
         #expect(answers.seen.codes.map(\.0) == [.email])
         #expect(answers.seen.codes.map(\.1) == ["a***@e***"])
-        let (name, responses) = try #require(cognito.responses.withLock { $0.first })
+        let (name, responses) = try #require(cognito.signIn.responses.withLock { $0.first })
         #expect(name == challenge)
         #expect(responses == ["USERNAME": "alice", challenge + "_CODE": "246810"])
     }
@@ -88,15 +88,15 @@ import CogCredTestSupport
     @Test(arguments: ["EMAIL_OTP", "EMAIL_MFA"])
     func selectMFATypeThenEmail(_ offered: String) throws {
         let cognito = FakeCognito()
-        cognito.onSignIn(.success(.challenge(name: "SELECT_MFA_TYPE", session: "s1", parameters: [
+        cognito.signIn.onSignIn(.success(.challenge(name: "SELECT_MFA_TYPE", session: "s1", parameters: [
             "MFAS_CAN_CHOOSE": #"["SMS_MFA","SOFTWARE_TOKEN_MFA","\#(offered)"]"#,
         ])))
-        cognito.challengeAnswers.withLock {
+        cognito.signIn.challengeAnswers.withLock {
             $0 = [.success(.challenge(name: offered, session: "s2", parameters: ["CODE_DELIVERY_DESTINATION": "a***@e***"])), .success(tokens())]
         }
         let answers = ScriptedAnswers(code: "135790", choice: .email)
         try manager(InMemoryTokenStore(), cognito).signIn(username: "alice", password: "pw", flow: .password, answers: answers)
-        let sent = cognito.responses.withLock { $0 }
+        let sent = cognito.signIn.responses.withLock { $0 }
         #expect(sent.map(\.0) == ["SELECT_MFA_TYPE", offered])
         #expect(sent[0].1["ANSWER"] == offered)
         #expect(sent[1].1[offered + "_CODE"] == "135790")
@@ -108,16 +108,16 @@ import CogCredTestSupport
     func aOneTimeCodeSignsInWithoutAPassword(_ method: SignInMethod, _ kind: MFAKind) throws {
         let cognito = FakeCognito()
         let challenge = CognitoWire.challengeName(method)
-        cognito.onSignIn(.success(.challenge(.oneTimeCode(kind, destination: "a***@e***"), session: "s1")))
-        cognito.challengeAnswers.withLock { $0 = [.success(tokens())] }
+        cognito.signIn.onSignIn(.success(.challenge(.oneTimeCode(kind, destination: "a***@e***"), session: "s1")))
+        cognito.signIn.challengeAnswers.withLock { $0 = [.success(tokens())] }
         let answers = ScriptedAnswers(method: method, signInCode: "112233")
         try manager(InMemoryTokenStore(), cognito).signIn(
             username: "alice", password: { throw AuthError.challengeNeedsInput(challenge: "a password", input: .password) },
             flow: .choice, method: method, answers: answers)
-        #expect(cognito.userAuthCalls.withLock { $0 } == [["PREFERRED_CHALLENGE": challenge]])
+        #expect(cognito.signIn.userAuthCalls.withLock { $0 } == [["PREFERRED_CHALLENGE": challenge]])
         #expect(answers.seen.signInCodes.map(\.0) == [kind] && answers.seen.signInCodes.map(\.1) == ["a***@e***"])
         #expect(answers.seen.codes.isEmpty)  // not an MFA code
-        let (name, responses) = try #require(cognito.responses.withLock { $0.first })
+        let (name, responses) = try #require(cognito.signIn.responses.withLock { $0.first })
         #expect(name == challenge && responses == ["USERNAME": "alice", challenge + "_CODE": "112233"])
     }
 
@@ -125,28 +125,28 @@ import CogCredTestSupport
     /// after it is email MFA.
     @Test func aPasswordFirstAndThenEmailMFA() throws {
         let cognito = FakeCognito()
-        cognito.onSignIn(.success(.challenge(.oneTimeCode(.email, destination: "a***@e***"), session: "s1")))
-        cognito.challengeAnswers.withLock { $0 = [.success(tokens())] }
+        cognito.signIn.onSignIn(.success(.challenge(.oneTimeCode(.email, destination: "a***@e***"), session: "s1")))
+        cognito.signIn.challengeAnswers.withLock { $0 = [.success(tokens())] }
         let answers = ScriptedAnswers(code: "445566")
         try manager(InMemoryTokenStore(), cognito).signIn(username: "alice", password: { "pw" }, flow: .choice, method: .password, answers: answers)
-        #expect(cognito.userAuthCalls.withLock { $0 } == [["PREFERRED_CHALLENGE": "PASSWORD", "PASSWORD": "pw"]])
+        #expect(cognito.signIn.userAuthCalls.withLock { $0 } == [["PREFERRED_CHALLENGE": "PASSWORD", "PASSWORD": "pw"]])
         #expect(answers.seen.codes.map(\.0) == [.email] && answers.seen.signInCodes.isEmpty)
-        #expect(cognito.responses.withLock { $0.first?.1["EMAIL_OTP_CODE"] } == "445566")
+        #expect(cognito.signIn.responses.withLock { $0.first?.1["EMAIL_OTP_CODE"] } == "445566")
     }
 
     /// Without a preference: the pool's list, what this tool cannot do kept
     /// apart, and the choice answered with what it needs.
     @Test func selectChallengeOffersWhatThePoolHas() throws {
         let cognito = FakeCognito()
-        cognito.onSignIn(.success(.challenge(.chooseSignInMethod([.password, .srp, .emailOTP, .passkey]), session: "s0")))
-        cognito.challengeAnswers.withLock { $0 = [.success(tokens())] }
+        cognito.signIn.onSignIn(.success(.challenge(.chooseSignInMethod([.password, .srp, .emailOTP, .passkey]), session: "s0")))
+        cognito.signIn.challengeAnswers.withLock { $0 = [.success(tokens())] }
         var readPasswords = 0
         let answers = ScriptedAnswers(method: .password)
         try manager(InMemoryTokenStore(), cognito).signIn(
             username: "alice", password: { readPasswords += 1; return "pw" }, flow: .choice, answers: answers)
-        #expect(cognito.userAuthCalls.withLock { $0 } == [[:]])
+        #expect(cognito.signIn.userAuthCalls.withLock { $0 } == [[:]])
         #expect(answers.seen.methods == [[.password, .srp, .emailOTP, .passkey]])
-        let (name, responses) = try #require(cognito.responses.withLock { $0.first })
+        let (name, responses) = try #require(cognito.signIn.responses.withLock { $0.first })
         #expect(name == "SELECT_CHALLENGE" && responses == ["USERNAME": "alice", "ANSWER": "PASSWORD", "PASSWORD": "pw"])
         #expect(readPasswords == 1)
     }
@@ -156,30 +156,30 @@ import CogCredTestSupport
     @Test(arguments: [AuthFlow.srp, .password, .custom])
     func selectChallengeOutsideTheChoiceFlowIsRefused(flow: AuthFlow) throws {
         let cognito = FakeCognito()
-        cognito.onSignIn(.success(.challenge(.chooseSignInMethod([.password, .emailOTP]), session: "s0")))
-        cognito.challengeAnswers.withLock { $0 = [.success(tokens())] }
+        cognito.signIn.onSignIn(.success(.challenge(.chooseSignInMethod([.password, .emailOTP]), session: "s0")))
+        cognito.signIn.challengeAnswers.withLock { $0 = [.success(tokens())] }
         let answers = ScriptedAnswers(method: .password)
         #expect(throws: AuthError.unsupportedChallenge("SELECT_CHALLENGE")) {
             try manager(InMemoryTokenStore(), cognito).signIn(username: "alice", password: { "pw" }, flow: flow, answers: answers)
         }
-        #expect(cognito.responses.withLock { $0 }.isEmpty && answers.seen.methods.isEmpty)
+        #expect(cognito.signIn.responses.withLock { $0 }.isEmpty && answers.seen.methods.isEmpty)
     }
 
     /// CUSTOM_AUTH: no password; every round answered, as the user the
     /// challenge names.
     @Test func customChallengesAreAnsweredRoundByRound() throws {
         let cognito = FakeCognito()
-        cognito.onSignIn(.success(.challenge(.custom(["question": "2+3?"]), session: "s1", userID: "alice-id")))
-        cognito.challengeAnswers.withLock {
+        cognito.signIn.onSignIn(.success(.challenge(.custom(["question": "2+3?"]), session: "s1", userID: "alice-id")))
+        cognito.signIn.challengeAnswers.withLock {
             $0 = [.success(.challenge(.custom(["question": "badge?"]), session: "s2", userID: "alice-id")), .success(tokens())]
         }
         let answers = ScriptedAnswers(customAnswers: ["5", "424242"])
         try manager(InMemoryTokenStore(), cognito).signIn(
             username: "alice", password: { throw AuthError.challengeNeedsInput(challenge: "a password", input: .password) },
             flow: .custom, answers: answers)
-        #expect(cognito.customAuthCalls.withLock { $0 } == [[:]])
+        #expect(cognito.signIn.customAuthCalls.withLock { $0 } == [[:]])
         #expect(answers.seen.custom.map { $0["question"] } == ["2+3?", "badge?"])
-        let sent = cognito.responses.withLock { $0 }
+        let sent = cognito.signIn.responses.withLock { $0 }
         #expect(sent.map(\.0) == ["CUSTOM_CHALLENGE", "CUSTOM_CHALLENGE"])
         #expect(sent.map(\.1) == [["USERNAME": "alice-id", "ANSWER": "5"], ["USERNAME": "alice-id", "ANSWER": "424242"]])
     }
@@ -187,11 +187,11 @@ import CogCredTestSupport
     /// custom-srp: the password's SRP first (CHALLENGE_NAME=SRP_A), as Amplify does.
     @Test func customWithSRPStartsWithSRP() throws {
         let cognito = FakeCognito()
-        cognito.onSignIn(.failure(.deadlineExceeded))
+        cognito.signIn.onSignIn(.failure(.deadlineExceeded))
         #expect(throws: (any Error).self) {
             try manager(InMemoryTokenStore(), cognito).signIn(username: "alice", password: { "pw" }, flow: .customSRP, answers: ScriptedAnswers())
         }
-        let sent = try #require(cognito.customAuthCalls.withLock { $0.first })
+        let sent = try #require(cognito.signIn.customAuthCalls.withLock { $0.first })
         #expect(sent["CHALLENGE_NAME"] == "SRP_A" && sent["SRP_A"]?.isEmpty == false && sent.count == 2)
     }
 
@@ -205,19 +205,19 @@ import CogCredTestSupport
 
     @Test func mfaSetupShowsAnOtpauthURIAndVerifiesTheFirstCode() throws {
         let cognito = FakeCognito()
-        cognito.onSignIn(.success(.challenge(.setUpMFA([.totp]), session: "s1")))
-        cognito.challengeAnswers.withLock { $0 = [.success(tokens())] }
+        cognito.signIn.onSignIn(.success(.challenge(.setUpMFA([.totp]), session: "s1")))
+        cognito.signIn.challengeAnswers.withLock { $0 = [.success(tokens())] }
         let answers = ScriptedAnswers(code: "123456")
         try manager(InMemoryTokenStore(), cognito).signIn(username: "alice", password: "pw", flow: .password, answers: answers)
         #expect(answers.seen.uris == ["otpauth://totp/Cognito%20us-east-1_Pool:alice?secret=JBSWY3DPEHPK3PXP&issuer=Cognito%20us-east-1_Pool"])
-        let (name, _) = try #require(cognito.responses.withLock { $0.first })
+        let (name, _) = try #require(cognito.signIn.responses.withLock { $0.first })
         #expect(name == "MFA_SETUP")
     }
 
     @Test func aChallengeWithoutInputNamesTheFlagAndStoresNothing() {
         let store = InMemoryTokenStore()
         let cognito = FakeCognito()
-        cognito.onSignIn(.success(.challenge(.mfaCode(.totp, destination: nil), session: "s1")))
+        cognito.signIn.onSignIn(.success(.challenge(.mfaCode(.totp, destination: nil), session: "s1")))
         #expect(throws: AuthError.challengeNeedsInput(challenge: "totp", input: .mfaCode)) {
             try manager(store, cognito).signIn(username: "a", password: "b", flow: .password, answers: ScriptedAnswers())
         }
@@ -243,39 +243,39 @@ import CogCredTestSupport
     @Test func getTokensFromRefreshTokenRotatesAndTheNewTokenIsStoredFirst() throws {
         let store = try signedIn()
         let cognito = FakeCognito()
-        cognito.modernRefreshResults.withLock { $0 = [.success(fresh(refresh: "r2"))] }
+        cognito.session.modernRefreshResults.withLock { $0 = [.success(fresh(refresh: "r2"))] }
         let before = store.writes.count
         try makeManager(store: store, cognito: cognito, clock: FakeClock(now)).refresh()
         #expect(Array(store.writes.dropFirst(before)) == ["default/refresh", "default/access"])
         #expect(try store.read(.refresh, profile: "default") == "r2")
-        #expect(cognito.refreshCount == 0)
+        #expect(cognito.session.refreshCount == 0)
     }
 
     @Test func withoutGetTokensFromRefreshTokenFallsBackOnceAndRemembers() throws {
         let store = try signedIn()
         let cognito = FakeCognito()
         let memory = InMemoryRefreshMemory()
-        cognito.onRefresh(.success(fresh(refresh: nil)))
-        cognito.onRefresh(.success(fresh(refresh: nil)))
+        cognito.session.onRefresh(.success(fresh(refresh: nil)))
+        cognito.session.onRefresh(.success(fresh(refresh: nil)))
         let manager = makeManager(store: store, cognito: cognito, clock: FakeClock(now), refreshMemory: memory)
         try manager.refresh()
-        #expect(cognito.modernRefreshCalls.withLock { $0 } == 1)
-        #expect(cognito.refreshCount == 1)
+        #expect(cognito.session.modernRefreshCalls.withLock { $0 } == 1)
+        #expect(cognito.session.refreshCount == 1)
         #expect(memory.prefersInitiateAuth(profile: "default"))
         try manager.refresh()
-        #expect(cognito.modernRefreshCalls.withLock { $0 } == 1)  // not asked again
-        #expect(cognito.refreshCount == 2)
+        #expect(cognito.session.modernRefreshCalls.withLock { $0 } == 1)  // not asked again
+        #expect(cognito.session.refreshCount == 2)
     }
 
     @Test func aRejectionIsNeverTakenForAMissingAction() throws {
         let store = try signedIn()
         let cognito = FakeCognito()
         let revoked = CognitoError.service(code: "NotAuthorizedException", message: "Refresh Token has been revoked", httpStatus: 400)
-        cognito.modernRefreshResults.withLock { $0 = [.failure(revoked)] }
+        cognito.session.modernRefreshResults.withLock { $0 = [.failure(revoked)] }
         #expect(throws: AuthError.cognito(revoked, operation: .refresh(profile: "default"))) {
             try makeManager(store: store, cognito: cognito, clock: FakeClock(now)).refresh()
         }
-        #expect(cognito.refreshCount == 0)
+        #expect(cognito.session.refreshCount == 0)
     }
 
     @Test func reuseMeansAnotherProcessRotatedFirstAndItsTokensAreUsed() throws {
@@ -284,26 +284,26 @@ import CogCredTestSupport
         let winner = TestJWT.access(iat: now, lifetime: 3600)
         // While our call with "r1" is in flight, another process rotates and
         // stores its tokens; Cognito then tells us r1 was already used.
-        cognito.duringModernRefresh.withLock {
+        cognito.session.duringModernRefresh.withLock {
             $0 = {
                 try? store.write(.refresh, profile: "default", secret: "r2-by-other-process", context: context)
                 try? store.write(.access, profile: "default", secret: winner, context: context)
             }
         }
-        cognito.modernRefreshResults.withLock {
+        cognito.session.modernRefreshResults.withLock {
             $0 = [.failure(.service(code: "RefreshTokenReuseException", message: "already used", httpStatus: 400))]
         }
         let token = try makeManager(store: store, cognito: cognito, clock: FakeClock(now)).currentToken(.access)
         #expect(token.value == winner)
         #expect(try store.read(.refresh, profile: "default") == "r2-by-other-process")
-        #expect(cognito.refreshCount == 0)
+        #expect(cognito.session.refreshCount == 0)
     }
 
     @Test func reuseWithNothingNewStoredIsAnError() throws {
         let store = try signedIn()
         let cognito = FakeCognito()
         let reuse = CognitoError.service(code: "RefreshTokenReuseException", message: "already used", httpStatus: 400)
-        cognito.modernRefreshResults.withLock { $0 = [.failure(reuse)] }
+        cognito.session.modernRefreshResults.withLock { $0 = [.failure(reuse)] }
         #expect(throws: AuthError.cognito(reuse, operation: .refresh(profile: "default"))) {
             try makeManager(store: store, cognito: cognito, clock: FakeClock(now)).refresh()
         }
@@ -325,7 +325,7 @@ import CogCredTestSupport
         let store = try signedIn()
         let cognito = FakeCognito()
         #expect(try makeManager(store: store, cognito: cognito, clock: FakeClock(now)).signOut(.revoke) == .init(removed: 3, atCognito: .revoked))
-        #expect(cognito.revocations.withLock { $0 } == ["revoke r1"])
+        #expect(cognito.session.revocations.withLock { $0 } == ["revoke r1"])
         #expect(try store.read(.refresh, profile: "default") == nil)
     }
 
@@ -334,7 +334,7 @@ import CogCredTestSupport
         let store = try signedIn()
         let cognito = FakeCognito()
         #expect(try makeManager(store: store, cognito: cognito, clock: FakeClock(now)).signOut(.global) == .init(removed: 3, atCognito: .signedOutEverywhere))
-        #expect(cognito.revocations.withLock { $0 } == ["global"])
+        #expect(cognito.session.revocations.withLock { $0 } == ["global"])
         for kind in [SecretKind.refresh, .id, .access] { #expect(try store.read(kind, profile: "default") == nil) }
     }
 
@@ -342,7 +342,7 @@ import CogCredTestSupport
         let store = try signedIn()
         let cognito = FakeCognito()
         let offline = CognitoError.transport(TransportError(.connectionFailed, "refused"))
-        cognito.state.withLock { $0.signOutError = offline }
+        cognito.session.state.withLock { $0.signOutError = offline }
         #expect(throws: AuthError.remoteSignOutFailed(offline)) {
             try makeManager(store: store, cognito: cognito, clock: FakeClock(now)).signOut(.revoke)
         }
@@ -353,7 +353,7 @@ import CogCredTestSupport
     @Test func anAlreadyDeadSessionIsNotAFailure() throws {
         let store = try signedIn()
         let cognito = FakeCognito()
-        cognito.state.withLock { $0.signOutError = .service(code: "NotAuthorizedException", message: "revoked", httpStatus: 400) }
+        cognito.session.state.withLock { $0.signOutError = .service(code: "NotAuthorizedException", message: "revoked", httpStatus: 400) }
         // Not called revoked: Cognito said it was over already.
         #expect(try makeManager(store: store, cognito: cognito, clock: FakeClock(now)).signOut(.revoke) == .init(removed: 3, atCognito: .alreadyEnded))
     }
@@ -364,11 +364,11 @@ import CogCredTestSupport
         #expect(try makeManager(store: store, cognito: cognito, clock: FakeClock(now)).signOut(.local) == .init(removed: 3, atCognito: .notAsked))
         #expect(try store.read(.refresh, profile: "default") == nil)
         // No call of any kind reached Cognito.
-        #expect(cognito.revocations.withLock { $0 }.isEmpty)
+        #expect(cognito.session.revocations.withLock { $0 }.isEmpty)
         #expect(cognito.account.calls.isEmpty)
-        #expect(cognito.state.withLock { $0.signInCalls.isEmpty && $0.refreshCalls.isEmpty })
-        #expect(cognito.modernRefreshCalls.withLock { $0 } == 0)
-        #expect(cognito.responses.withLock { $0 }.isEmpty)
+        #expect(cognito.signIn.state.withLock { $0.calls.isEmpty } && cognito.session.state.withLock { $0.calls.isEmpty })
+        #expect(cognito.session.modernRefreshCalls.withLock { $0 } == 0)
+        #expect(cognito.signIn.responses.withLock { $0 }.isEmpty)
     }
 }
 

@@ -17,7 +17,7 @@ import CogCredTestSupport
         try store.write(.id, profile: "default", secret: TestJWT.id(iat: now - age, lifetime: 3600), context: context)
         try store.write(.access, profile: "default", secret: TestJWT.access(iat: now - age, lifetime: 3600), context: context)
         let cognito = FakeCognito()
-        cognito.onRefresh(.failure(refresh))
+        cognito.session.onRefresh(.failure(refresh))
         let warnings = Warnings()
         let manager = makeManager(store: store, cognito: cognito, clock: FakeClock(now), warn: { line in warnings.lines.withLock { $0.append(line) } })
         return (store, cognito, manager, warnings)
@@ -35,7 +35,7 @@ import CogCredTestSupport
         let (store, cognito, manager, warnings) = try session(refresh: failure)
         let token = try manager.currentToken(.access)
         #expect(token.value == (try store.read(.access, profile: "default")))
-        #expect(cognito.refreshCount == 1)
+        #expect(cognito.session.refreshCount == 1)
         let lines = warnings.lines.withLock { $0 }
         #expect(lines.count == 1)
         #expect(lines.first?.hasPrefix("cog-cred: warning: could not refresh (") == true)
@@ -54,7 +54,7 @@ import CogCredTestSupport
     @Test func aRefusedRefreshHandsOutNothing() throws {
         let refused = CognitoError.service(code: "NotAuthorizedException", message: "Refresh Token has been revoked", httpStatus: 400)
         let (_, cognito, manager, warnings) = try session(refresh: refused)
-        cognito.onRefresh(.failure(refused))
+        cognito.session.onRefresh(.failure(refused))
         #expect(throws: AuthError.self) { try manager.currentToken(.access) }
         #expect(throws: AuthError.self) { try manager.currentTokens() }
         #expect(warnings.lines.withLock { $0 }.isEmpty)
@@ -66,7 +66,7 @@ import CogCredTestSupport
     ])
     func anEndpointThatIsNotCognitoOrNotTrustedHandsOutNothing(failure: CognitoError) throws {
         let (_, cognito, manager, warnings) = try session(refresh: failure)
-        cognito.onRefresh(.failure(failure))
+        cognito.session.onRefresh(.failure(failure))
         #expect(throws: AuthError.self) { try manager.currentToken(.access) }
         #expect(warnings.lines.withLock { $0 }.isEmpty)
     }
@@ -87,7 +87,7 @@ import CogCredTestSupport
     @Test func aRefreshDueOnlyByTheMarginHasAShortBudgetOfItsOwn() throws {
         let (_, cognito, manager, _) = try session(refresh: .deadlineExceeded)
         _ = try manager.currentToken(.access)
-        let budgets = cognito.refreshBudgets.withLock { $0 }
+        let budgets = cognito.session.refreshBudgets.withLock { $0 }
         #expect(!budgets.isEmpty)
         #expect(budgets.allSatisfy { $0 != nil && $0! <= TokenManager.marginRefreshBudget && $0! > 0 })
         #expect(RequestBudget.deadline == nil)  // it ends with the refresh
@@ -100,12 +100,12 @@ import CogCredTestSupport
         ] {
             let (_, cognito, manager, _) = try session(refresh: .deadlineExceeded)
             call(manager)
-            let budgets = cognito.refreshBudgets.withLock { $0 }
+            let budgets = cognito.session.refreshBudgets.withLock { $0 }
             #expect(!budgets.isEmpty && budgets.allSatisfy { $0 == nil })
         }
         let (_, cognito, manager, _) = try session(age: 3700, refresh: .deadlineExceeded)
         _ = try? manager.currentToken(.access)
-        let budgets = cognito.refreshBudgets.withLock { $0 }
+        let budgets = cognito.session.refreshBudgets.withLock { $0 }
         #expect(!budgets.isEmpty && budgets.allSatisfy { $0 == nil })
     }
 

@@ -19,7 +19,7 @@ import CogCredTestSupport
         try signedIn(store, accessIat: now - 100)
         let token = try makeManager(store: store, cognito: cognito, clock: FakeClock(now)).currentToken(.access)
         #expect(token.value == (try store.read(.access, profile: "default")))
-        #expect(cognito.refreshCount == 0)
+        #expect(cognito.session.refreshCount == 0)
     }
 
     @Test func refreshesWhenInsideTheMarginAndKeepsTheOldRefreshToken() throws {
@@ -28,13 +28,13 @@ import CogCredTestSupport
         // 3600 s tokens: margin 360 s. 300 s left -> refresh.
         try signedIn(store, accessIat: now - 3300)
         let newAccess = TestJWT.access(iat: now, lifetime: 3600)
-        cognito.onRefresh(.success(AuthenticationResult(accessToken: newAccess, idToken: TestJWT.id(iat: now, lifetime: 3600), refreshToken: nil)))
+        cognito.session.onRefresh(.success(AuthenticationResult(accessToken: newAccess, idToken: TestJWT.id(iat: now, lifetime: 3600), refreshToken: nil)))
 
         let token = try makeManager(store: store, cognito: cognito, clock: FakeClock(now)).currentToken(.access)
 
         #expect(token.value == newAccess)
-        #expect(cognito.refreshCount == 1)
-        #expect(cognito.lastRefreshToken == "refresh-1")
+        #expect(cognito.session.refreshCount == 1)
+        #expect(cognito.session.lastRefreshToken == "refresh-1")
         #expect(try store.read(.access, profile: "default") == newAccess)
         #expect(try store.read(.refresh, profile: "default") == "refresh-1")
     }
@@ -43,7 +43,7 @@ import CogCredTestSupport
         let store = InMemoryTokenStore()
         let cognito = FakeCognito()
         try signedIn(store, accessIat: now - 4000)
-        cognito.onRefresh(.success(AuthenticationResult(
+        cognito.session.onRefresh(.success(AuthenticationResult(
             accessToken: TestJWT.access(iat: now, lifetime: 3600), idToken: TestJWT.id(iat: now, lifetime: 3600),
             refreshToken: "refresh-2")))
         let before = store.writes.count
@@ -60,11 +60,11 @@ import CogCredTestSupport
         try signedIn(store, accessIat: now - 7200)
         let expired = try store.read(.access, profile: "default")
         let refused = CognitoError.transport(TransportError(.connectionFailed, "refused"))
-        cognito.onRefresh(.failure(refused))
+        cognito.session.onRefresh(.failure(refused))
         let manager = makeManager(store: store, cognito: cognito, clock: FakeClock(now))
         // The refresh's own failure, not the expired token, and nothing stored changed.
         #expect(throws: AuthError.cognito(refused, operation: .refresh(profile: "default"))) { try manager.currentToken(.access) }
-        #expect(cognito.refreshCount == 1)
+        #expect(cognito.session.refreshCount == 1)
         #expect(try store.read(.access, profile: "default") == expired)
     }
 
@@ -73,23 +73,23 @@ import CogCredTestSupport
         let cognito = FakeCognito()
         try signedIn(store, accessIat: now - 10, lifetime: 30)
         let fresh = TestJWT.access(iat: now, lifetime: 30)
-        cognito.onRefresh(.success(AuthenticationResult(accessToken: fresh, idToken: nil, refreshToken: nil)))
+        cognito.session.onRefresh(.success(AuthenticationResult(accessToken: fresh, idToken: nil, refreshToken: nil)))
 
         let token = try makeManager(store: store, cognito: cognito, clock: FakeClock(now)).currentToken(.access)
 
         #expect(token.value == fresh)
-        #expect(cognito.refreshCount == 1)
+        #expect(cognito.session.refreshCount == 1)
     }
 
     @Test func aFreshTokenThatIsAlreadyExpiredIsNotHandedOut() throws {
         let store = InMemoryTokenStore()
         let cognito = FakeCognito()
         try signedIn(store, accessIat: now - 7200)
-        cognito.onRefresh(.success(AuthenticationResult(accessToken: TestJWT.access(iat: now - 7200, lifetime: 3600), idToken: nil, refreshToken: nil)))
+        cognito.session.onRefresh(.success(AuthenticationResult(accessToken: TestJWT.access(iat: now - 7200, lifetime: 3600), idToken: nil, refreshToken: nil)))
         let manager = makeManager(store: store, cognito: cognito, clock: FakeClock(now))
 
         #expect(throws: AuthError.freshTokenExpired(.access)) { try manager.currentToken(.access) }
-        #expect(cognito.refreshCount == 1)
+        #expect(cognito.session.refreshCount == 1)
     }
 
     @Test func aRejectedRefreshLeavesEveryStoredTokenAlone() throws {
@@ -98,7 +98,7 @@ import CogCredTestSupport
         try signedIn(store, accessIat: now - 7200)
         let before = try SecretKind.allCases.map { try store.read($0, profile: "default") }
         let rejection = CognitoError.service(code: "NotAuthorizedException", message: "Refresh Token has been revoked", httpStatus: 400)
-        cognito.onRefresh(.failure(rejection))
+        cognito.session.onRefresh(.failure(rejection))
 
         let manager = makeManager(store: store, cognito: cognito, clock: FakeClock(now))
         #expect(throws: AuthError.cognito(rejection, operation: .refresh(profile: "default"))) { try manager.currentToken(.access) }
@@ -110,7 +110,7 @@ import CogCredTestSupport
         let cognito = FakeCognito()
         try signedIn(store, accessIat: now - 7200)
         let writes = store.writes.count
-        cognito.onRefresh(.success(AuthenticationResult(accessToken: "not-a-jwt", idToken: nil, refreshToken: "r2")))
+        cognito.session.onRefresh(.success(AuthenticationResult(accessToken: "not-a-jwt", idToken: nil, refreshToken: "r2")))
 
         #expect(throws: AuthError.malformedToken(.access)) {
             try makeManager(store: store, cognito: cognito, clock: FakeClock(now)).refresh()
@@ -124,10 +124,10 @@ import CogCredTestSupport
         let cognito = FakeCognito()
         try signedIn(store, accessIat: now)
         try store.write(.access, profile: "default", secret: "garbage", context: context)
-        cognito.onRefresh(.success(AuthenticationResult(accessToken: TestJWT.access(iat: now, lifetime: 3600), idToken: nil, refreshToken: nil)))
+        cognito.session.onRefresh(.success(AuthenticationResult(accessToken: TestJWT.access(iat: now, lifetime: 3600), idToken: nil, refreshToken: nil)))
 
         _ = try makeManager(store: store, cognito: cognito, clock: FakeClock(now)).currentToken(.access)
-        #expect(cognito.refreshCount == 1)
+        #expect(cognito.session.refreshCount == 1)
     }
 
     @Test func withoutARefreshTokenTheProfileIsNotSignedIn() throws {
@@ -141,7 +141,7 @@ import CogCredTestSupport
         try signedIn(store, accessIat: now)
         try store.write(.id, profile: "default", secret: TestJWT.id(iat: now - 3500, lifetime: 3600), context: context)
         let freshID = TestJWT.id(iat: now, lifetime: 3600)
-        cognito.onRefresh(.success(AuthenticationResult(accessToken: TestJWT.access(iat: now, lifetime: 3600), idToken: freshID, refreshToken: nil)))
+        cognito.session.onRefresh(.success(AuthenticationResult(accessToken: TestJWT.access(iat: now, lifetime: 3600), idToken: freshID, refreshToken: nil)))
 
         let token = try makeManager(store: store, cognito: cognito, clock: FakeClock(now)).currentToken(.id)
         #expect(token.value == freshID)
@@ -150,7 +150,7 @@ import CogCredTestSupport
     @Test func signInStoresRefreshThenIDThenAccess() throws {
         let store = InMemoryTokenStore()
         let cognito = FakeCognito()
-        cognito.onSignIn(.success(.authenticated(AuthenticationResult(
+        cognito.signIn.onSignIn(.success(.authenticated(AuthenticationResult(
             accessToken: TestJWT.access(iat: now, lifetime: 3600), idToken: TestJWT.id(iat: now, lifetime: 3600),
             refreshToken: "r1"))))
 
@@ -158,14 +158,14 @@ import CogCredTestSupport
 
         #expect(store.writes == ["default/refresh", "default/id", "default/access"])
         #expect(tokens.access.claims.username == "alice")
-        #expect(cognito.state.withLock { $0.signInCalls.first?.1 } == "pw")
+        #expect(cognito.signIn.state.withLock { $0.calls.first?.1 } == "pw")
     }
 
     @Test func aChallengeIsReportedAndNothingIsStored() throws {
         let store = InMemoryTokenStore()
         let cognito = FakeCognito()
         // A device challenge, and this machine is no device of the user's.
-        cognito.onSignIn(.success(.challenge(name: "DEVICE_SRP_AUTH", session: "s", parameters: [:])))
+        cognito.signIn.onSignIn(.success(.challenge(name: "DEVICE_SRP_AUTH", session: "s", parameters: [:])))
         let manager = makeManager(store: store, cognito: cognito, clock: FakeClock(now))
 
         #expect(throws: AuthError.unsupportedChallenge("DEVICE_SRP_AUTH")) { try manager.signIn(username: "a", password: "b", flow: .password, answers: ScriptedAnswers()) }
@@ -175,7 +175,7 @@ import CogCredTestSupport
     @Test func aSignInWithoutARefreshTokenIsRefused() throws {
         let store = InMemoryTokenStore()
         let cognito = FakeCognito()
-        cognito.onSignIn(.success(.authenticated(AuthenticationResult(accessToken: TestJWT.access(iat: now, lifetime: 3600), idToken: nil, refreshToken: nil))))
+        cognito.signIn.onSignIn(.success(.authenticated(AuthenticationResult(accessToken: TestJWT.access(iat: now, lifetime: 3600), idToken: nil, refreshToken: nil))))
         let refused = AuthError.cognito(.badResponse(httpStatus: 200, detail: "no refresh token in the answer"), operation: .signIn)
         #expect(throws: refused) {
             try makeManager(store: store, cognito: cognito, clock: FakeClock(now)).signIn(username: "a", password: "b", flow: .password, answers: ScriptedAnswers())
@@ -231,15 +231,15 @@ import CogCredTestSupport
         try store.write(.id, profile: "default", secret: TestJWT.id(iat: now - 7200, lifetime: 3600), context: context)
         let access = TestJWT.access(iat: now, lifetime: 3600)
         let id = TestJWT.id(iat: now, lifetime: 3600)
-        cognito.onRefresh(.success(AuthenticationResult(accessToken: access, idToken: id, refreshToken: nil)))
+        cognito.session.onRefresh(.success(AuthenticationResult(accessToken: access, idToken: id, refreshToken: nil)))
         let manager = makeManager(store: store, cognito: cognito, clock: FakeClock(now))
 
         let tokens = try manager.currentTokens(policy: RefreshPolicy(minTTL: 4000))
         #expect(tokens.access.value == access)
         #expect(tokens.id?.value == id)
-        #expect(cognito.refreshCount == 1)
+        #expect(cognito.session.refreshCount == 1)
         // Fresh now: no second refresh.
         _ = try manager.currentTokens()
-        #expect(cognito.refreshCount == 1)
+        #expect(cognito.session.refreshCount == 1)
     }
 }

@@ -4,61 +4,39 @@ import Synchronization
 @testable import CogCredRead
 import CogCredTestSupport
 
-/// A Cognito that answers from scripted results and counts calls: the one
-/// a TokenManager is given. Signing in and the session (which share the
-/// device keys sent and the `meanwhile` queue) are its own, in
-/// FakeCognito+SignIn.swift and FakeCognito+Session.swift, with their state
-/// here; the other roles are a fake each (FakeAccount, FakeMFA, FakeDevices,
-/// FakePasskeys), which it forwards to.
+/// A Cognito with all its roles: the one a TokenManager is given. Each
+/// role is an in-memory fake of its own (FakeSignIn, FakeSession,
+/// FakeAccount, FakeMFA, FakeDevices, FakePasskeys), which it forwards to;
+/// sign-in and the session share the device keys sent, sign-in and the
+/// devices the `meanwhile` queue.
 final class FakeCognito: Sendable {
+    let signIn: FakeSignIn
+    let session: FakeSession
     let account = FakeAccount()
     let mfa = FakeMFA()
     let devices: FakeDevices
     let passkeys = FakePasskeys()
-
-    init() {
-        let meanwhile = Meanwhile()
-        self.meanwhile = meanwhile
-        devices = FakeDevices(meanwhile: meanwhile)
-    }
-
-    struct State {
-        var signInResults: [Result<AuthOutcome, CognitoError>] = []
-        var refreshResults: [Result<AuthenticationResult, CognitoError>] = []
-        var signInCalls: [(String, String)] = []
-        var refreshCalls: [String] = []
-        var refreshUsernames: [String?] = []
-        /// Set: RevokeToken and GlobalSignOut fail with it.
-        var signOutError: CognitoError? = nil
-        /// The DEVICE_KEY (DeviceKey) of every sign-in and refresh, in order.
-        var deviceKeysSent: [String?] = []
-    }
-
-    let state = Mutex(State())
+    /// The DEVICE_KEY (DeviceKey) of every sign-in and refresh, in order.
+    let deviceKeysSent: DeviceKeysSent
     /// Another process acting at the start of a sign-in or ConfirmDevice.
     let meanwhile: Meanwhile
 
-    /// The seconds of a RequestBudget in force at each refresh (nil: the
-    /// command's deadline alone).
-    let refreshBudgets = Mutex<[Double?]>([])
+    init() {
+        let deviceKeysSent = DeviceKeysSent(), meanwhile = Meanwhile()
+        self.deviceKeysSent = deviceKeysSent
+        self.meanwhile = meanwhile
+        signIn = FakeSignIn(deviceKeysSent: deviceKeysSent, meanwhile: meanwhile)
+        session = FakeSession(deviceKeysSent: deviceKeysSent)
+        devices = FakeDevices(meanwhile: meanwhile)
+    }
+}
 
-    /// Scripted answers to RespondToAuthChallenge, in order.
-    let challengeAnswers = Mutex<[Result<AuthOutcome, CognitoError>]>([])
-    /// Every RespondToAuthChallenge: name and responses.
-    let responses = Mutex<[(String, [String: String])]>([])
-    /// GetTokensFromRefreshToken's answers; empty means "not offered" (500 HTML, as moto).
-    let modernRefreshResults = Mutex<[Result<AuthenticationResult, CognitoError>]>([])
-    let modernRefreshCalls = Mutex(0)
-    let revocations = Mutex<[String]>([])
+/// The device key of every call that sends one, in order.
+final class DeviceKeysSent: Sendable {
+    private let keys = Mutex<[String?]>([])
 
-    /// Every InitiateAuth USER_AUTH: its AuthParameters besides USERNAME.
-    let userAuthCalls = Mutex<[[String: String]]>([])
-    /// Every InitiateAuth CUSTOM_AUTH, likewise.
-    let customAuthCalls = Mutex<[[String: String]]>([])
-
-    /// Runs inside GetTokensFromRefreshToken, before it answers: lets a test
-    /// act as another process that refreshes at the same moment.
-    let duringModernRefresh = Mutex<(@Sendable () -> Void)?>(nil)
+    func append(_ key: String?) { keys.withLock { $0.append(key) } }
+    var all: [String?] { keys.withLock { $0 } }
 }
 
 /// Steps that each run once, in order, at the start of the call they name
@@ -73,7 +51,46 @@ final class Meanwhile: Sendable {
     }
 }
 
-/// The roles that are a fake each, forwarded to it.
+/// Every role, forwarded to its fake.
+extension FakeCognito: CognitoSignIn {
+    func startSignIn(_ start: SignInStart, username: String, deviceKey: String?) throws(CognitoError) -> AuthOutcome {
+        try signIn.startSignIn(start, username: username, deviceKey: deviceKey)
+    }
+
+    func respond(to challenge: PendingChallenge, with answer: ChallengeAnswer, username: String, deviceKey: String?)
+        throws(CognitoError) -> AuthOutcome
+    {
+        try signIn.respond(to: challenge, with: answer, username: username, deviceKey: deviceKey)
+    }
+
+    func associateSoftwareToken(session: String?) throws(CognitoError) -> (secret: String, session: String?) {
+        try signIn.associateSoftwareToken(session: session)
+    }
+
+    func verifySoftwareToken(session: String?, code: String) throws(CognitoError) -> String? {
+        try signIn.verifySoftwareToken(session: session, code: code)
+    }
+}
+
+/// confirmSession is CognitoClient's own (GetUser: the MFA settings read, of FakeMFA).
+extension FakeCognito: CognitoSession {
+    func refresh(refreshToken: String, username: String?, deviceKey: String?) throws(CognitoError) -> AuthenticationResult {
+        try session.refresh(refreshToken: refreshToken, username: username, deviceKey: deviceKey)
+    }
+
+    func getTokensFromRefreshToken(refreshToken: String, deviceKey: String?) throws(CognitoError) -> AuthenticationResult {
+        try session.getTokensFromRefreshToken(refreshToken: refreshToken, deviceKey: deviceKey)
+    }
+
+    func revokeToken(refreshToken: String) throws(CognitoError) {
+        try session.revokeToken(refreshToken: refreshToken)
+    }
+
+    func globalSignOut(accessToken: String) throws(CognitoError) {
+        try session.globalSignOut(accessToken: accessToken)
+    }
+}
+
 extension FakeCognito: CognitoAccount {
     func signUp(username: String, password: String, attributes: [UserAttribute]) throws(CognitoError) -> SignUpResult {
         try account.signUp(username: username, password: password, attributes: attributes)
