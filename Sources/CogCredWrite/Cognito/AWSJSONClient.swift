@@ -57,7 +57,7 @@ struct AWSJSONClient: Sendable {
         // saying so: the caller falls back instead (never retried).
         if mayBeMissing.contains(action) && error.isUnsupportedOperation { return false }
         // Throttling rejects the request before it is acted on.
-        if let code = error.code, CognitoError.throttlingCodes.contains(code) { return true }
+        if error.reason == .throttled { return true }
         return RetryingPost.retries(error, repeatable: repeatable(action, once: once))
     }
 }

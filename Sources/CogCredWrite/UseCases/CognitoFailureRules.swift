@@ -62,7 +62,7 @@ extension AuthError {
             return Rule(.notAuthenticated, "the session has expired or was revoked", .signInAgain(profile: profile))
         // A browser sign-in's tokens carry only the scopes it asked for.
         case (.refused(.missingScope), .mfaSettings), (.refused(.missingScope), .devices), (.refused(.missingScope), .passkeys):
-            return Rule(.notAuthenticated, "the access token lacks the aws.cognito.signin.user.admin scope \(operation.verb) needs", .getAdminScope)
+            return Rule(.notAuthenticated, "the access token lacks the \(OAuthScope.cognitoUserAdmin) scope \(operation.verb) needs", .getAdminScope)
         case (.refused, .mfaSettings(let profile)), (.refused, .devices(let profile)), (.refused, .passkeys(let profile)),
             (.refused(.accessToken), .changePassword(let profile)), (.refused(.missingScope), .changePassword(let profile)):
             return Rule(.notAuthenticated, "the session is no longer valid", .signInAgain(profile: profile))
