@@ -50,9 +50,7 @@ final class FakeDevices: CognitoDevices {
     func listDevices(accessToken: String, paginationToken: String?) throws(CognitoError) -> (devices: [UserDevice], next: String?) {
         try call("list \(paginationToken ?? "-")")
         return state.withLock { s in
-            let index = Int(paginationToken ?? "0") ?? 0
-            let page = index < s.pages.count ? s.pages[index] : []
-            return (page, index + 1 < s.pages.count ? String(index + 1) : nil)
+            scriptedPage(s.pages, token: paginationToken)
         }
     }
 

@@ -41,9 +41,7 @@ final class FakePasskeys: CognitoPasskeys {
     func listPasskeys(accessToken: String, nextToken: String?) throws(CognitoError) -> (passkeys: [Passkey], next: String?) {
         try call("list \(nextToken ?? "-")")
         return state.withLock { s in
-            let index = Int(nextToken ?? "0") ?? 0
-            let page = index < s.pages.count ? s.pages[index] : []
-            return (page, index + 1 < s.pages.count ? String(index + 1) : nil)
+            scriptedPage(s.pages, token: nextToken)
         }
     }
 

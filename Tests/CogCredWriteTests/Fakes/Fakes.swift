@@ -233,3 +233,11 @@ extension AuthOutcome {
         return .challenge(pending)
     }
 }
+
+/// A list call's scripted pages: the page a token names (the first without
+/// one) and the token of the next, as ListDevices and ListWebAuthnCredentials page.
+func scriptedPage<Item>(_ pages: [[Item]], token: String?) -> ([Item], String?) {
+    let index = Int(token ?? "0") ?? 0
+    let page = index < pages.count ? pages[index] : []
+    return (page, index + 1 < pages.count ? String(index + 1) : nil)
+}
