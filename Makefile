@@ -10,13 +10,6 @@ BIN := $(shell swift build -c release --show-bin-path 2>/dev/null)
 
 MAN := .build/man
 MANUAL := .build/manual/pages
-# swift-argument-parser's generate-manual tool, built from its checkout on
-# its own, once (debug, as its plugin builds it; 30 s). Its warnings are the
-# dependency's own, which SwiftPM hides when it builds it as one.
-MANUAL_TOOL := .build/manual/tool
-# Where SwiftPM checked swift-argument-parser out (read when used).
-ARGUMENT_PARSER = $(shell swift package show-dependencies --format json | python3 -c \
-	'import json, sys; print(next(d["path"] for d in json.load(sys.stdin)["dependencies"] if d["identity"] == "swift-argument-parser"))')
 # The commands also installed as NAME-cog-cred, the names git and docker run:
 # the links in bin/ and the man pages' names.
 HELPERS := git-credential docker-credential
@@ -38,12 +31,13 @@ build:
 # The tool is what `swift package generate-manual` runs, without the
 # plugin's own release build: that one builds without --static-swift-stdlib,
 # so it compiled everything again (200 s), and scripts/build after it again.
+# scripts/build --manual-tool builds it beside cog-cred-cli with the same
+# settings, on the swift-argument-parser already compiled (15 s).
 man: build
 	rm -rf $(MANUAL) $(MAN)
 	mkdir -p $(MANUAL)
-	swift build --package-path $(ARGUMENT_PARSER) --scratch-path $(MANUAL_TOOL) --product generate-manual \
-		-Xswiftc -suppress-warnings >&2
-	$(MANUAL_TOOL)/debug/generate-manual $(BIN)/cog-cred-cli --multi-page --output-directory $(MANUAL) >/dev/null
+	tool=$$(scripts/build --manual-tool) && \
+		$$tool $(BIN)/cog-cred-cli --multi-page --output-directory $(MANUAL) >/dev/null
 	python3 packaging/man/pages.py $(VERSION) $(MANUAL) $(BIN)/cog-cred-cli $(MAN) $(HELPERS)
 
 install: man

@@ -67,7 +67,11 @@ def stored(bus, kind, profile="default"):
 
 
 def all_stored(bus, profile="default"):
-    return {kind: stored(bus, kind, profile) for kind in ("access", "id", "refresh")}
+    """The profile's stored access, ID and refresh tokens (None for one not
+    stored), read with one secret-tool search rather than a lookup each."""
+    found = {item["attributes"].get("kind"): item["secret"]
+             for item in bus.items(service="cog-cred", profile=profile)}
+    return {kind: found.get(kind) for kind in ("access", "id", "refresh")}
 
 
 def lock_collection(bus):
