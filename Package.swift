@@ -126,9 +126,11 @@ let package = Package(
 
 // libFuzzer targets, one per parser of untrusted input. Only declared when
 // asked for (scripts/fuzz sets COG_CRED_FUZZ), because they link against
-// libFuzzer and build with -sanitize=fuzzer.
-if Context.environment["COG_CRED_FUZZ"] != nil {
-    package.targets.append(.target(name: "CFuzzer", path: "Tests/Fuzz/CFuzzer"))
+// libFuzzer and build with -sanitize=fuzzer. With COG_CRED_FUZZ=replay their
+// driver is Tests/Fuzz/CFuzzerReplay instead: no libFuzzer, no sanitizer,
+// each kept input run once (scripts/fuzz --replay).
+if let fuzz = Context.environment["COG_CRED_FUZZ"] {
+    package.targets.append(.target(name: "CFuzzer", path: fuzz == "replay" ? "Tests/Fuzz/CFuzzerReplay" : "Tests/Fuzz/CFuzzer"))
     for (product, target) in [
         ("fuzz-git-credential", "FuzzGitCredential"), ("fuzz-jwt", "FuzzJWT"),
         ("fuzz-cognito-response", "FuzzCognitoResponse"), ("fuzz-config", "FuzzConfig"),

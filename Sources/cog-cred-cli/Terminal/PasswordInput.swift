@@ -42,8 +42,12 @@ enum PasswordInput {
         }
         defer { close(fd) }
         notePipedInput(flagHint)
-        writeAll(fd, text)
 
+        // Echo goes off before the prompt is shown, as readpassphrase(3)
+        // does it: a password typed or pasted the moment the prompt appears
+        // must neither be echoed nor be thrown away by the switch's flush
+        // (TCSAFLUSH), which would leave the command waiting for a line
+        // already given.
         var original = termios()
         let haveTermios = tcgetattr(fd, &original) == 0
         if haveTermios {
@@ -54,6 +58,7 @@ enum PasswordInput {
             installInterruptRestorer()
             tcsetattr(fd, TCSAFLUSH, &silent)
         }
+        writeAll(fd, text)
         defer {
             if haveTermios {
                 tcsetattr(fd, TCSAFLUSH, &original)
