@@ -115,3 +115,29 @@ def test_a_profile_without_a_username_asks_for_one_on_a_terminal(cog, bus, doubl
     result = no_terminal(cog, "sign-in", "--password-stdin", input=PASSWORD + "\n")
     assert result.returncode == 64 and "--username" in result.stderr and "configure --username" in result.stderr
     assert len(result.stderr.splitlines()) == 1 and double.requests(since=asked) == []
+
+
+
+def test_a_password_prompt_appears_only_once_echo_is_off(cog, bus, profile, tmp_path):
+    """What is typed (or pasted) the moment "Password for" shows is neither
+    echoed nor thrown away: the terminal is made silent (TCSAFLUSH, which
+    flushes what was typed before) before the prompt is written. Written
+    first, the prompt raced the switch, whose flush dropped a line sent
+    at once and left the command waiting; a loaded machine showed it. The
+    order is read from the system calls (strace), not from timing."""
+    profile.add_user(USER, PASSWORD)
+    trace = tmp_path / "trace"
+    pexpect = pytest.importorskip("pexpect")
+    child = pexpect.spawn("strace", ["-f", "-qq", "-e", "trace=ioctl,write", "-e", "signal=none", "-o", str(trace),
+                                     cog.binary, "sign-in"], env=cog.env, encoding="utf-8", timeout=30)
+    child.expect("Password for erin@example.com: ")
+    child.sendline(PASSWORD)
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0, child.before
+    assert PASSWORD not in child.before
+    calls = trace.read_text().splitlines()
+    silenced = next(i for i, line in enumerate(calls) if "TCSETSF" in line)
+    prompted = next(i for i, line in enumerate(calls) if "Password for erin" in line)
+    assert silenced < prompted, "\n".join(calls[min(silenced, prompted):max(silenced, prompted) + 1])
+    assert stored(bus, "refresh")
