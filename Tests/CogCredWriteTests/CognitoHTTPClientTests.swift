@@ -293,9 +293,13 @@ import Synchronization
 
     @Test func noRetryOutlastsTheDeadline() {
         let transport = ScriptedTransport([Self.html500, Self.ok])
+        // The pause before a retry (50 to 100 s) is longer than what is left
+        // of the deadline (30 s): a time no slow machine reaches before the
+        // first request, as 0.15 s once did.
         let client = CognitoHTTPClient(
             endpoint: "http://x/", clientID: "c", timeouts: Timeouts(connect: 1, request: 1, command: 1),
-            deadline: Deadline(secondsFromNow: 0.15), transport: transport, retryPolicy: RetryPolicy(sleeper: { _ in }))
+            deadline: Deadline(secondsFromNow: 30), transport: transport,
+            retryPolicy: RetryPolicy(basePause: 100, maxPause: 100, sleeper: { _ in }))
         #expect(throws: CognitoError.self) { try client.refresh(refreshToken: "r", username: nil) }
         #expect(transport.actions.count == 1)
     }
