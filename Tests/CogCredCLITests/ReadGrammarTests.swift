@@ -5,8 +5,11 @@ import Testing
 
 /// The front (ReadRequest) and cog-cred-cli (ArgumentParser) parse the read
 /// commands by one grammar: every argument list the front takes, the CLI
-/// takes too, with the same meaning. The lists are made by combining every
-/// form of every option each command has, well formed or not.
+/// takes too, with the same meaning. The lists combine the forms, well
+/// formed or not, of the options each command has, so that every form of
+/// an option meets every form of every other option in some list (all
+/// pairs). Every combination (3,300 lists) cost more than a minute of CPU:
+/// a debug build's ArgumentParser validates its commands at each parse.
 @Suite struct ReadGrammarTests {
     /// Every way to give (or not give) a profile, after the subcommand.
     static let profiles: [[String]] = [[], ["--profile", "work"], ["-p", "work"], ["-pwork"], ["--profile=work"], ["--profile", "bad name"]]
@@ -15,56 +18,112 @@ import Testing
         ["--min-ttl", "86401"], ["--min-ttl", "-5"], ["--min-ttl", "soon"], ["--min-ttl"],
     ]
     static let prompts: [[String]] = [[], ["--no-prompt"]]
+    static let formats: [[String]] = [
+        [], ["--format", "json"], ["--format=env"], ["--format", "header"], ["--format", "xml"], ["--json"],
+        ["--json", "--format", "json"], ["--json", "--format", "env"],
+    ]
+    static let idTokens: [[String]] = [[], ["--id-token"]]
+    static let commands = ["token", "get-header", "kubectl-credential", "exec", "aws-credentials", "git-credential", "docker-credential"]
 
-    /// (program name, words after it) for every combination.
+    /// (program name, words after it) for every list.
     static func argumentLists() -> [(String, [String])] {
-        profiles.flatMap(argumentLists(profile:))
+        commands.flatMap(argumentLists(command:))
     }
 
-    /// (program name, words after it) for every combination with one way
-    /// of giving the profile.
-    static func argumentLists(profile: [String]) -> [(String, [String])] {
+    /// (program name, words after it) for one read command's lists.
+    static func argumentLists(command: String) -> [(String, [String])] {
         var lists: [(String, [String])] = []
-        do {
-            for minTTL in minTTLs {
-                for prompt in prompts {
-                    let common = profile + minTTL + prompt
-                    for format in [[], ["--format", "json"], ["--format=env"], ["--format", "header"], ["--format", "xml"], ["--json"],
-                                   ["--json", "--format", "json"], ["--json", "--format", "env"]] {
-                        for id in [[], ["--id-token"]] {
-                            lists.append(("cog-cred", ["token"] + common + format + id))
-                        }
-                    }
-                    lists.append(("cog-cred", ["get-header"] + common))
-                    lists.append(("cog-cred", ["get-header", "--id-token"] + common))
-                    lists.append(("cog-cred", ["kubectl-credential"] + common))
-                    lists.append(("cog-cred", ["kubectl-credential", "--id-token"] + common))
-                    lists.append(("cog-cred", ["exec"] + common + ["--", "printenv", "--min-ttl"]))
-                    lists.append(("cog-cred", ["exec", "--id-token"] + common + ["--", "printenv"]))
-                    // The command's own words, flags of ours among them, are passed on as typed.
-                    lists.append(("cog-cred", ["exec"] + common + ["--", "printenv", "--id-token", "--no-prompt", "-p", "x"]))
-                    lists.append(("cog-cred", ["exec"] + common + ["--"]))
-                    lists.append(("cog-cred", ["aws-credentials"] + common))
-                    // The profile before the subcommand, as users type it too.
-                    lists.append(("cog-cred", profile + ["token"] + minTTL + prompt))
-                    lists.append(("cog-cred", ["token"] + minTTL + ["--debug"] + profile + prompt))
-                }
+        // The options every read but the helpers' has, their forms paired.
+        for row in allPairs([profiles.count, minTTLs.count, prompts.count]) {
+            let profile = profiles[row[0]], minTTL = minTTLs[row[1]], prompt = prompts[row[2]]
+            let options: [String] = profile + minTTL + prompt
+            switch command {
+            case "token":
+                // The profile before the subcommand, as users type it too.
+                lists.append(("cog-cred", profile + ["token"] + minTTL + prompt))
+                lists.append(("cog-cred", ["token"] + minTTL + ["--debug"] + profile + prompt))
+            case "get-header", "kubectl-credential":
+                lists.append(("cog-cred", [command] + options))
+                lists.append(("cog-cred", [command, "--id-token"] + options))
+            case "exec":
+                lists.append(("cog-cred", ["exec"] + options + ["--", "printenv", "--min-ttl"]))
+                lists.append(("cog-cred", ["exec", "--id-token"] + options + ["--", "printenv"]))
+                // The command's own words, flags of ours among them, are passed on as typed.
+                lists.append(("cog-cred", ["exec"] + options + ["--", "printenv", "--id-token", "--no-prompt", "-p", "x"]))
+                lists.append(("cog-cred", ["exec"] + options + ["--"]))
+            case "aws-credentials":
+                lists.append(("cog-cred", ["aws-credentials"] + options))
+            default: break
             }
+        }
+        if command == "token" {
+            for row in allPairs([profiles.count, minTTLs.count, prompts.count, formats.count, idTokens.count]) {
+                let options: [String] = profiles[row[0]] + minTTLs[row[1]] + prompts[row[2]]
+                lists.append(("cog-cred", ["token"] + options + formats[row[3]] + idTokens[row[4]]))
+            }
+        }
+        for profile in profiles {
             for action in ["get", "store", "list"] {
-                lists.append(("cog-cred", ["git-credential"] + profile + [action]))
-                lists.append(("git-credential-cog-cred", profile + [action]))
-                lists.append(("/usr/bin/docker-credential-cog-cred", profile + [action]))
-                lists.append(("cog-cred", ["docker-credential", action] + profile))
+                switch command {
+                case "git-credential":
+                    lists.append(("cog-cred", ["git-credential"] + profile + [action]))
+                    lists.append(("git-credential-cog-cred", profile + [action]))
+                case "docker-credential":
+                    lists.append(("/usr/bin/docker-credential-cog-cred", profile + [action]))
+                    lists.append(("cog-cred", ["docker-credential", action] + profile))
+                default: break
+                }
             }
         }
         return lists
     }
 
-    // One case per way of giving the profile, so the cases (thousands of
-    // parses by ArgumentParser in a debug build) share the cores.
-    @Test(arguments: profiles)
-    func everyReadTheFrontTakesTheCommandLineTakesAlike(profile: [String]) throws {
-        for (name, words) in Self.argumentLists(profile: profile) {
+    /// Rows of form indices, one per option (`counts` forms each), in which
+    /// every form of an option meets every form of every other option at
+    /// least once: a pairwise covering array, built greedily. Each row
+    /// starts from the first pair still to meet and fills the other options
+    /// with the forms that meet the most new pairs.
+    static func allPairs(_ counts: [Int]) -> [[Int]] {
+        struct Pair: Hashable { var option: Int, form: Int, other: Int, otherForm: Int }
+        var unmet: [Pair] = []
+        for option in counts.indices {
+            for other in counts.indices where other > option {
+                for form in 0..<counts[option] {
+                    for otherForm in 0..<counts[other] { unmet.append(Pair(option: option, form: form, other: other, otherForm: otherForm)) }
+                }
+            }
+        }
+        var rows: [[Int]] = []
+        while let first = unmet.first {
+            var row = [Int?](repeating: nil, count: counts.count)
+            row[first.option] = first.form
+            row[first.other] = first.otherForm
+            for option in counts.indices where row[option] == nil {
+                func newPairs(_ form: Int) -> Int {
+                    row.indices.filter { other in
+                        guard let otherForm = row[other] else { return false }
+                        let pair = other < option
+                            ? Pair(option: other, form: otherForm, other: option, otherForm: form)
+                            : Pair(option: option, form: form, other: other, otherForm: otherForm)
+                        return unmet.contains(pair)
+                    }.count
+                }
+                var best = 0
+                for form in 1..<max(counts[option], 1) where newPairs(form) > newPairs(best) { best = form }
+                row[option] = best
+            }
+            let filled = row.map { $0 ?? 0 }
+            unmet.removeAll { filled[$0.option] == $0.form && filled[$0.other] == $0.otherForm }
+            rows.append(filled)
+        }
+        return rows
+    }
+
+    // One case per read command, so the cases (a thousand parses by
+    // ArgumentParser in a debug build) share the cores.
+    @Test(arguments: commands)
+    func everyReadTheFrontTakesTheCommandLineTakesAlike(command: String) throws {
+        for (name, words) in Self.argumentLists(command: command) {
             let arguments = [name] + words
             guard let request = ReadRequest.parse(arguments) else { continue }
             let parsed: ParsableCommand
@@ -78,13 +137,34 @@ import Testing
         }
     }
 
-    /// The combinations reach every kind of read, and many reads in all.
-    @Test func theCombinationsReachEveryRead() {
+    /// The lists reach every kind of read, and many reads in all.
+    @Test func theListsReachEveryRead() {
         let accepted = Self.argumentLists().compactMap { ReadRequest.parse([$0.0] + $0.1) }
         #expect(accepted.count > 300)
-        for command in ["token", "get-header", "kubectl-credential", "exec", "aws-credentials", "git-credential", "docker-credential"] {
+        for command in Self.commands {
             #expect(accepted.contains { Self.meaning(of: $0).command == command }, "\(command)")
         }
+    }
+
+    /// Every form of an option meets every form of every other option, in
+    /// fewer rows than every combination, and each row is one form per option.
+    @Test(arguments: [[6, 10, 2], [6, 10, 2, 8, 2], [3, 3, 3, 3], [1, 4]])
+    func allPairsMeetEveryPairOfForms(counts: [Int]) {
+        let rows = Self.allPairs(counts)
+        for row in rows {
+            #expect(row.count == counts.count && zip(row, counts).allSatisfy { (0..<$1).contains($0) }, "\(row)")
+        }
+        for option in counts.indices {
+            for other in counts.indices where other > option {
+                for form in 0..<counts[option] {
+                    for otherForm in 0..<counts[other] {
+                        #expect(rows.contains { $0[option] == form && $0[other] == otherForm }, "\(option)=\(form), \(other)=\(otherForm)")
+                    }
+                }
+            }
+        }
+        #expect(rows.count <= counts.reduce(1, *))
+        #expect(Set(rows).count == rows.count)
     }
 
     /// The bounds and names both parsers take from ReadRequest.
