@@ -3,6 +3,12 @@
 # Debian bookworm root made by debootstrap (from this machine's own Debian
 # mirror), and runs it there as a user would: --version, --help, and status
 # without a profile (exit 78). Needs root.
+#
+# debootstrap costs a minute of CPU (dpkg unpacks and configures about 100
+# packages), so the root it makes is kept, untouched, as a tarball beside
+# the project's venv (~/.cache/cog-cred, or $COG_CRED_CACHE) for a week.
+# Each run unpacks a fresh copy and refreshes apt's lists in it, so the
+# .deb's dependencies resolve against bookworm as the mirror has it today.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -16,7 +22,18 @@ mirror=$(awk '/^URIs:/ {print $2; exit}' /etc/apt/sources.list.d/*.sources 2>/de
 root=$(mktemp -d)
 cleanup() { umount "$root/proc" 2>/dev/null || true; rm -rf "$root"; }
 trap cleanup EXIT
-debootstrap --variant=minbase bookworm "$root" "$mirror" >/dev/null
+# One tarball per mirror: the root's sources name it.
+cache=${COG_CRED_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/cog-cred}
+tarball=$cache/bookworm-minbase-$(printf %s "$mirror" | sha256sum | cut -c1-12).tar
+if [ -s "$tarball" ] && [ -z "$(find "$tarball" -mtime +6)" ]; then
+    tar -C "$root" --numeric-owner -xpf "$tarball"
+    chroot "$root" apt-get update -qq >/dev/null
+else
+    debootstrap --variant=minbase bookworm "$root" "$mirror" >/dev/null
+    mkdir -p "$cache"
+    tar -C "$root" --numeric-owner -cf "$tarball.partial" .
+    mv "$tarball.partial" "$tarball"
+fi
 mount -t proc proc "$root/proc"
 cp "$deb" "$root/tmp/cog-cred.deb"
 # Depends only: what the package cannot run without (Recommends would pull
