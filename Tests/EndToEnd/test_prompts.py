@@ -117,7 +117,6 @@ def test_a_profile_without_a_username_asks_for_one_on_a_terminal(cog, bus, doubl
     assert len(result.stderr.splitlines()) == 1 and double.requests(since=asked) == []
 
 
-
 def test_a_password_prompt_appears_only_once_echo_is_off(cog, bus, profile, tmp_path):
     """What is typed (or pasted) the moment "Password for" shows is neither
     echoed nor thrown away: the terminal is made silent (TCSAFLUSH, which

@@ -1,6 +1,6 @@
-// CFuzzer: libFuzzer's driver, called from each fuzz target's main.swift.
-// SwiftPM renames an executable's entry point and links it as `main`, so the
-// targets run libFuzzer themselves instead of using libFuzzer's own main.
+// CFuzzer: libFuzzer's driver (CFuzzerReplay/replay.c's for scripts/fuzz --replay),
+// called from each fuzz target's main.swift. SwiftPM renames an executable's entry point
+// and links it as `main`, so the targets run the driver themselves.
 #ifndef CFUZZER_H
 #define CFUZZER_H
 #include <stddef.h>
