@@ -254,9 +254,9 @@ struct Wiring {
             guard let poolID = profile.identityPoolID else { throw ConfigError.missingIdentityPool(profile: name) }
             let region = String(poolID.prefix { $0 != ":" })
             let identityEndpoint = try Endpoint.service(
-                "cognito-identity", variable: "AWS_ENDPOINT_URL_COGNITO_IDENTITY", region: region, profile: profile,
+                .identityPools, variable: "AWS_ENDPOINT_URL_COGNITO_IDENTITY", region: region, profile: profile,
                 environment: environment)
-            let sts = try Endpoint.service("sts", variable: "AWS_ENDPOINT_URL_STS", region: region, profile: profile, environment: environment)
+            let sts = try Endpoint.service(.sts, variable: "AWS_ENDPOINT_URL_STS", region: region, profile: profile, environment: environment)
             Wiring.noteGlobalEndpoint(identityEndpoint)
             return CognitoIdentityHTTPClient(
                 identityEndpoint: identityEndpoint.url, stsEndpoint: sts.url, identityCleartext: identityEndpoint.allowsCleartext,

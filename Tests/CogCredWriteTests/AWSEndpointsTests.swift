@@ -1,5 +1,6 @@
 import Testing
 @testable import CogCredWrite
+@testable import CogCredRead
 
 /// The endpoint table against AWS's own list (botocore's endpoints.json)
 /// and the GovCloud User Guide.
@@ -37,5 +38,52 @@ import Testing
     @Test func theIssuerIsTheRegionalHostWhicheverEndpointIssued() {
         #expect(AWSEndpoints.issuer(region: "us-gov-west-1", userPoolID: "us-gov-west-1_Abc") == "https://cognito-idp.us-gov-west-1.amazonaws.com/us-gov-west-1_Abc")
         #expect(AWSEndpoints.issuer(region: "us-east-1", userPoolID: "us-east-1_Abc") == "https://cognito-idp.us-east-1.amazonaws.com/us-east-1_Abc")
+    }
+}
+
+/// The FIPS switch where endpoints are chosen, and the issuer tokens are held to.
+@Suite struct FIPSEndpointTests {
+    @Test func awsUseFIPSEndpointSwitchesAWSsEndpointsAndOnlyThose() throws {
+        var profile = Profile(userPoolID: "us-east-1_A", clientID: "c")
+        let fips = ["AWS_USE_FIPS_ENDPOINT": "TRUE"]
+        #expect(try Endpoint.resolve(profile: profile, environment: fips).url == "https://cognito-idp-fips.us-east-1.amazonaws.com/")
+        #expect(try Endpoint.resolve(profile: profile, environment: ["AWS_USE_FIPS_ENDPOINT": "false"]).url == "https://cognito-idp.us-east-1.amazonaws.com/")
+        #expect(try Endpoint.service(.sts, variable: "AWS_ENDPOINT_URL_STS", region: "us-west-2", profile: profile, environment: fips).url
+            == "https://sts-fips.us-west-2.amazonaws.com/")
+        // An endpoint URL still wins, as in the SDKs.
+        #expect(try Endpoint.resolve(profile: profile, environment: fips.merging(["AWS_ENDPOINT_URL": "https://e/"]) { $1 }).url == "https://e/")
+        profile.endpointURL = "http://127.0.0.1:1/"
+        #expect(try Endpoint.resolve(profile: profile, environment: fips).url == "http://127.0.0.1:1/")
+        #expect(throws: ConfigError.self) { try Endpoint.resolve(profile: Profile(userPoolID: "us-east-1_A", clientID: "c"), environment: ["AWS_USE_FIPS_ENDPOINT": "yes"]) }
+    }
+
+    @Test func fipsWhereThereIsNoneIsRefusedBeforeAnythingIsSent() {
+        let profile = Profile(userPoolID: "eu-west-1_A", clientID: "c")
+        let fips = ["AWS_USE_FIPS_ENDPOINT": "true"]
+        #expect(throws: EndpointError.noFIPS(service: "cognito-idp", region: "eu-west-1", setting: "AWS_USE_FIPS_ENDPOINT")) {
+            try Endpoint.resolve(profile: profile, environment: fips)
+        }
+        #expect(throws: EndpointError.noFIPS(service: "cognito-identity", region: "eu-west-1", setting: "AWS_USE_FIPS_ENDPOINT")) {
+            try Endpoint.service(.identityPools, variable: "AWS_ENDPOINT_URL_COGNITO_IDENTITY", region: "eu-west-1", profile: profile, environment: fips)
+        }
+        #expect(EndpointError.noFIPS(service: "cognito-idp", region: "eu-west-1", setting: "AWS_USE_FIPS_ENDPOINT").category == .configuration)
+    }
+
+    @Test func govCloudNeedsNoSwitch() throws {
+        let profile = Profile(userPoolID: "us-gov-west-1_A", clientID: "c")
+        #expect(try Endpoint.resolve(profile: profile, environment: [:]).url == "https://cognito-idp-fips.us-gov-west-1.amazonaws.com/")
+        #expect(try Endpoint.resolve(profile: profile, environment: ["AWS_USE_FIPS_ENDPOINT": "false"]).url
+            == "https://cognito-idp-fips.us-gov-west-1.amazonaws.com/")
+    }
+
+    @Test func tokensFromAWSsFIPSEndpointNameTheRegionalIssuer() {
+        let profile = Profile(userPoolID: "us-gov-west-1_A", clientID: "c")
+        let keys = TokenVerifier.poolKeys(endpoint: "https://cognito-idp-fips.us-gov-west-1.amazonaws.com/", profile: profile)
+        #expect(keys.issuers == ["https://cognito-idp.us-gov-west-1.amazonaws.com/us-gov-west-1_A"])
+        // The keys come from the endpoint in use: nothing goes to a non-FIPS host.
+        #expect(keys.jwksURL == "https://cognito-idp-fips.us-gov-west-1.amazonaws.com/us-gov-west-1_A/.well-known/jwks.json")
+        // A custom endpoint's keys still speak only for its own issuer.
+        let local = TokenVerifier.poolKeys(endpoint: "http://127.0.0.1:9/", profile: profile)
+        #expect(local.issuers == ["http://127.0.0.1:9/us-gov-west-1_A"])
     }
 }

@@ -38,7 +38,7 @@ public enum Endpoint {
         }
         if chosen == nil, let url = profile.endpointURL, !url.isEmpty { chosen = (url, nil) }
         guard let (url, variable) = chosen else {
-            return Resolved(url: "https://cognito-idp.\(profile.effectiveRegion).amazonaws.com/", variable: nil, allowsCleartext: false)
+            return try publicEndpoint(.userPools, region: profile.effectiveRegion, environment: environment)
         }
         if refusesCleartext(url, profile) { throw EndpointError.cleartext(setting: variable ?? "endpoint-url", url: url) }
         return Resolved(url: url, variable: variable, allowsCleartext: isPlainHTTP(url))
@@ -58,7 +58,7 @@ public enum Endpoint {
     /// `sts`): its own variable, then AWS_ENDPOINT_URL, then the public
     /// regional endpoint, under the same clear-text rule.
     public static func service(
-        _ name: String, variable: String, region: String, profile: Profile, environment: [String: String]
+        _ service: AWSEndpoints.Service, variable: String, region: String, profile: Profile, environment: [String: String]
     ) throws -> Resolved {
         for candidate in [variable, "AWS_ENDPOINT_URL"] {
             guard let url = environment[candidate], !url.isEmpty else { continue }
@@ -66,7 +66,31 @@ public enum Endpoint {
             if refusesCleartext(url, profile) { throw EndpointError.cleartext(setting: candidate, url: url) }
             return Resolved(url: url, variable: candidate, allowsCleartext: isPlainHTTP(url))
         }
-        return Resolved(url: "https://\(name).\(region).amazonaws.com/", variable: nil, allowsCleartext: false)
+        return try publicEndpoint(service, region: region, environment: environment)
+    }
+
+    /// AWS's own endpoint for the service: the FIPS one when asked for (as
+    /// the SDKs are, by AWS_USE_FIPS_ENDPOINT) or in GovCloud; refused,
+    /// before anything is sent, when asked for where there is none.
+    static func publicEndpoint(_ service: AWSEndpoints.Service, region: String, environment: [String: String]) throws -> Resolved {
+        let fips = try fipsAsked(environment)
+        guard let url = AWSEndpoints.url(service, region: region, fipsAsked: fips != nil) else {
+            throw EndpointError.noFIPS(service: service.rawValue, region: region, setting: fips ?? "FIPS")
+        }
+        return Resolved(url: url, variable: nil, allowsCleartext: false)
+    }
+
+    /// The setting that asks for FIPS endpoints, if one does:
+    /// AWS_USE_FIPS_ENDPOINT, `true` or `false` in any case, as the SDKs
+    /// read it.
+    static func fipsAsked(_ environment: [String: String]) throws -> String? {
+        let variable = "AWS_USE_FIPS_ENDPOINT"
+        guard let value = environment[variable], !value.isEmpty else { return nil }
+        switch value.lowercased() {
+        case "true": return variable
+        case "false": return nil
+        default: throw ConfigError.invalidValue(variable, "\(value.oneLine(limit: 40)) is neither true nor false")
+        }
     }
 
     /// The profile's OAuth 2.0 domain (token, revoke, authorize), held to
@@ -131,6 +155,9 @@ public enum EndpointError: ExplainedFailure, Equatable {
     /// `setting` is where the URL came from: an environment variable,
     /// `endpoint-url` or `domain`.
     case cleartext(setting: String, url: String)
+    /// FIPS endpoints asked for (by `setting`) in a region where `service`
+    /// has none: nothing is sent to its ordinary endpoint instead.
+    case noFIPS(service: String, region: String, setting: String)
 
     public var category: FailureCategory { .configuration }
 
@@ -140,6 +167,9 @@ public enum EndpointError: ExplainedFailure, Equatable {
             return Explanation(
                 "invalid \(setting): \(withoutURLCredentials(url).oneLine(limit: 100)) is plain http:// to another machine: refresh tokens and passwords would cross the network unencrypted",
                 nextStep: .allowInsecureHTTP)
+        case .noFIPS(let service, let region, let setting):
+            return Explanation(
+                "\(setting) asks for FIPS endpoints, and AWS has no FIPS endpoint for \(service) in \(region) (only in us-east-1, us-east-2, us-west-1, us-west-2 and GovCloud): nothing was sent")
         }
     }
 }

@@ -39,9 +39,11 @@ public struct TokenVerifier: Sendable {
         public var issuers: [String]
     }
 
-    /// The keys are below the issuer, and only the issuer's own keys vouch
-    /// for its tokens: for the public endpoint the issuer is
-    /// `https://cognito-idp.<region>.amazonaws.com/<pool id>`; a custom
+    /// The keys are below the endpoint, and only the issuer's own keys vouch
+    /// for its tokens: for AWS's endpoint, FIPS or not, the issuer is
+    /// `https://cognito-idp.<region>.amazonaws.com/<pool id>` (GovCloud's
+    /// tokens name it too), and the keys are fetched from the endpoint in
+    /// use, so a FIPS profile sends nothing to an ordinary host; a custom
     /// endpoint (an emulator, a proxy) serves keys below itself, and those
     /// keys can only speak for tokens whose `iss` is that same URL. A proxy
     /// or emulator that hands out tokens naming the real AWS issuer cannot
@@ -50,9 +52,12 @@ public struct TokenVerifier: Sendable {
     /// server names without them, has none.
     public static func poolKeys(endpoint: String, profile: Profile) -> PoolKeys {
         let base = endpoint.hasSuffix("/") ? String(endpoint.dropLast()) : endpoint
-        return PoolKeys(
-            jwksURL: "\(base)/\(profile.userPoolID)/.well-known/jwks.json",
-            issuers: ["\(withoutURLCredentials(base))/\(profile.userPoolID)"])
+        let region = profile.effectiveRegion
+        let awsEndpoints = [false, true].compactMap { AWSEndpoints.url(.userPools, region: region, fipsAsked: $0) }
+        let issuer = awsEndpoints.contains(endpoint)
+            ? AWSEndpoints.issuer(region: region, userPoolID: profile.userPoolID)
+            : "\(withoutURLCredentials(base))/\(profile.userPoolID)"
+        return PoolKeys(jwksURL: "\(base)/\(profile.userPoolID)/.well-known/jwks.json", issuers: [issuer])
     }
 
     /// The pool's keys: a GET, which only reads, so retried as any request
