@@ -70,6 +70,10 @@ public enum NextStep: Sendable, Equatable {
     case chooseAnotherPort
     /// Trust the private CA that signed the endpoint's certificate.
     case trustPrivateCA
+    /// Check the proxy setting in `variable` (its user name and password).
+    case checkProxy(variable: String?)
+    /// Use a region with FIPS endpoints, or turn FIPS off.
+    case chooseFIPSRegion
 }
 
 /// An answer a challenge can be given on the command line when there is

@@ -34,8 +34,8 @@ struct CogCredCommand: ParsableCommand, HelpExamples {
                   passkey: no security key found (or no libfido2); unlock:
                   no gnome-keyring to unlock
               74  the output could not be written (stdout closed or full)
-              75  temporary failure: network, timeout, throttling,
-                  Cognito 5xx or an unreadable answer
+              75  temporary failure: network (the endpoint or the proxy),
+                  timeout, throttling, Cognito 5xx or an unreadable answer
               77  not signed in, credentials rejected (a code Cognito refuses
                   as wrong or expired, too), session expired, or the tokens
                   belong to another pool or app client; unlock: a wrong
@@ -44,7 +44,9 @@ struct CogCredCommand: ParsableCommand, HelpExamples {
                   profile's (refused before the security key is asked)
               78  the profile is missing or its configuration is invalid
                   (setup-docker: docker's config.json is malformed),
-                  or the endpoint is not Cognito (a 4xx without its JSON error)
+                  or the endpoint is not Cognito (a 4xx without its JSON error);
+                  a proxy refused the credentials (407); FIPS asked for in a
+                  region without FIPS endpoints
               1   anything else; docker-credential: every failure, with the
                   message on stdout as docker's helper protocol wants
               126 exec: the command was found but could not be run
@@ -68,6 +70,12 @@ struct CogCredCommand: ParsableCommand, HelpExamples {
                                  override the profile's Cognito endpoint
                                  (plain http:// only to this machine, unless
                                  configure --allow-insecure-http)
+              HTTPS_PROXY, https_proxy, http_proxy, ALL_PROXY, NO_PROXY
+                                 the proxy for each request, by curl's rules
+                                 (USER:PASSWORD@ in the URL, never shown)
+              AWS_USE_FIPS_ENDPOINT   true: AWS's FIPS endpoints (as
+                                 use_fips_endpoint in ~/.aws/config, and
+                                 configure --fips); GovCloud is always FIPS
               DBUS_SESSION_BUS_ADDRESS   the session bus of the Secret Service
               COG_CRED_AGENT     the socket of a cog-cred agent: every command
                                  keeps its sessions there instead of the

@@ -244,8 +244,9 @@ struct Wiring {
                 endpoint: endpoint.url, clientID: profile.clientID, clientSecret: secret, secretHashes: secretHashes,
                 allowsCleartext: endpoint.allowsCleartext, connection: connection)
         }
+        let domain: @Sendable () throws -> Endpoint.Resolved = { try Endpoint.domain(profile, environment: environment) }
         let oauth: @Sendable () throws -> any OAuthClient = {
-            let domain = try Endpoint.domain(profile)
+            let domain = try domain()
             return OAuthHTTPClient(
                 domain: domain.url, clientID: profile.clientID, clientSecret: try clientSecret(), allowsCleartext: domain.allowsCleartext,
                 connection: connection)
@@ -269,7 +270,7 @@ struct Wiring {
             // With an agent, the profile's lock is the agent's, taken where it
             // refreshes: held here too, the agent would wait on this command.
             lock: agent == nil ? refreshLock(profile) : NoRefreshLock(),
-            warn: warn, agent: agent)
+            warn: warn, agent: agent, domain: domain)
     }
 
     /// The profile's lock file, or the one the front handed over.
@@ -290,7 +291,7 @@ extension Wiring {
     func connection(_ profile: Profile) -> Connection {
         Connection(
             transport: Wiring.transport, timeouts: profile.timeouts, deadline: deadline(profile),
-            caBundle: Endpoint.caBundle(profile: profile, environment: environment))
+            caBundle: Endpoint.caBundle(profile: profile, environment: environment), proxies: ProxySettings(environment: environment))
     }
 
     func endpoint(_ profile: Profile) throws -> Endpoint.Resolved {

@@ -78,8 +78,8 @@ import CogCredTestSupport
         // The domain is held to the endpoint's clear-text rule.
         profile.domain = "http://auth.example.com"
         #expect(Endpoint.profileProblem(profile) == .cleartext(setting: "domain", url: "http://auth.example.com"))
-        #expect(throws: EndpointError.self) { try Endpoint.domain(profile) }
+        #expect(throws: EndpointError.self) { try Endpoint.domain(profile, environment: [:]) }
         profile.domain = "http://127.0.0.1:9000"
-        #expect(try Endpoint.domain(profile).allowsCleartext)
+        #expect(try Endpoint.domain(profile, environment: [:]).allowsCleartext)
     }
 }

@@ -91,12 +91,29 @@ import CogCredTestSupport
         ("an unreadable CA bundle", { $0.caBundle = "/nonexistent/ca.pem" },
          { if case .unreadableCABundle("/nonexistent/ca.pem") = $0 { true } else { false } }),
         ("a bad pool id", { $0.userPoolID = "nope" }, { if case .invalidValue = $0 { true } else { false } }),
-        ("plain HTTP elsewhere", { $0.endpointURL = "http://cognito.example" }, { if case .cleartext = $0 { true } else { false } }),
+        ("plain HTTP elsewhere", { $0.endpointURL = "http://cognito.example" }, { if case .endpoint(.cleartext) = $0 { true } else { false } }),
         ("a machine without a secret", { $0.grant = "client-credentials"; $0.domain = "https://auth.example"; $0.clientID = "other" },
          { if case .clientCredentialsWithoutSecret = $0 { true } else { false } }),
         ("browser sign-in without a domain", { $0.authFlow = AuthFlow.browser.rawValue },
          { if case .browserWithoutDomain = $0 { true } else { false } }),
+        ("FIPS where there is none", { $0.region = "eu-west-1"; $0.useFIPSEndpoint = true },
+         { if case .endpoint(.noFIPS(service: "cognito-idp", region: "eu-west-1", _)) = $0 { true } else { false } }),
     ]
+
+    @Test func aCognitoDomainTakesTheFormTheFIPSSettingCallsFor() throws {
+        var merge = try Self.merged { $0.useFIPSEndpoint = true; $0.domain = "my-app" }
+        #expect(merge.profile.useFIPSEndpoint == true)
+        #expect(merge.profile.domain == "https://my-app.auth-fips.us-east-1.amazoncognito.com")
+        // Switched off later, without --domain: the stored domain follows.
+        merge = try ProfileSettingsMerge("work", Self.settings { $0.useFIPSEndpoint = false }, into: merge.profile)
+        #expect(merge.profile.useFIPSEndpoint == nil)
+        #expect(merge.profile.domain == "https://my-app.auth.us-east-1.amazoncognito.com")
+        // GovCloud: auth-fips with no setting; a custom domain is left alone.
+        merge = try Self.merged { $0.userPoolID = "us-gov-west-1_Agency"; $0.domain = "agency" }
+        #expect(merge.profile.domain == "https://agency.auth-fips.us-gov-west-1.amazoncognito.com")
+        merge = try Self.merged { $0.useFIPSEndpoint = true; $0.domain = "https://auth.example.com" }
+        #expect(merge.profile.domain == "https://auth.example.com")
+    }
 
     @Test(arguments: refusals.indices)
     func whatIsRefused(_ index: Int) {

@@ -9,6 +9,10 @@ public struct Profile: Sendable, Equatable {
     /// Plain `http://` to an endpoint on another machine is allowed (see
     /// `Endpoint.resolve`); loopback needs no permission.
     public var allowInsecureHTTP: Bool?
+    /// AWS's FIPS endpoints for every AWS service the profile calls
+    /// (`configure --fips`), whatever AWS_USE_FIPS_ENDPOINT says: see
+    /// FIPSRequest. GovCloud needs no setting.
+    public var useFIPSEndpoint: Bool?
     /// The default for commands that take `--username`.
     public var username: String?
     /// Seconds to establish a connection (default 5).
@@ -74,6 +78,7 @@ public struct Profile: Sendable, Equatable {
         static let region = "region"
         static let endpointURL = "endpoint-url"
         static let allowInsecureHTTP = "allow-insecure-http"
+        static let useFIPSEndpoint = "use-fips-endpoint"
         static let username = "username"
         static let connectTimeout = "connect-timeout"
         static let requestTimeout = "request-timeout"
@@ -104,6 +109,7 @@ public struct Profile: Sendable, Equatable {
         region = try json.optionalString(Key.region)
         endpointURL = try json.optionalString(Key.endpointURL)
         allowInsecureHTTP = try json.optionalBool(Key.allowInsecureHTTP)
+        useFIPSEndpoint = try json.optionalBool(Key.useFIPSEndpoint)
         username = try json.optionalString(Key.username)
         connectTimeout = try json.optionalDouble(Key.connectTimeout)
         requestTimeout = try json.optionalDouble(Key.requestTimeout)
@@ -132,6 +138,7 @@ public struct Profile: Sendable, Equatable {
         members[Key.region] = region.map { .string($0) }
         members[Key.endpointURL] = endpointURL.map { .string($0) }
         members[Key.allowInsecureHTTP] = allowInsecureHTTP.map { .bool($0) }
+        members[Key.useFIPSEndpoint] = useFIPSEndpoint.map { .bool($0) }
         members[Key.username] = username.map { .string($0) }
         members[Key.connectTimeout] = connectTimeout.map { .double($0) }
         members[Key.requestTimeout] = requestTimeout.map { .double($0) }

@@ -62,4 +62,17 @@ public enum AWSEndpoints {
         guard let fips = usesFIPS(.userPools, region: region, fipsAsked: fipsAsked) else { return nil }
         return "https://\(prefix).\(fips ? "auth-fips" : "auth").\(region).amazoncognito.com"
     }
+
+    /// The prefix and region of a Cognito domain's URL
+    /// (`https://PREFIX.auth.REGION.amazoncognito.com`, or `auth-fips`);
+    /// nil for a custom domain.
+    public static func managedLoginPrefix(of url: String) -> (prefix: String, region: String)? {
+        guard url.lowercased().hasPrefix("https://") else { return nil }
+        let host = url.dropFirst("https://".count).prefix { $0 != "/" }.lowercased()
+        let labels = host.split(separator: ".", omittingEmptySubsequences: false)
+        guard labels.count == 5, labels[1] == "auth" || labels[1] == "auth-fips", labels[3] == "amazoncognito", labels[4] == "com",
+            !labels[0].isEmpty, !labels[2].isEmpty
+        else { return nil }
+        return (String(labels[0]), String(labels[2]))
+    }
 }

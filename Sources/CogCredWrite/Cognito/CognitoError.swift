@@ -33,7 +33,8 @@ public enum CognitoError: Error, Sendable, Equatable {
     public var isTemporary: Bool {
         switch self {
         case .badResponse where isNotCognito: return false
-        case .transport, .badResponse, .deadlineExceeded: return true
+        case .transport(let failure): return failure.kind != .proxyRefused && failure.kind != .proxySetting
+        case .badResponse, .deadlineExceeded: return true
         case .service(_, _, let status):
             return status >= 500 || reason == .throttled || reason == .serviceFault
         case .noSecretHash: return false
@@ -79,10 +80,17 @@ public enum CognitoError: Error, Sendable, Equatable {
             let at = error.gaveUp.map { " at \($0.url.oneLine(limit: 200))" } ?? ""
             let waited = error.gaveUp.map { "; \($0.wait)" } ?? ""
             let detail = error.detail.oneLine() + waited
+            // Through a proxy, the proxy is named too: a person may not know one is in the way.
+            let via = error.proxy.map { " through the proxy \($0.shown) (from \($0.variable))" } ?? ""
             switch error.kind {
-            case .timedOut: return "Cognito\(at) did not answer in time (\(detail))"
+            case .timedOut: return "Cognito\(at) did not answer in time\(via) (\(detail))"
             case .tls: return "\(CognitoError.untrustedCertificate)\(at) (\(detail))"
-            case .connectionFailed, .other: return "cannot reach Cognito\(at) (\(detail))"
+            case .connectionFailed, .other: return "cannot reach Cognito\(at)\(via) (\(detail))"
+            case .proxyUnreachable:
+                return "cannot reach the proxy \(error.proxy?.shown ?? "") (from \(error.proxy?.variable ?? "the environment"))\(at.isEmpty ? "" : " on the way to Cognito\(at)") (\(detail))"
+            case .proxyRefused:
+                return "the proxy \(error.proxy?.shown ?? "") (from \(error.proxy?.variable ?? "the environment")) refused the request: it wants a user name and password, or refused those given (\(error.detail.oneLine(limit: 120)))"
+            case .proxySetting: return error.detail.oneLine()
             }
         case .badResponse(let status, let detail):
             return "Cognito sent an answer that cannot be read (HTTP \(status), \(detail.oneLine(limit: 120)))"

@@ -2,7 +2,8 @@
 /// (the executable's Wiring) and held by each client: the user pool's, the
 /// identity pool's and STS's, the OAuth endpoints', the JWKS fetch. The
 /// transport, the timeouts of one attempt, the command's deadline, the CA
-/// bundle to trust instead of the system's, and when to try again.
+/// bundle to trust instead of the system's, when to try again, and the
+/// proxy variables.
 ///
 /// Whether plain HTTP may be used is the endpoint's own (Endpoint.resolve's
 /// rule gives it with the URL), so a client takes it with its endpoint:
@@ -14,11 +15,14 @@ public struct Connection: Sendable {
     /// A PEM file of CA certificates to trust instead of the system's.
     public let caBundle: String?
     public let retryPolicy: RetryPolicy
+    /// The proxy variables each request's route is decided by.
+    public let proxies: ProxySettings
 
     public init(
         transport: any HTTPTransport = CurlTransport(), timeouts: Timeouts, deadline: Deadline, caBundle: String? = nil,
-        retryPolicy: RetryPolicy = RetryPolicy()
+        retryPolicy: RetryPolicy = RetryPolicy(), proxies: ProxySettings = .none
     ) {
+        self.proxies = proxies
         self.transport = transport
         self.timeouts = timeouts
         self.deadline = deadline

@@ -143,6 +143,11 @@ public final class CurlTransport: HTTPTransport, Sendable {
                 // not wander.
                 set("PROTOCOLS_STR", ccurl_setopt_string(handle, CURLOPT_PROTOCOLS_STR, request.allowsCleartext ? "http,https" : "https"))
                 set("FOLLOWLOCATION", ccurl_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 0))
+                // The route ProxySettings chose, by libcurl's own rules: its
+                // proxy, or "" for none, which stops libcurl reading the
+                // variables again (NO_PROXY is applied already).
+                set("PROXY", ccurl_setopt_string(handle, CURLOPT_PROXY, request.route.proxy?.setting ?? ""))
+                set("NOPROXY", ccurl_setopt_string(handle, CURLOPT_NOPROXY, ""))
                 set("OPENSOCKETFUNCTION", ccurl_setopt_cloexec_sockets(handle))
                 set("MAXAGE_CONN", ccurl_setopt_long(handle, CURLOPT_MAXAGE_CONN, request.repeatable ? CurlTransport.keptAge : CurlTransport.freshAge))
                 set("CONNECTTIMEOUT_MS", ccurl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, max(1, Int(request.connectTimeout * 1000))))
@@ -196,17 +201,39 @@ public final class CurlTransport: HTTPTransport, Sendable {
             if sink.resendStopped || (!request.repeatable && reconnectFailed) {
                 throw TransportError(.connectionFailed, "the connection closed before any answer; the request may have arrived, so it is not sent again")
             }
-            throw TransportError(CurlTransport.kind(of: code), text, nothingSent: nothingSent)
+            let proxy = request.route.proxy
+            let kind = proxy == nil ? CurlTransport.kind(of: code) : CurlTransport.proxyKind(of: code, on: handle)
+            throw TransportError(kind, text, nothingSent: nothingSent, proxy: proxy)
         }
         var status = 0
         ccurl_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
+        // A proxy forwarding plain HTTP answers 407 itself; the services never do.
+        if status == 407, let proxy = request.route.proxy {
+            throw TransportError(.proxyRefused, "the proxy answered 407 Proxy Authentication Required", nothingSent: true, proxy: proxy)
+        }
         return HTTPResponse(status: status, body: sink.data)
+    }
+
+    /// A failure through a proxy: the proxy's refusal (a CONNECT answered
+    /// 407 or 401; a SOCKS server rejecting the user), the proxy out of reach
+    /// (libcurl connects to nothing else), or what lies beyond it.
+    static func proxyKind(of code: CURLcode, on handle: UnsafeMutableRawPointer) -> TransportError.Kind {
+        var connectStatus = 0
+        ccurl_getinfo_long(handle, CURLINFO_HTTP_CONNECTCODE, &connectStatus)
+        var socksError = 0
+        ccurl_getinfo_long(handle, CURLINFO_PROXY_ERROR, &socksError)
+        let refusals = [CURLPX_USER_REJECTED, CURLPX_NO_AUTH].map { Int($0.rawValue) }
+        // A CONNECT's answer is the proxy's own, never the service's; some
+        // proxies (tinyproxy) answer wrong credentials with 401, not 407.
+        if connectStatus == 407 || connectStatus == 401 || (code == CURLE_PROXY && refusals.contains(socksError)) { return .proxyRefused }
+        if code == CURLE_COULDNT_CONNECT || code == CURLE_COULDNT_RESOLVE_PROXY { return .proxyUnreachable }
+        return kind(of: code)
     }
 
     static func kind(of code: CURLcode) -> TransportError.Kind {
         switch code {
         case CURLE_COULDNT_CONNECT, CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY,
-            CURLE_SEND_ERROR, CURLE_RECV_ERROR, CURLE_GOT_NOTHING, CURLE_PARTIAL_FILE:
+            CURLE_SEND_ERROR, CURLE_RECV_ERROR, CURLE_GOT_NOTHING, CURLE_PARTIAL_FILE, CURLE_PROXY:
             return .connectionFailed
         case CURLE_OPERATION_TIMEDOUT:
             return .timedOut

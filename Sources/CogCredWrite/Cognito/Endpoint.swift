@@ -13,6 +13,8 @@ public enum Endpoint {
         /// Plain `http://` may be used: the URL is `http://` and either
         /// names this machine or the profile allows it.
         public var allowsCleartext: Bool
+        /// AWS's FIPS endpoint (or managed login), not one set by hand.
+        public var fips = false
     }
 
     /// The AWS SDKs' order: the service-specific variable, then the global
@@ -38,18 +40,29 @@ public enum Endpoint {
         }
         if chosen == nil, let url = profile.endpointURL, !url.isEmpty { chosen = (url, nil) }
         guard let (url, variable) = chosen else {
-            return try publicEndpoint(.userPools, region: profile.effectiveRegion, environment: environment)
+            return try publicEndpoint(.userPools, region: profile.effectiveRegion, profile: profile, environment: environment)
         }
         if refusesCleartext(url, profile) { throw EndpointError.cleartext(setting: variable ?? "endpoint-url", url: url) }
         return Resolved(url: url, variable: variable, allowsCleartext: isPlainHTTP(url))
     }
 
-    /// Whether the profile's own `endpoint-url` or `domain` is plain HTTP to
-    /// another machine without the profile allowing it (what `configure`
-    /// refuses), and which.
+    /// What `configure` refuses in the profile's own settings: an
+    /// `endpoint-url` or `domain` that is plain HTTP to another machine the
+    /// profile does not allow, or `use-fips-endpoint` where a service the
+    /// profile calls has no FIPS endpoint.
     public static func profileProblem(_ profile: Profile) -> EndpointError? {
         for (setting, url) in [("endpoint-url", profile.endpointURL), ("domain", profile.domain)] {
             if let url, refusesCleartext(url, profile) { return .cleartext(setting: setting, url: url) }
+        }
+        guard profile.useFIPSEndpoint == true else { return nil }
+        var called: [(AWSEndpoints.Service, String)] = []
+        if profile.endpointURL == nil { called.append((.userPools, profile.effectiveRegion)) }
+        if let pool = profile.identityPoolID {
+            let region = String(pool.prefix { $0 != ":" })
+            called += [(.identityPools, region), (.sts, region)]
+        }
+        for (service, region) in called where AWSEndpoints.usesFIPS(service, region: region, fipsAsked: true) == nil {
+            return .noFIPS(service: service.rawValue, region: region, setting: FIPSRequest.profileSetting)
         }
         return nil
     }
@@ -66,37 +79,36 @@ public enum Endpoint {
             if refusesCleartext(url, profile) { throw EndpointError.cleartext(setting: candidate, url: url) }
             return Resolved(url: url, variable: candidate, allowsCleartext: isPlainHTTP(url))
         }
-        return try publicEndpoint(service, region: region, environment: environment)
+        return try publicEndpoint(service, region: region, profile: profile, environment: environment)
     }
 
-    /// AWS's own endpoint for the service: the FIPS one when asked for (as
-    /// the SDKs are, by AWS_USE_FIPS_ENDPOINT) or in GovCloud; refused,
-    /// before anything is sent, when asked for where there is none.
-    static func publicEndpoint(_ service: AWSEndpoints.Service, region: String, environment: [String: String]) throws -> Resolved {
-        let fips = try fipsAsked(environment)
-        guard let url = AWSEndpoints.url(service, region: region, fipsAsked: fips != nil) else {
-            throw EndpointError.noFIPS(service: service.rawValue, region: region, setting: fips ?? "FIPS")
+    /// AWS's own endpoint for the service: the FIPS one when asked for
+    /// (FIPSRequest) or in GovCloud; refused, before anything is sent,
+    /// when asked for where there is none.
+    static func publicEndpoint(_ service: AWSEndpoints.Service, region: String, profile: Profile, environment: [String: String]) throws
+        -> Resolved
+    {
+        let fips = try FIPSRequest(profile: profile, environment: environment)
+        guard let url = AWSEndpoints.url(service, region: region, fipsAsked: fips.asked) else {
+            throw EndpointError.noFIPS(service: service.rawValue, region: region, setting: fips.setting ?? "FIPS")
         }
-        return Resolved(url: url, variable: nil, allowsCleartext: false)
-    }
-
-    /// The setting that asks for FIPS endpoints, if one does:
-    /// AWS_USE_FIPS_ENDPOINT, `true` or `false` in any case, as the SDKs
-    /// read it.
-    static func fipsAsked(_ environment: [String: String]) throws -> String? {
-        let variable = "AWS_USE_FIPS_ENDPOINT"
-        guard let value = environment[variable], !value.isEmpty else { return nil }
-        switch value.lowercased() {
-        case "true": return variable
-        case "false": return nil
-        default: throw ConfigError.invalidValue(variable, "\(value.oneLine(limit: 40)) is neither true nor false")
-        }
+        return Resolved(url: url, variable: nil, allowsCleartext: false, fips: AWSEndpoints.usesFIPS(service, region: region, fipsAsked: fips.asked) == true)
     }
 
     /// The profile's OAuth 2.0 domain (token, revoke, authorize), held to
-    /// the same clear-text rule as the endpoint.
-    public static func domain(_ profile: Profile) throws -> Resolved {
+    /// the same clear-text rule as the endpoint. A Cognito domain
+    /// (`PREFIX.auth.REGION.amazoncognito.com`) is its `auth-fips` form
+    /// when FIPS is asked for and in GovCloud.
+    public static func domain(_ profile: Profile, environment: [String: String]) throws -> Resolved {
         guard let url = profile.domain else { throw ConfigError.missingDomain }
+        if let (prefix, region) = AWSEndpoints.managedLoginPrefix(of: url) {
+            let fips = try FIPSRequest(profile: profile, environment: environment)
+            guard fips.asked || AWSEndpoints.isGovCloud(region) else { return Resolved(url: url, variable: nil, allowsCleartext: false) }
+            guard let built = AWSEndpoints.managedLogin(prefix: prefix, region: region, fipsAsked: true) else {
+                throw EndpointError.noFIPS(service: "the managed login", region: region, setting: fips.setting ?? "FIPS")
+            }
+            return Resolved(url: built, variable: nil, allowsCleartext: false, fips: true)
+        }
         if refusesCleartext(url, profile) { throw EndpointError.cleartext(setting: "domain", url: url) }
         return Resolved(url: url, variable: nil, allowsCleartext: isPlainHTTP(url))
     }
@@ -161,6 +173,11 @@ public enum EndpointError: ExplainedFailure, Equatable {
 
     public var category: FailureCategory { .configuration }
 
+    public var isNoFIPS: Bool {
+        if case .noFIPS = self { return true }
+        return false
+    }
+
     public var explanation: Explanation {
         switch self {
         case .cleartext(let setting, let url):
@@ -169,7 +186,7 @@ public enum EndpointError: ExplainedFailure, Equatable {
                 nextStep: .allowInsecureHTTP)
         case .noFIPS(let service, let region, let setting):
             return Explanation(
-                "\(setting) asks for FIPS endpoints, and AWS has no FIPS endpoint for \(service) in \(region) (only in us-east-1, us-east-2, us-west-1, us-west-2 and GovCloud): nothing was sent")
+                "\(setting) asks for FIPS endpoints, and AWS has no FIPS endpoint for \(service) in \(region)", nextStep: .chooseFIPSRegion)
         }
     }
 }

@@ -39,11 +39,15 @@ public struct HTTPRequest: Sendable {
     /// answer) rides only a connection idle under a second, and is never
     /// re-sent by the HTTP library itself (CurlTransport).
     public var repeatable: Bool
+    /// Straight to the host or through a proxy (ProxySettings decides).
+    public var route: ProxyRoute
 
     public init(
         method: String = "POST", url: String, headers: [(String, String)], body: Data, connectTimeout: Double, totalTimeout: Double,
-        caBundle: String? = nil, allowsCleartext: Bool = false, action: String? = nil, attempt: Int = 1, repeatable: Bool = false
+        caBundle: String? = nil, allowsCleartext: Bool = false, action: String? = nil, attempt: Int = 1, repeatable: Bool = false,
+        route: ProxyRoute = .direct(exempted: nil)
     ) {
+        self.route = route
         self.repeatable = repeatable
         self.action = action
         self.attempt = attempt
@@ -75,6 +79,13 @@ public struct TransportError: Error, Sendable, Equatable {
         case timedOut
         case tls
         case other
+        /// The proxy itself could not be reached (`proxy` says which).
+        case proxyUnreachable
+        /// The proxy wants credentials, or refused those given (HTTP 407,
+        /// or a SOCKS server rejecting the user): not worth repeating.
+        case proxyRefused
+        /// A proxy variable libcurl could not use; nothing was sent.
+        case proxySetting
     }
 
     public var kind: Kind
@@ -88,6 +99,8 @@ public struct TransportError: Error, Sendable, Equatable {
     /// once RetryingPost gave up: what the person waited for, which one
     /// attempt's own time would understate.
     public var gaveUp: GaveUp?
+    /// The proxy the request went through, when one was in the way.
+    public var proxy: Proxy?
 
     public struct GaveUp: Sendable, Equatable {
         public var url: String
@@ -102,10 +115,11 @@ public struct TransportError: Error, Sendable, Equatable {
         public var wait: String { "\(attempts) \(attempts == 1 ? "attempt" : "attempts") over \((seconds * 10).rounded() / 10) s" }
     }
 
-    public init(_ kind: Kind, _ detail: String, nothingSent: Bool = false) {
+    public init(_ kind: Kind, _ detail: String, nothingSent: Bool = false, proxy: Proxy? = nil) {
         self.kind = kind
         self.detail = detail
         self.nothingSent = nothingSent
+        self.proxy = proxy
     }
 }
 
@@ -145,6 +159,10 @@ struct RetryingPost: Sendable {
         read: (HTTPResponse) throws(CognitoError) -> Answer
     ) throws(CognitoError) -> Answer {
         let (transport, timeouts, deadline, retryPolicy) = (connection.transport, connection.timeouts, connection.deadline, connection.retryPolicy)
+        let route: ProxyRoute
+        do { route = try connection.proxies.route(for: url) } catch {
+            throw .transport(TransportError(.proxySetting, "invalid \(error.variable): \(error.problem)", nothingSent: true))
+        }
         var attempt = 0
         let start = ContinuousClock.now
         while true {
@@ -153,7 +171,7 @@ struct RetryingPost: Sendable {
             let request = HTTPRequest(
                 method: method, url: url, headers: headers, body: body, connectTimeout: min(timeouts.connect, remaining),
                 totalTimeout: min(timeouts.request, remaining), caBundle: connection.caBundle, allowsCleartext: allowsCleartext,
-                action: action, attempt: attempt + 1, repeatable: repeatable)
+                action: action, attempt: attempt + 1, repeatable: repeatable, route: route)
             let failure: CognitoError
             do throws(CognitoError) {
                 let response: HTTPResponse
@@ -176,8 +194,11 @@ struct RetryingPost: Sendable {
     static func retries(_ error: CognitoError, repeatable: Bool) -> Bool {
         switch error {
         case .transport(let failure):
-            if failure.kind == .connectionFailed && failure.nothingSent { return true }
-            return failure.kind != .tls && repeatable
+            switch failure.kind {
+            case .tls, .proxyRefused, .proxySetting: return false
+            case .connectionFailed where failure.nothingSent, .proxyUnreachable where failure.nothingSent: return true
+            default: return repeatable
+            }
         case .service(_, _, let status), .badResponse(let status, _):
             return status >= 500 && repeatable
         case .deadlineExceeded, .noSecretHash:

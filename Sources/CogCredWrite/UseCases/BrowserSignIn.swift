@@ -77,7 +77,7 @@ extension TokenManager {
     /// The authorization-code request for this profile's managed login:
     /// fresh state, nonce and PKCE verifier each time.
     public func authorizationRequest(identityProvider: String? = nil) throws -> AuthorizationRequest {
-        let domain = try Endpoint.domain(profile)
+        let domain = try managedLoginDomain()
         return AuthorizationRequest(
             domain: domain.url, clientID: profile.clientID, redirectURI: profile.effectiveRedirectURI,
             scopes: profile.scopes ?? Profile.defaultBrowserScopes, identityProvider: identityProvider ?? profile.identityProvider)
@@ -87,7 +87,7 @@ extension TokenManager {
     /// the managed login's own session (its cookie in the browser), when
     /// the profile names a logout URI; nil otherwise.
     public func logoutURL() -> String? {
-        guard let logoutURI = profile.logoutURI, let domain = try? Endpoint.domain(profile) else { return nil }
+        guard let logoutURI = profile.logoutURI, let domain = try? managedLoginDomain() else { return nil }
         return managedLoginLogoutURL(domain: domain.url, clientID: profile.clientID, logoutURI: logoutURI)
     }
 

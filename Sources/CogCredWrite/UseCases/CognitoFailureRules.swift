@@ -25,6 +25,9 @@ extension AuthError {
         if case .transport(let failure) = error, failure.kind == .tls {
             return (.temporary, Explanation(CognitoError.untrustedCertificate, nextStep: .trustPrivateCA, cause: failure.detail.oneLine()))
         }
+        if case .transport(let failure) = error, failure.kind == .proxyRefused || failure.kind == .proxySetting {
+            return (.configuration, Explanation(error.summary, nextStep: .checkProxy(variable: failure.proxy?.variable)))
+        }
         if error.isTemporary {
             return (.temporary, Explanation("\(error.summary); try again later"))
         }

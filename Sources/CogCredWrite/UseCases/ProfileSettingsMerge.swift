@@ -10,6 +10,8 @@ public struct ProfileSettings: Sendable, Equatable {
     public var region: String?
     public var endpointURL: String?
     public var allowInsecureHTTP: Bool?
+    /// `--fips` / `--no-fips`.
+    public var useFIPSEndpoint: Bool?
     public var caBundle: String?
     public var username: String?
     public var grant: String?
@@ -45,7 +47,7 @@ public struct ProfileSettings: Sendable, Equatable {
     /// or deletes.
     public var changesAnything: Bool {
         let values: [Any?] = [
-            userPoolID, clientID, region, endpointURL, allowInsecureHTTP, username, domain, scopes, redirectURI,
+            userPoolID, clientID, region, endpointURL, allowInsecureHTTP, useFIPSEndpoint, username, domain, scopes, redirectURI,
             identityProvider, logoutURI, identityPoolID, roleARN, basicFlow, grant, connectTimeout, requestTimeout,
             commandTimeout, authFlow, method, caBundle, passkeyRPID,
         ]
@@ -62,8 +64,9 @@ public enum ProfileSettingsProblem: Error, Sendable {
     case unreadableCABundle(path: String)
     /// A value the profile's own validation refuses.
     case invalidValue(ConfigError)
-    /// Plain HTTP to another machine, not allowed by the profile.
-    case cleartext(EndpointError)
+    /// Plain HTTP to another machine, not allowed by the profile, or FIPS
+    /// in a region without it (Endpoint.profileProblem).
+    case endpoint(EndpointError)
     /// The client-credentials grant with no app client secret stored or given.
     case clientCredentialsWithoutSecret
     /// Browser sign-in with no domain for the pool's managed login.
@@ -112,7 +115,7 @@ public struct ProfileSettingsMerge: Sendable {
             // A value given with the change: the change's mistake, not a broken file.
             throw ProfileSettingsProblem.invalidValue(error)
         }
-        if let problem = Endpoint.profileProblem(profile) { throw ProfileSettingsProblem.cleartext(problem) }
+        if let problem = Endpoint.profileProblem(profile) { throw ProfileSettingsProblem.endpoint(problem) }
         let change = ProfileChange(from: existing, to: profile, newClientSecret: settings.newClientSecret)
         if change.dropsClientSecret { profile.clientSecretInKeyring = nil }
         if profile.effectiveGrant == .clientCredentials && profile.clientSecretInKeyring != true && !settings.newClientSecret {
@@ -137,12 +140,21 @@ public struct ProfileSettingsMerge: Sendable {
         if let region = settings.region { profile.region = cleared(region) }
         if let endpointURL = settings.endpointURL { profile.endpointURL = cleared(endpointURL) }
         if let allowInsecureHTTP = settings.allowInsecureHTTP { profile.allowInsecureHTTP = allowInsecureHTTP ? true : nil }
+        if let useFIPSEndpoint = settings.useFIPSEndpoint { profile.useFIPSEndpoint = useFIPSEndpoint ? true : nil }
         if let username = settings.username { profile.username = cleared(username) }
         if let domain = settings.domain {
             if !domain.isEmpty, !domain.contains("://"), let problem = ProfileValidation.domainPrefixProblem(domain) {
                 throw ProfileSettingsProblem.invalidDomain(problem: problem)
             }
             profile.domain = domain.isEmpty ? nil : ProfileValidation.expandDomain(domain, region: profile.effectiveRegion)
+        }
+        // A Cognito domain in the form the profile's FIPS setting and
+        // region call for (`auth-fips` in GovCloud or with --fips), so
+        // that `configure --show` prints the host the browser will open.
+        if let domain = profile.domain, let (prefix, region) = AWSEndpoints.managedLoginPrefix(of: domain),
+            let built = AWSEndpoints.managedLogin(prefix: prefix, region: region, fipsAsked: profile.useFIPSEndpoint == true)
+        {
+            profile.domain = built
         }
         if let scopes = settings.scopes {
             let list = scopes.split(whereSeparator: \.isWhitespace).map(String.init)

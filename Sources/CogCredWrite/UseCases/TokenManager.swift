@@ -24,6 +24,9 @@ public struct TokenManager: Sendable {
     /// The pool's OAuth 2.0 endpoints (client credentials, browser
     /// sign-in), made on first use like `makeCognito`.
     let makeOAuth: @Sendable () throws -> any OAuthClient
+    /// The managed login's domain as the environment has it (FIPS:
+    /// Endpoint.domain), for the browser's address and the logout URL.
+    let managedLoginDomain: @Sendable () throws -> Endpoint.Resolved
     /// The identity pool and STS (`aws-credentials`), made on first use.
     let makeIdentity: @Sendable () throws -> any CognitoIdentityClient
     /// The security key passkeys are made and used with (libfido2's, in the
@@ -47,8 +50,10 @@ public struct TokenManager: Sendable {
         authenticator: @escaping @Sendable () -> any Authenticator = { Fido2Authenticator(path: nil) },
         clock: any Clock = SystemClock(),
         refreshMemory: any RefreshAPIMemory = InMemoryRefreshMemory(), lock: any RefreshLock,
-        warn: @escaping @Sendable (String) -> Void = { _ in }, agent: (any SessionAgent)? = nil
+        warn: @escaping @Sendable (String) -> Void = { _ in }, agent: (any SessionAgent)? = nil,
+        domain: (@Sendable () throws -> Endpoint.Resolved)? = nil
     ) {
+        self.managedLoginDomain = domain ?? { try Endpoint.domain(profile, environment: [:]) }
         self.agent = agent
         self.profileName = profileName
         self.profile = profile

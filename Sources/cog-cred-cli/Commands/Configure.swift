@@ -51,6 +51,7 @@ struct Configure: ParsableCommand, HelpExamples {
         settings.region = connection.region
         settings.endpointURL = connection.endpointUrl
         settings.allowInsecureHTTP = connection.allowInsecureHttp
+        settings.useFIPSEndpoint = connection.fips
         settings.caBundle = connection.caBundle
         settings.newClientSecret = connection.clientSecretStdin
         settings.removeClientSecret = connection.removeClientSecret
@@ -113,6 +114,10 @@ struct Configure: ParsableCommand, HelpExamples {
             result = try profiles.configure(name, settings, replacing: existing) {
                 try PasswordInput.fromStandardInput(what: "client secret")
             }
+        } catch ProfileSettingsProblem.endpoint(let problem) where problem.isNoFIPS {
+            // Not a mistyped value: the region has no FIPS endpoint, as when
+            // AWS_USE_FIPS_ENDPOINT asks for one at a command (78 both ways).
+            throw problem
         } catch let problem as ProfileSettingsProblem {
             // A value typed on this command line: a usage error, not a broken file.
             throw ValidationError(Self.wording(problem))
@@ -134,7 +139,7 @@ struct Configure: ParsableCommand, HelpExamples {
         case .invalidDomain(let problem): return "invalid --domain: \(problem)"
         case .unreadableCABundle(let path): return "--ca-bundle: cannot read \(path)"
         case .invalidValue(let error): return error.message
-        case .cleartext(let problem): return ErrorWording.line(problem)
+        case .endpoint(let problem): return ErrorWording.line(problem)
         case .clientCredentialsWithoutSecret:
             return "--grant client-credentials needs the app client's secret: add --client-secret-stdin"
         case .browserWithoutDomain: return "--auth-flow browser needs the pool's domain: add --domain PREFIX_OR_URL"
@@ -187,6 +192,11 @@ struct ConfigureConnection: ParsableArguments {
         inversion: .prefixedNo,
         help: "Allow a plain http:// endpoint on another machine (refresh tokens and passwords then cross the network unencrypted); http to this machine needs no permission.")
     var allowInsecureHttp: Bool?
+
+    @Flag(
+        inversion: .prefixedNo,
+        help: "AWS's FIPS endpoints for Cognito, the identity pool and STS, whatever AWS_USE_FIPS_ENDPOINT says (us-east-1, us-east-2, us-west-1, us-west-2; GovCloud is FIPS without it). Refused in a region without them.")
+    var fips: Bool?
 
     @Option(
         help: ArgumentHelp("A PEM file of CA certificates for HTTPS to the endpoint (AWS_CA_BUNDLE overrides it).", valueName: "file"),

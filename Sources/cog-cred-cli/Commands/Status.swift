@@ -54,10 +54,11 @@ struct Status: ParsableCommand, HelpExamples {
         var report = try manager.status(verifying: verify ? { try wiring.poolKeySource(manager.profile) } : nil)
         let check = report.session.signedIn && !offline ? try manager.checkSession() : nil
         if case .refused = check { report.session.signedIn = false }
+        let path = NetworkPath(profile: manager.profile, environment: wiring.environment)
         if json {
-            Output.data(StatusJSON(report, manager.profile, check: check).encoded())
+            Output.data(StatusJSON(report, manager.profile, check: check, path: path).encoded())
         } else {
-            for line in text(report.session, manager.profile, check: check) { Output.data(line) }
+            for line in text(report.session, manager.profile, check: check) + Status.text(path) { Output.data(line) }
             for (kind, list) in report.checks ?? [] {
                 for check in list {
                     Output.data("verify \(kind.rawValue):".padding(16) + "\(check.passed ? "ok  " : "FAIL") \(check.name): \(check.detail.oneLine())")
@@ -136,6 +137,23 @@ struct Status: ParsableCommand, HelpExamples {
     }
 }
 
+extension Status {
+    /// The `endpoint:` and `network:` lines: where requests go and how.
+    static func text(_ path: NetworkPath) -> [String] {
+        guard let endpoint = path.endpoint else {
+            return ["endpoint:      not usable: \(path.problem.map { ErrorWording.line($0) } ?? "unknown")"]
+        }
+        let source = endpoint.variable.map { " (from \($0))" } ?? (endpoint.fips ? " (FIPS)" : "")
+        var lines = ["endpoint:      \(withoutURLCredentials(endpoint.url).oneLine(limit: 200))\(source)"]
+        if let route = path.route {
+            lines.append("network:       \(route.described)")
+        } else if let problem = path.problem {
+            lines.append("network:       not usable: \(ErrorWording.line(problem))")
+        }
+        return lines
+    }
+}
+
 extension String {
     func padding(_ width: Int) -> String { count >= width ? self + " " : self + String(repeating: " ", count: width - count) }
 }
@@ -166,6 +184,17 @@ struct StatusJSON: Encodable {
     var session: String?
     /// How it was checked: "GetUser", "userInfo" or "refresh".
     var sessionCheckedBy: String?
+    /// Where requests go (NetworkPath): the URL without credentials, the
+    /// variable that set it, whether it is AWS's FIPS endpoint.
+    var endpoint: String?
+    var endpointFrom: String?
+    var fips: Bool?
+    /// "http://proxy.example:3128" (never its user name or password), the
+    /// variable it came from; null when requests go direct.
+    var proxy: String?
+    var proxyFrom: String?
+    /// Why there is no endpoint or route to name.
+    var networkProblem: String?
 
     struct Check: Encodable {
         var check: String
@@ -174,7 +203,10 @@ struct StatusJSON: Encodable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case profile, username, email, sub, verification, grant, scopes, session
+        case profile, username, email, sub, verification, grant, scopes, session, endpoint, fips, proxy
+        case endpointFrom = "endpoint_from"
+        case proxyFrom = "proxy_from"
+        case networkProblem = "network_problem"
         case sessionCheckedBy = "session_checked_by"
         case identityPoolID = "identity_pool_id"
         case identityID = "identity_id"
@@ -190,8 +222,14 @@ struct StatusJSON: Encodable {
         case accessTokenExpired = "access_token_expired"
     }
 
-    init(_ report: StatusReport, _ profile: Profile, check: SessionCheck?) {
+    init(_ report: StatusReport, _ profile: Profile, check: SessionCheck?, path: NetworkPath) {
         let s = report.session
+        endpoint = path.endpoint.map { withoutURLCredentials($0.url) }
+        endpointFrom = path.endpoint?.variable
+        fips = path.endpoint?.fips
+        proxy = path.route?.proxy?.shown
+        proxyFrom = path.route?.proxy?.variable
+        networkProblem = path.problem.map { ErrorWording.line($0) }
         switch check {
         case .stands(let way):
             session = "stands"

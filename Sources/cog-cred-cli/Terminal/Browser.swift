@@ -9,7 +9,8 @@ import Glibc
 /// tried in turn; `%s` stands for the address, else it is appended), else
 /// `xdg-open`. The browser is not waited for, and its output goes to
 /// /dev/null: stdout carries only data, and a browser's chatter is not for
-/// the person at the terminal.
+/// the person at the terminal. Its environment names this machine in
+/// NO_PROXY (`browserEnvironment`).
 enum Browser {
     /// True when a browser command was started.
     @discardableResult
@@ -40,6 +41,30 @@ enum Browser {
         var pid: pid_t = 0
         var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
-        return posix_spawnp(&pid, arguments[0], &actions, nil, &argv, environ) == 0
+        let envp: [UnsafeMutablePointer<CChar>?] = browserEnvironment().map { strdup($0) } + [nil]
+        defer { for pointer in envp { free(pointer) } }
+        return posix_spawnp(&pid, arguments[0], &actions, nil, &argv, envp) == 0
+    }
+
+    /// This process's environment, with this machine named in `no_proxy`
+    /// and `NO_PROXY`: the sign-in's loopback listener must never be asked
+    /// through a proxy (which would see the code, and cannot reach it),
+    /// and a browser that reads the proxy variables (a text browser, curl)
+    /// would otherwise send it there. Chromium and Firefox never proxy
+    /// loopback themselves.
+    static func browserEnvironment() -> [String] {
+        var variables: [String] = []
+        var index = 0
+        while let entry = environ[index] {
+            variables.append(String(cString: entry))
+            index += 1
+        }
+        let loopback = "localhost,127.0.0.1,::1"
+        func value(_ name: String) -> String? {
+            variables.last { $0.hasPrefix(name + "=") }.map { String($0.dropFirst(name.count + 1)) }.flatMap { $0.isEmpty ? nil : $0 }
+        }
+        let existing = value("no_proxy") ?? value("NO_PROXY")
+        let exempt = existing.map { $0 == "*" ? $0 : "\($0),\(loopback)" } ?? loopback
+        return variables.filter { !$0.hasPrefix("no_proxy=") && !$0.hasPrefix("NO_PROXY=") } + ["no_proxy=\(exempt)", "NO_PROXY=\(exempt)"]
     }
 }
