@@ -90,6 +90,19 @@ DOUBLE_POOL_ID = "us-east-1_double"
 DOUBLE_CLIENT_ID = "doubleclient"
 
 
+def moto_identity_pool(pool):
+    """An identity pool in moto whose provider is `pool` (a MotoPool) and its
+    app client; its id."""
+    import boto3
+
+    identity = boto3.client("cognito-identity", endpoint_url=pool.url, region_name="us-east-1",
+                            aws_access_key_id="testing", aws_secret_access_key="testing")
+    return identity.create_identity_pool(
+        IdentityPoolName="e2e", AllowUnauthenticatedIdentities=False,
+        CognitoIdentityProviders=[{"ProviderName": f"cognito-idp.us-east-1.amazonaws.com/{pool.pool_id}",
+                                   "ClientId": pool.client_id}])["IdentityPoolId"]
+
+
 def configure_on_double(cog, url, *options, profile=None, **run):
     """`cog-cred configure` of a profile (`default` unless named) on the
     double's pool and app client at `url` (the double's own, or a fault proxy's

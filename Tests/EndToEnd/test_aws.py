@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 import fault_server
-from support import configure_on_double, lock_collection
+from support import configure_on_double, lock_collection, moto_identity_pool
 
 AWS_KINDS = ("identity-id", "aws-credentials")
 
@@ -32,15 +32,7 @@ def aws_items(bus, profile="default"):
 @pytest.fixture
 def identity_pool(signed_in):
     """An identity pool in moto whose provider is the signed-in user's pool."""
-    import boto3
-
-    identity = boto3.client("cognito-identity", endpoint_url=signed_in.url, region_name="us-east-1",
-                            aws_access_key_id="testing", aws_secret_access_key="testing")
-    pool_id = identity.create_identity_pool(
-        IdentityPoolName="e2e", AllowUnauthenticatedIdentities=False,
-        CognitoIdentityProviders=[{"ProviderName": f"cognito-idp.us-east-1.amazonaws.com/{signed_in.pool_id}",
-                                   "ClientId": signed_in.client_id}])["IdentityPoolId"]
-    signed_in.identity_pool_id = pool_id
+    signed_in.identity_pool_id = moto_identity_pool(signed_in)
     return signed_in
 
 

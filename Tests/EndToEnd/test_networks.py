@@ -9,10 +9,8 @@ tinyproxy's log is the proof a request went through it: a line per request,
 logs nothing, so a SOCKS test proves its way by the server's refusal of a
 wrong password and by the trace."""
 import json
-import os
 import re
 import shutil
-import signal
 import socket
 import subprocess
 import urllib.request
@@ -22,8 +20,8 @@ import pytest
 
 import fault_server
 from conftest import free_port, wait_until
-from support import (DOMAIN_PASSWORD, DOMAIN_USER, configure_on_double, sign_in_by_pasting, sign_in_without_a_browser,
-                     stored)
+from support import (DOMAIN_PASSWORD, DOMAIN_USER, configure_on_double, moto_identity_pool, sign_in_by_pasting,
+                     sign_in_without_a_browser, stored)
 
 USER, PASSWORD = "net@example.com", "Network-Password-4"
 # tinyproxy's configuration takes only a plain password; the SOCKS one
@@ -136,20 +134,12 @@ def test_plain_http_goes_through_the_proxy_and_no_proxy_keeps_it_direct(cog, bus
 
 
 def test_aws_credentials_go_through_the_proxy(cog, bus, pool, tinyproxy):
-    import boto3
-
     proxy = tinyproxy()
     cog.ok("configure", "--user-pool-id", pool.pool_id, "--client-id", pool.client_id, "--endpoint-url", pool.url,
            "--username", pool.username)
     cog.remember_secret(pool.password)
     cog.ok("sign-in", "--password-stdin", input=pool.password + "\n")
-    identity = boto3.client("cognito-identity", endpoint_url=pool.url, region_name="us-east-1",
-                            aws_access_key_id="testing", aws_secret_access_key="testing")
-    pool_id = identity.create_identity_pool(
-        IdentityPoolName="net", AllowUnauthenticatedIdentities=False,
-        CognitoIdentityProviders=[{"ProviderName": f"cognito-idp.us-east-1.amazonaws.com/{pool.pool_id}",
-                                   "ClientId": pool.client_id}])["IdentityPoolId"]
-    cog.ok("configure", "--identity-pool-id", pool_id)
+    cog.ok("configure", "--identity-pool-id", moto_identity_pool(pool))
     printed = cog.run("aws-credentials", "--debug", env={"AWS_ENDPOINT_URL": pool.url, "http_proxy": proxy.url()})
     assert printed.returncode == 0, printed.stderr
     assert json.loads(printed.stdout)["Version"] == 1
