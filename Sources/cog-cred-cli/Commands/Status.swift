@@ -190,7 +190,7 @@ struct StatusJSON: Encodable {
     var endpointFrom: String?
     var fips: Bool?
     /// "http://proxy.example:3128" (never its user name or password), the
-    /// variable it came from; null when requests go direct.
+    /// variable it came from; absent when requests go direct.
     var proxy: String?
     var proxyFrom: String?
     /// Why there is no endpoint or route to name.
