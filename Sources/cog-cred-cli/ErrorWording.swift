@@ -67,7 +67,7 @@ enum ErrorWording {
             return "; check the proxy URL in \(variable), user name and password (http://USER:PASSWORD@HOST:PORT, percent-encoded)"
         case .checkProxy(nil): return "; check the proxy variables (HTTPS_PROXY, ALL_PROXY)"
         case .chooseFIPSRegion:
-            return "; FIPS endpoints are in us-east-1, us-east-2, us-west-1, us-west-2 and GovCloud (us-gov-*): use one of those regions, or turn FIPS off (configure --no-fips, AWS_USE_FIPS_ENDPOINT=false)"
+            return "; FIPS endpoints are in \(AWSEndpoints.fipsRegionsInWords): use one of those regions, or turn FIPS off (configure --no-fips, AWS_USE_FIPS_ENDPOINT=false)"
         case .chooseAnotherPort:
             return ": close it, or use another port with cog-cred configure --redirect-uri http://localhost:PORT/callback (and add that URL to the app client's callback URLs)"
         }

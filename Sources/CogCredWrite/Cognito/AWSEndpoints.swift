@@ -19,7 +19,10 @@ public enum AWSEndpoints {
     }
 
     /// The commercial regions with FIPS endpoints for all three services.
-    static let commercialFIPSRegions: Set<String> = ["us-east-1", "us-east-2", "us-west-1", "us-west-2"]
+    static let commercialFIPSRegions = ["us-east-1", "us-east-2", "us-west-1", "us-west-2"]
+
+    /// Where FIPS endpoints are, in words: for help and errors.
+    public static let fipsRegionsInWords = commercialFIPSRegions.joined(separator: ", ") + " and GovCloud (us-gov-*)"
 
     /// AWS GovCloud (US), where Cognito answers on FIPS endpoints only.
     public static func isGovCloud(_ region: String) -> Bool {

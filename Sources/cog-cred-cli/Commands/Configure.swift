@@ -195,7 +195,8 @@ struct ConfigureConnection: ParsableArguments {
 
     @Flag(
         inversion: .prefixedNo,
-        help: "AWS's FIPS endpoints for Cognito, the identity pool and STS, whatever AWS_USE_FIPS_ENDPOINT says (us-east-1, us-east-2, us-west-1, us-west-2; GovCloud is FIPS without it). Refused in a region without them.")
+        help: ArgumentHelp(
+            "AWS's FIPS endpoints for Cognito, the identity pool and STS, whatever AWS_USE_FIPS_ENDPOINT says. They are in \(AWSEndpoints.fipsRegionsInWords), which needs no setting; refused in a region without them."))
     var fips: Bool?
 
     @Option(
