@@ -96,7 +96,8 @@ import Testing
             transport: transport, timeouts: Timeouts(connect: 1, request: 1, command: 5), deadline: Deadline(secondsFromNow: 5),
             proxies: ProxySettings(environment: ["HTTPS_PROXY": "http://u:p@proxy:3128"]))
         _ = try connection.post(allowsCleartext: false).send("https://cognito/", headers: [], body: .init(), repeatable: true)
-        #expect(transport.requests.map(\.route) == [.through(Proxy(setting: "http://u:p@proxy:3128", shown: "http://proxy:3128", variable: "HTTPS_PROXY"))])
+        #expect(transport.requests.map(\.route)
+            == [.through(Proxy(setting: "http://u:p@proxy:3128", shown: "http://proxy:3128", variable: "HTTPS_PROXY", givesCredentials: true))])
 
         let refused = Connection(
             transport: transport, timeouts: Timeouts(connect: 1, request: 1, command: 5), deadline: Deadline(secondsFromNow: 5),
@@ -106,13 +107,17 @@ import Testing
     }
 
     @Test func aProxysRefusalIsConfigurationAndNeverRetriedItsAbsenceIsTemporary() {
-        let proxy = Proxy(setting: "http://u:p@proxy:3128", shown: "http://proxy:3128", variable: "HTTPS_PROXY")
+        let proxy = Proxy(setting: "http://u:p@proxy:3128", shown: "http://proxy:3128", variable: "HTTPS_PROXY", givesCredentials: true)
         let refusal = CognitoError.transport(TransportError(.proxyRefused, "CONNECT tunnel failed, response 407", nothingSent: true, proxy: proxy))
         #expect(!RetryingPost.retries(refusal, repeatable: true))
         #expect(!refusal.isTemporary)
         let (category, explanation) = AuthError.reading(refusal, .refresh(profile: "work"))
         #expect(category == .configuration)
-        #expect(explanation.problem.contains("http://proxy:3128 (from HTTPS_PROXY)") && !explanation.problem.contains("u:p"))
+        #expect(explanation.problem.hasPrefix("the proxy http://proxy:3128 (from HTTPS_PROXY) refused the user name and password HTTPS_PROXY gives"))
+        #expect(!explanation.problem.contains("u:p"))
+        let none = Proxy(setting: "http://proxy:3128", shown: "http://proxy:3128", variable: "HTTPS_PROXY")
+        #expect(CognitoError.transport(TransportError(.proxyRefused, "407", nothingSent: true, proxy: none)).summary
+            .hasPrefix("the proxy http://proxy:3128 (from HTTPS_PROXY) asks for a user name and password, and HTTPS_PROXY gives none"))
 
         let absent = CognitoError.transport(TransportError(.proxyUnreachable, "Failed to connect to proxy port 3128", nothingSent: true, proxy: proxy))
         #expect(RetryingPost.retries(absent, repeatable: false))

@@ -1054,6 +1054,12 @@ def test_status_whoami_refresh_and_sign_out_through_the_agent(cog, bus, double, 
     status = json.loads(cog.ok("status", "--json", env=via).stdout)
     assert (status["signed_in"], status["session"], status["username"]) == (True, "stands", USER), status
     assert double.calls("GetUser") == checks + 1
+    # The agent asked, with its own proxy and FIPS settings: not this shell's,
+    # which status does not pretend apply.
+    shell_proxy = {**via, "HTTPS_PROXY": "http://127.0.0.1:9", "http_proxy": "http://127.0.0.1:9"}
+    status = json.loads(cog.ok("status", "--json", env=shell_proxy).stdout)
+    assert status["requests_by_agent"] == str(agent.socket) and "proxy" not in status and "endpoint" not in status
+    assert f"network:       the agent at {agent.socket} sends this profile's requests" in cog.ok("status", env=shell_proxy).stdout
 
     refreshes = double.calls("GetTokensFromRefreshToken")
     cog.ok("refresh", env=via)

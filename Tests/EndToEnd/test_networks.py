@@ -180,11 +180,12 @@ def test_https_goes_through_connect_with_basic_authentication(cog, bus, double, 
 
     # A wrong password, and none: 78, naming the proxy without its credentials.
     before = {kind: stored(bus, kind) for kind in ("access", "id", "refresh")}
-    for setting in (proxy.url(PROXY_USER, "wrong"), proxy.url()):
+    for setting, said in ((proxy.url(PROXY_USER, "wrong"), "refused the user name and password HTTPS_PROXY gives"),
+                          (proxy.url(), "asks for a user name and password, and HTTPS_PROXY gives none")):
         for debug in ([], ["--debug"]):
             refused = cog.run("refresh", *debug, env={"HTTPS_PROXY": setting})
             assert refused.returncode == 78, refused.stderr
-            assert f"the proxy http://{proxy.address} (from HTTPS_PROXY) refused the request" in refused.stderr
+            assert f"the proxy http://{proxy.address} (from HTTPS_PROXY) {said}" in refused.stderr
             assert "check the proxy URL in HTTPS_PROXY" in refused.stderr
             assert refused.stderr.count("cog-cred: error:") == 1
             assert "wrong" not in refused.stderr
@@ -204,7 +205,8 @@ def test_a_forwarding_proxys_407_is_78_too(cog, bus, pool, tinyproxy):
     cog.ok("sign-in", "--password-stdin", input=pool.password + "\n")
     refused = cog.run("status", "--verify", "--debug", env={"http_proxy": proxy.url()})
     assert refused.returncode == 78, refused.stderr
-    assert f"the proxy http://{proxy.address} (from http_proxy) refused the request" in refused.stderr
+    assert f"the proxy http://{proxy.address} (from http_proxy) asks for a user name and password, and http_proxy gives none" \
+        in refused.stderr
     assert "GET" in refused.stderr and f"through the proxy http://{proxy.address}" in refused.stderr
     shows_no_proxy_credentials(refused)
     # Refused once, not retried: a missing password does not appear.
@@ -271,7 +273,8 @@ def test_socks5h_with_a_user_and_password(cog, bus, pool, microsocks):
     # The server itself is asked: it refuses another password.
     wrong = cog.run("refresh", env={"ALL_PROXY": f"socks5h://{PROXY_USER}:nope@127.0.0.1:{microsocks}"})
     assert wrong.returncode == 78, wrong.stderr
-    assert f"the proxy socks5h://127.0.0.1:{microsocks} (from ALL_PROXY) refused the request" in wrong.stderr
+    assert f"the proxy socks5h://127.0.0.1:{microsocks} (from ALL_PROXY) refused the user name and password ALL_PROXY gives" \
+        in wrong.stderr
     shows_no_proxy_credentials(signed, refreshed, wrong)
 
 

@@ -89,7 +89,11 @@ public enum CognitoError: Error, Sendable, Equatable {
             case .proxyUnreachable:
                 return "cannot reach the proxy \(error.proxy?.shown ?? "") (from \(error.proxy?.variable ?? "the environment"))\(at.isEmpty ? "" : " on the way to Cognito\(at)") (\(detail))"
             case .proxyRefused:
-                return "the proxy \(error.proxy?.shown ?? "") (from \(error.proxy?.variable ?? "the environment")) refused the request: it wants a user name and password, or refused those given (\(error.detail.oneLine(limit: 120)))"
+                let (shown, variable) = (error.proxy?.shown ?? "", error.proxy?.variable ?? "the environment")
+                let refusal = error.proxy?.givesCredentials == true
+                    ? "refused the user name and password \(variable) gives"
+                    : "asks for a user name and password, and \(variable) gives none"
+                return "the proxy \(shown) (from \(variable)) \(refusal) (\(error.detail.oneLine(limit: 120)))"
             case .proxySetting: return error.detail.oneLine()
             }
         case .badResponse(let status, let detail):

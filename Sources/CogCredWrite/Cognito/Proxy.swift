@@ -13,6 +13,9 @@ public struct Proxy: Sendable, Equatable {
     public let shown: String
     /// The environment variable it came from (`HTTPS_PROXY`, `all_proxy`…).
     public let variable: String
+    /// The setting holds a user name (and password) for the proxy: what a
+    /// refusal says was, or was not, given.
+    public var givesCredentials = false
 }
 
 /// How one request reaches its URL.
@@ -107,6 +110,7 @@ public struct ProxySettings: Sendable, Equatable {
             throw refused("'\(scheme.oneLine(limit: 20))' is not a proxy scheme libcurl speaks (http, https, socks4, socks4a, socks5, socks5h)")
         }
         var authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        let givesCredentials = authority.contains("@")
         if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
         var host: Substring
         var portText: Substring?
@@ -126,7 +130,7 @@ public struct ProxySettings: Sendable, Equatable {
             port = number
         }
         let shownHost = host.contains(":") ? "[\(host)]" : String(host)
-        return Proxy(setting: setting, shown: "\(scheme)://\(shownHost):\(port)", variable: variable)
+        return Proxy(setting: setting, shown: "\(scheme)://\(shownHost):\(port)", variable: variable, givesCredentials: givesCredentials)
     }
 
     /// Whether the NO_PROXY `list` names `host` (a name, or an address

@@ -54,11 +54,14 @@ struct Status: ParsableCommand, HelpExamples {
         var report = try manager.status(verifying: verify ? { try wiring.poolKeySource(manager.profile) } : nil)
         let check = report.session.signedIn && !offline ? try manager.checkSession() : nil
         if case .refused = check { report.session.signedIn = false }
-        let path = NetworkPath(profile: manager.profile, environment: wiring.environment)
+        // With an agent, the agent asks Cognito, with its own environment's
+        // proxy and FIPS settings, not this shell's.
+        let agent = wiring.agent?.connection.path
+        let path = agent == nil ? NetworkPath(profile: manager.profile, environment: wiring.environment) : nil
         if json {
-            Output.data(StatusJSON(report, manager.profile, check: check, path: path).encoded())
+            Output.data(StatusJSON(report, manager.profile, check: check, path: path, agent: agent).encoded())
         } else {
-            for line in text(report.session, manager.profile, check: check) + Status.text(path) { Output.data(line) }
+            for line in text(report.session, manager.profile, check: check) + Status.text(path, agent: agent) { Output.data(line) }
             for (kind, list) in report.checks ?? [] {
                 for check in list {
                     Output.data("verify \(kind.rawValue):".padding(16) + "\(check.passed ? "ok  " : "FAIL") \(check.name): \(check.detail.oneLine())")
@@ -138,8 +141,12 @@ struct Status: ParsableCommand, HelpExamples {
 }
 
 extension Status {
-    /// The `endpoint:` and `network:` lines: where requests go and how.
-    static func text(_ path: NetworkPath) -> [String] {
+    /// The `endpoint:` and `network:` lines: where requests go and how, or
+    /// who sends them.
+    static func text(_ path: NetworkPath?, agent: String?) -> [String] {
+        guard let path else {
+            return ["network:       the agent at \(agent?.oneLine(limit: 200) ?? "") sends this profile's requests, with its own proxy and FIPS settings"]
+        }
         guard let endpoint = path.endpoint else {
             return ["endpoint:      not usable: \(path.problem.map { ErrorWording.line($0) } ?? "unknown")"]
         }
@@ -195,6 +202,9 @@ struct StatusJSON: Encodable {
     var proxyFrom: String?
     /// Why there is no endpoint or route to name.
     var networkProblem: String?
+    /// The agent's socket, when an agent sends the profile's requests (with
+    /// its own settings: the fields above are then absent).
+    var requestsByAgent: String?
 
     struct Check: Encodable {
         var check: String
@@ -207,6 +217,7 @@ struct StatusJSON: Encodable {
         case endpointFrom = "endpoint_from"
         case proxyFrom = "proxy_from"
         case networkProblem = "network_problem"
+        case requestsByAgent = "requests_by_agent"
         case sessionCheckedBy = "session_checked_by"
         case identityPoolID = "identity_pool_id"
         case identityID = "identity_id"
@@ -222,14 +233,15 @@ struct StatusJSON: Encodable {
         case accessTokenExpired = "access_token_expired"
     }
 
-    init(_ report: StatusReport, _ profile: Profile, check: SessionCheck?, path: NetworkPath) {
+    init(_ report: StatusReport, _ profile: Profile, check: SessionCheck?, path: NetworkPath?, agent: String?) {
         let s = report.session
-        endpoint = path.endpoint.map { withoutURLCredentials($0.url) }
-        endpointFrom = path.endpoint?.variable
-        fips = path.endpoint?.fips
-        proxy = path.route?.proxy?.shown
-        proxyFrom = path.route?.proxy?.variable
-        networkProblem = path.problem.map { ErrorWording.line($0) }
+        endpoint = path?.endpoint.map { withoutURLCredentials($0.url) }
+        endpointFrom = path?.endpoint?.variable
+        fips = path?.endpoint?.fips
+        proxy = path?.route?.proxy?.shown
+        proxyFrom = path?.route?.proxy?.variable
+        networkProblem = path?.problem.map { ErrorWording.line($0) }
+        requestsByAgent = agent
         switch check {
         case .stands(let way):
             session = "stands"

@@ -20,17 +20,17 @@ enum Browser {
             // No graphical session (over SSH): xdg-open would start a text
             // browser with its screen thrown away, or nothing.
             guard ["DISPLAY", "WAYLAND_DISPLAY"].contains(where: { !(environment[$0] ?? "").isEmpty }) else { return false }
-            return spawn(["xdg-open", url])
+            return spawn(["xdg-open", url], environment: environment)
         }
         for command in commands {
             // The address travels as $1, never pasted into the shell's text.
             let script = command.contains("%s") ? command.replacing("%s", with: "\"$1\"") : command + " \"$1\""
-            if spawn(["/bin/sh", "-c", script, "sh", url]) { return true }
+            if spawn(["/bin/sh", "-c", script, "sh", url], environment: environment) { return true }
         }
         return false
     }
 
-    static func spawn(_ arguments: [String]) -> Bool {
+    static func spawn(_ arguments: [String], environment: [String: String]) -> Bool {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -41,30 +41,20 @@ enum Browser {
         var pid: pid_t = 0
         var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
-        let envp: [UnsafeMutablePointer<CChar>?] = browserEnvironment().map { strdup($0) } + [nil]
+        let envp: [UnsafeMutablePointer<CChar>?] = browserEnvironment(environment).map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { for pointer in envp { free(pointer) } }
         return posix_spawnp(&pid, arguments[0], &actions, nil, &argv, envp) == 0
     }
 
-    /// This process's environment, with this machine named in `no_proxy`
-    /// and `NO_PROXY`: the sign-in's loopback listener must never be asked
-    /// through a proxy (which would see the code, and cannot reach it),
-    /// and a browser that reads the proxy variables (a text browser, curl)
-    /// would otherwise send it there. Chromium and Firefox never proxy
-    /// loopback themselves.
-    static func browserEnvironment() -> [String] {
-        var variables: [String] = []
-        var index = 0
-        while let entry = environ[index] {
-            variables.append(String(cString: entry))
-            index += 1
-        }
+    /// `environment` with this machine named in `no_proxy` and `NO_PROXY`:
+    /// the sign-in's loopback listener must never be asked through a proxy
+    /// (which would see the code, and cannot reach it), and a browser that
+    /// reads the proxy variables (a text browser, curl) would otherwise
+    /// send it there. Chromium and Firefox never proxy loopback themselves.
+    static func browserEnvironment(_ environment: [String: String]) -> [String: String] {
+        let existing = [environment["no_proxy"], environment["NO_PROXY"]].lazy.compactMap { $0 }.first { !$0.isEmpty }
         let loopback = "localhost,127.0.0.1,::1"
-        func value(_ name: String) -> String? {
-            variables.last { $0.hasPrefix(name + "=") }.map { String($0.dropFirst(name.count + 1)) }.flatMap { $0.isEmpty ? nil : $0 }
-        }
-        let existing = value("no_proxy") ?? value("NO_PROXY")
         let exempt = existing.map { $0 == "*" ? $0 : "\($0),\(loopback)" } ?? loopback
-        return variables.filter { !$0.hasPrefix("no_proxy=") && !$0.hasPrefix("NO_PROXY=") } + ["no_proxy=\(exempt)", "NO_PROXY=\(exempt)"]
+        return environment.merging(["no_proxy": exempt, "NO_PROXY": exempt]) { $1 }
     }
 }
