@@ -144,6 +144,9 @@ import Testing
         #expect(Endpoint.profileProblem(profile) == .noFIPS(service: "cognito-identity", region: "eu-west-1", setting: FIPSRequest.profileSetting))
         profile.identityPoolID = "us-east-1:0a1b2c3d-0000-4000-8000-000000000001"
         #expect(Endpoint.profileProblem(profile) == nil)
+        // The managed login's Cognito domain is AWS's too.
+        profile.domain = "https://my-app.auth.eu-west-1.amazoncognito.com"
+        #expect(Endpoint.profileProblem(profile) == .noFIPS(service: "the managed login", region: "eu-west-1", setting: FIPSRequest.profileSetting))
     }
 
     @Test func theManagedLoginsDomainIsItsFIPSFormWhenAskedForAndInGovCloud() throws {

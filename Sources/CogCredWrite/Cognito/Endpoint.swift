@@ -64,6 +64,11 @@ public enum Endpoint {
         for (service, region) in called where AWSEndpoints.usesFIPS(service, region: region, fipsAsked: true) == nil {
             return .noFIPS(service: service.rawValue, region: region, setting: FIPSRequest.profileSetting)
         }
+        if let domain = profile.domain, let (prefix, region) = AWSEndpoints.managedLoginPrefix(of: domain),
+            AWSEndpoints.managedLogin(prefix: prefix, region: region, fipsAsked: true) == nil
+        {
+            return .noFIPS(service: "the managed login", region: region, setting: FIPSRequest.profileSetting)
+        }
         return nil
     }
 
