@@ -1,6 +1,7 @@
 // libcurl through a table of functions looked up at load (include/CCurl.h
 // says why). Nothing here calls libcurl by name.
 #include <pthread.h>
+#include <stdlib.h>
 #include <sys/socket.h>
 
 #include "CCurl.h"
@@ -10,7 +11,9 @@
 
 #define FUNCTIONS(X)                                                                                       \
     X(curl_global_init) X(curl_easy_init) X(curl_easy_cleanup) X(curl_easy_reset) X(curl_easy_perform) X(curl_easy_strerror) \
-    X(curl_slist_append) X(curl_slist_free_all) X(curl_easy_setopt) X(curl_easy_getinfo)
+    X(curl_slist_append) X(curl_slist_free_all) X(curl_easy_setopt) X(curl_easy_getinfo) X(curl_share_init)              \
+    X(curl_share_setopt) X(curl_share_cleanup) X(curl_url) X(curl_url_cleanup) X(curl_url_set) X(curl_url_get)         \
+    X(curl_url_strerror) X(curl_free)
 
 CLINUX_LIBRARY_TABLE(FUNCTIONS);
 static clinux_library library = CLINUX_LIBRARY_INIT;
@@ -65,3 +68,57 @@ CURLcode ccurl_setopt_cloexec_sockets(CURL *handle) {
     return (api.curl_easy_setopt)(handle, CURLOPT_OPENSOCKETFUNCTION, open_cloexec_socket);
 }
 CURLcode ccurl_getinfo_long(CURL *handle, CURLINFO info, long *value) { return (api.curl_easy_getinfo)(handle, info, value); }
+
+struct ccurl_share {
+    CURLSH *share;
+    pthread_mutex_t locks[CURL_LOCK_DATA_LAST];
+};
+
+static void lock_share(CURL *handle, curl_lock_data data, curl_lock_access access, void *context) {
+    (void)handle;
+    (void)access;
+    pthread_mutex_lock(&((ccurl_share *)context)->locks[data]);
+}
+
+static void unlock_share(CURL *handle, curl_lock_data data, void *context) {
+    (void)handle;
+    pthread_mutex_unlock(&((ccurl_share *)context)->locks[data]);
+}
+
+ccurl_share *ccurl_share_new(void) {
+    ccurl_share *shared = calloc(1, sizeof *shared);
+    if (!shared) return NULL;
+    for (int i = 0; i < CURL_LOCK_DATA_LAST; i++) pthread_mutex_init(&shared->locks[i], NULL);
+    shared->share = api.curl_share_init();
+    if (!shared->share || (api.curl_share_setopt)(shared->share, CURLSHOPT_USERDATA, shared) != CURLSHE_OK ||
+        (api.curl_share_setopt)(shared->share, CURLSHOPT_LOCKFUNC, lock_share) != CURLSHE_OK ||
+        (api.curl_share_setopt)(shared->share, CURLSHOPT_UNLOCKFUNC, unlock_share) != CURLSHE_OK ||
+        (api.curl_share_setopt)(shared->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_DNS) != CURLSHE_OK ||
+        (api.curl_share_setopt)(shared->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_SSL_SESSION) != CURLSHE_OK) {
+        ccurl_share_free(shared);
+        return NULL;
+    }
+    return shared;
+}
+
+void ccurl_share_free(ccurl_share *shared) {
+    if (!shared) return;
+    if (shared->share) api.curl_share_cleanup(shared->share);
+    for (int i = 0; i < CURL_LOCK_DATA_LAST; i++) pthread_mutex_destroy(&shared->locks[i]);
+    free(shared);
+}
+
+CURLcode ccurl_setopt_share(CURL *handle, ccurl_share *shared) {
+    return (api.curl_easy_setopt)(handle, CURLOPT_SHARE, shared->share);
+}
+
+CURLU *ccurl_url(void) { return api.curl_url(); }
+void ccurl_url_cleanup(CURLU *url) { api.curl_url_cleanup(url); }
+CURLUcode ccurl_url_set(CURLU *url, CURLUPart part, const char *content, unsigned int flags) {
+    return api.curl_url_set(url, part, content, flags);
+}
+CURLUcode ccurl_url_get(CURLU *url, CURLUPart part, char **content, unsigned int flags) {
+    return api.curl_url_get(url, part, content, flags);
+}
+const char *ccurl_url_strerror(CURLUcode code) { return api.curl_url_strerror(code); }
+void ccurl_free(void *pointer) { api.curl_free(pointer); }

@@ -321,7 +321,7 @@ extension Wiring {
             defer { noted = true }
             return !noted
         }
-        if first { Output.note("cog-cred: note: sending Cognito requests to \(withoutURLCredentials(endpoint.url).oneLine(limit: 100)) (from AWS_ENDPOINT_URL)") }
+        if first { Output.note("cog-cred: note: sending Cognito requests to \(LibcurlURL.shown(endpoint.url).oneLine(limit: 100)) (from AWS_ENDPOINT_URL)") }
     }
 
     private static let globalEndpointNoted = Mutex(false)

@@ -121,10 +121,12 @@ final class FakePrograms: ProgramRunning {
         #expect(GitHelperSetup.host(text) == nil)
     }
 
-    @Test func aShownAddressHasNoUserinfo() {
-        #expect(ServerAddress.shown("https://alice:s3cret@bad host/org/repo.git") == "https://bad host/org/repo.git")
-        #expect(ServerAddress.shown("alice:s3cret@host") == "host")
-        #expect(ServerAddress.shown("https://host/a@b") == "https://host/a@b")
+    @Test func aShownAddressHasNoUserinfoAndOneLibcurlCannotReadIsNotShown() {
+        #expect(ServerAddress.shown("ftp://alice:s3cret@host/org/repo.git") == ": 'ftp://host/org/repo.git'")
+        #expect(ServerAddress.shown("https://host/a@b") == ": 'https://host/a@b'")
+        // A space libcurl refuses; a "/" in the password ends libcurl's authority.
+        #expect(ServerAddress.shown("https://alice:s3cret@bad host/org/repo.git") == "")
+        #expect(ServerAddress.shown("https://alice:s3/cret@host:1/") == "")
     }
 }
 

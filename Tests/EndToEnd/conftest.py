@@ -4,13 +4,15 @@
   Secret Service, never the developer's own keyring);
 - moto's Cognito emulator on 127.0.0.1;
 - the project's Cognito test double (cognito_double/) for what moto does
-  not do: expiring tokens, counting refreshes, answering with faults.
+  not do: expiring tokens, counting refreshes, answering with faults;
+- Debian's tinyproxy, a real forward proxy (`tinyproxy`).
 
 Each test gets fresh config and home directories; the keyring is shared by
 the session and emptied of cog-cred items before every test.
 """
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -43,6 +45,63 @@ def wait_until(predicate, what, attempts=300, pause=0.02):
             return
         time.sleep(pause)
     raise RuntimeError(f"{what} did not start")
+
+
+def listening(port):
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+            return True
+    except OSError:
+        return False
+
+
+class Tinyproxy:
+    """Debian's tinyproxy, a real forward proxy, on a port of its own,
+    logging each request to a file (the `tinyproxy` fixture starts them)."""
+
+    def __init__(self, directory, basic_auth=None):
+        if shutil.which("tinyproxy") is None:
+            pytest.skip("Debian's tinyproxy is not installed (scripts/install-deps installs it)")
+        directory.mkdir(exist_ok=True)
+        self.port = free_port()
+        self.log_file = directory / "tinyproxy.log"
+        config = directory / "tinyproxy.conf"
+        lines = [f"Port {self.port}", "Listen 127.0.0.1", "Timeout 30", f'LogFile "{self.log_file}"', "LogLevel Connect",
+                 "MaxClients 20"]
+        if basic_auth:
+            lines.append(f"BasicAuth {basic_auth[0]} {basic_auth[1]}")
+        config.write_text("\n".join(lines) + "\n")
+        self.proc = subprocess.Popen(["tinyproxy", "-d", "-c", str(config)], stdout=subprocess.DEVNULL,
+                                     stderr=subprocess.DEVNULL)
+        wait_until(lambda: listening(self.port), "tinyproxy")
+        self.address = f"127.0.0.1:{self.port}"
+
+    def url(self, user=None, password=None):
+        userinfo = f"{user}:{password}@" if user else ""
+        return f"http://{userinfo}{self.address}"
+
+    def requests(self):
+        """What it was asked: `CONNECT host:port` or `POST http://...`, in order."""
+        text = self.log_file.read_text() if self.log_file.exists() else ""
+        return re.findall(r"Request \(file descriptor \d+\): (\S+ \S+)", text)
+
+    def stop(self):
+        self.proc.terminate()
+        self.proc.wait(timeout=10)
+
+
+@pytest.fixture
+def tinyproxy(tmp_path):
+    started = []
+
+    def start(basic_auth=None):
+        proxy = Tinyproxy(tmp_path / f"tinyproxy{len(started)}", basic_auth)
+        started.append(proxy)
+        return proxy
+
+    yield start
+    for proxy in started:
+        proxy.stop()
 
 
 RELEASE_FRONT = REPO / ".build" / "front" / "cog-cred"

@@ -11,7 +11,6 @@ wrong password and by the trace."""
 import json
 import re
 import shutil
-import socket
 import subprocess
 import urllib.request
 from pathlib import Path
@@ -19,7 +18,7 @@ from pathlib import Path
 import pytest
 
 import fault_server
-from conftest import free_port, wait_until
+from conftest import free_port, listening, wait_until
 from support import (DOMAIN_PASSWORD, DOMAIN_USER, configure_on_double, moto_identity_pool, sign_in_by_pasting,
                      sign_in_without_a_browser, stored)
 
@@ -30,62 +29,6 @@ USER, PASSWORD = "net@example.com", "Network-Password-4"
 PROXY_USER, PROXY_PASSWORD = "Pr0xyUser", "Pr0xy-Pass_w0rd"
 SOCKS_PASSWORD = "Pr0xy-P@ss:w/rd%"
 SOCKS_PASSWORD_IN_URL = urllib.request.quote(SOCKS_PASSWORD, safe="")
-
-
-def listening(port):
-    try:
-        with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-            return True
-    except OSError:
-        return False
-
-
-class Tinyproxy:
-    """tinyproxy on a port of its own, logging each request to a file."""
-
-    def __init__(self, directory, basic_auth=None):
-        if shutil.which("tinyproxy") is None:
-            pytest.skip("Debian's tinyproxy is not installed (scripts/install-deps installs it)")
-        directory.mkdir(exist_ok=True)
-        self.port = free_port()
-        self.log_file = directory / "tinyproxy.log"
-        config = directory / "tinyproxy.conf"
-        lines = [f"Port {self.port}", "Listen 127.0.0.1", "Timeout 30", f'LogFile "{self.log_file}"', "LogLevel Connect",
-                 "MaxClients 20"]
-        if basic_auth:
-            lines.append(f"BasicAuth {basic_auth[0]} {basic_auth[1]}")
-        config.write_text("\n".join(lines) + "\n")
-        self.proc = subprocess.Popen(["tinyproxy", "-d", "-c", str(config)], stdout=subprocess.DEVNULL,
-                                     stderr=subprocess.DEVNULL)
-        wait_until(lambda: listening(self.port), "tinyproxy")
-        self.address = f"127.0.0.1:{self.port}"
-
-    def url(self, user=None, password=None):
-        userinfo = f"{user}:{password}@" if user else ""
-        return f"http://{userinfo}{self.address}"
-
-    def requests(self):
-        """What it was asked: `CONNECT host:port` or `POST http://...`, in order."""
-        text = self.log_file.read_text() if self.log_file.exists() else ""
-        return re.findall(r"Request \(file descriptor \d+\): (\S+ \S+)", text)
-
-    def stop(self):
-        self.proc.terminate()
-        self.proc.wait(timeout=10)
-
-
-@pytest.fixture
-def tinyproxy(tmp_path):
-    started = []
-
-    def start(basic_auth=None):
-        proxy = Tinyproxy(tmp_path / f"tinyproxy{len(started)}", basic_auth)
-        started.append(proxy)
-        return proxy
-
-    yield start
-    for proxy in started:
-        proxy.stop()
 
 
 def shows_no_proxy_credentials(*results):

@@ -53,4 +53,25 @@ CURLcode ccurl_setopt_prereq_callback(CURL *handle, ccurl_prereq_callback value)
 CURLcode ccurl_setopt_cloexec_sockets(CURL *handle);
 CURLcode ccurl_getinfo_long(CURL *handle, CURLINFO info, long *value);
 
+/// A share of DNS lookups and TLS sessions between easy handles used on
+/// several threads at once, with a lock for each kind of data (libcurl's
+/// share interface). Connections are not shared: libcurl 7.88, Debian 12's,
+/// documents sharing them between concurrent threads as unsafe. NULL when
+/// libcurl refused it.
+typedef struct ccurl_share ccurl_share;
+ccurl_share *ccurl_share_new(void);
+/// Frees the share, once no handle uses it any more.
+void ccurl_share_free(ccurl_share *share);
+CURLcode ccurl_setopt_share(CURL *handle, ccurl_share *share);
+
+/// libcurl's URL API (curl_url, curl_url_set, curl_url_get): URLs parsed
+/// and rebuilt by the parser that sends them.
+CURLU *ccurl_url(void);
+void ccurl_url_cleanup(CURLU *url);
+CURLUcode ccurl_url_set(CURLU *url, CURLUPart part, const char *content, unsigned int flags);
+/// `*content` is libcurl's, freed with ccurl_free.
+CURLUcode ccurl_url_get(CURLU *url, CURLUPart part, char **content, unsigned int flags);
+const char *ccurl_url_strerror(CURLUcode code);
+void ccurl_free(void *pointer);
+
 #endif

@@ -236,7 +236,8 @@ public struct Profile: Sendable, Equatable {
             throw .invalidValue("endpoint-url", problem)
         }
         for url in gitURLs ?? [] where URLPattern(url) == nil {
-            throw .invalidValue("git-url", "'\(withoutURLCredentials(url).oneLine(limit: 80))' is not a URL such as https://git.example.com/")
+            // Not echoed: a URL that cannot be read may hold a password.
+            throw .invalidValue("git-url", "one of them is not a URL such as https://git.example.com/")
         }
         for host in dockerRegistries ?? [] where host.isEmpty || host.contains("/") || host.contains(where: { $0.isWhitespace }) {
             throw .invalidValue("docker-registry", "'\(host.oneLine(limit: 80))' is not a registry host such as registry.example.com")

@@ -108,7 +108,8 @@ public enum ProfileValidation {
     public static func domainPrefixProblem(_ prefix: String) -> String? {
         let ok = !prefix.isEmpty && prefix.utf8.count <= 63
             && prefix.utf8.allSatisfy { ($0 >= 97 && $0 <= 122) || ($0 >= 48 && $0 <= 57) || $0 == 45 }
-        return ok ? nil : "'\(prefix.oneLine(limit: 70))' is neither a URL nor a Cognito domain prefix (lowercase letters, digits, '-')"
+        // Not echoed: what is neither may be a URL with a password and no scheme.
+        return ok ? nil : "it is neither an https:// URL nor a Cognito domain prefix (lowercase letters, digits, '-')"
     }
 
     /// A WebAuthn relying party id: a host name (`auth.example.com`), in

@@ -8,11 +8,17 @@ import Foundation
 
 /// HTTPS through libcurl, the system's well-tested HTTP client.
 ///
-/// One easy handle for the transport's life (the command's: Wiring keeps
-/// one), reset before each request: its connection cache and TLS sessions
-/// stay, so a command's requests pay one TCP and TLS set-up per host (a
-/// sign-in's three to five to cognito-idp; `aws-credentials`' to
-/// cognito-identity and STS), as the AWS SDKs' do.
+/// Easy handles are kept for the transport's life (the command's, or the
+/// agent's: Wiring keeps one transport) and reset before each request: a
+/// request takes an idle one (the one the last request gave back, so a
+/// command's requests, one after another, reuse its connections: a
+/// sign-in's three to five to cognito-idp, `aws-credentials`' to
+/// cognito-identity and STS pay one TCP and TLS set-up per host, as the AWS
+/// SDKs' do), or makes one when every handle is busy. So requests made at
+/// the same time (the agent's, one per client) never wait on each other:
+/// one profile's endpoint that never answers holds its own request only.
+/// The handles share DNS answers and TLS sessions (a `ccurl_share`), not
+/// connections, which libcurl 7.88 cannot share between threads safely.
 ///
 /// The trap of a kept connection: when one dies under a request before any
 /// answer, libcurl sends the request again by itself on a new connection,
@@ -27,11 +33,15 @@ import Foundation
 ///   the request may have arrived, and RetryingPost does not repeat it.
 ///
 /// Kept connections stay this process's: their sockets are close-on-exec,
-/// and `closeConnections()` lets go of the handle (with the socket pair
-/// libcurl keeps beside it) before the process becomes another program.
+/// and `closeConnections()` lets go of the handles (with the socket pair
+/// libcurl keeps beside each) before the process becomes another program.
 public final class CurlTransport: HTTPTransport, Sendable {
-    /// curl's handle, or nil before the first request. Requests take turns.
-    private let kept = Mutex<HandleBox?>(nil)
+    /// Handles no request is using, the last given back last.
+    private let idle = Mutex<[HandleBox]>([])
+    /// The DNS answers and TLS sessions the handles share, made with the
+    /// first handle; nil until then, or when libcurl refused it (each
+    /// handle then keeps its own).
+    private let shared = Mutex<ShareBox?>(nil)
 
     /// Whole seconds a connection may have idled and still carry a request
     /// that must not go out twice (libcurl compares whole seconds: 0 is
@@ -40,24 +50,38 @@ public final class CurlTransport: HTTPTransport, Sendable {
     static let freshAge = 0
     /// The same for repeatable requests (libcurl's own default is 118 s).
     static let keptAge = 30
+    /// Idle handles kept, at most: as many as requests an agent commonly
+    /// has in flight at once; one more is made when needed, and let go after.
+    static let idleLimit = 8
 
     public init() {}
 
-    deinit { closeConnections() }
-
-    /// Closes the kept connections and the handle; a later request makes a
-    /// new one. For `exec`, before the process becomes its command.
-    public func closeConnections() {
-        kept.withLock { box in
-            if let handle = box?.handle { ccurl_easy_cleanup(handle) }
+    deinit {
+        closeConnections()
+        shared.withLock { box in
+            if let share = box?.share { ccurl_share_free(share) }
             box = nil
         }
     }
 
-    /// The handle, which Swift cannot mark Sendable itself.
+    /// Closes the kept connections and the idle handles; a later request
+    /// makes a new one. For `exec`, before the process becomes its command.
+    public func closeConnections() {
+        let handles = idle.withLock { handles in
+            defer { handles = [] }
+            return handles
+        }
+        for box in handles { ccurl_easy_cleanup(box.handle) }
+    }
+
+    /// A handle or the share, which Swift cannot mark Sendable itself.
     private final class HandleBox: @unchecked Sendable {
         let handle: UnsafeMutableRawPointer
         init(_ handle: UnsafeMutableRawPointer) { self.handle = handle }
+    }
+    private final class ShareBox: @unchecked Sendable {
+        let share: OpaquePointer
+        init(_ share: OpaquePointer) { self.share = share }
     }
 
     /// The response body is collected here by the write callback.
@@ -89,19 +113,36 @@ public final class CurlTransport: HTTPTransport, Sendable {
             throw TransportError(.other, "libcurl cannot be loaded (\(why)); install libcurl4", nothingSent: true)
         }
         CurlTransport.globalInit
-        return try kept.withLock { (box: inout HandleBox?) throws(TransportError) -> HTTPResponse in
-            if let box {
-                ccurl_easy_reset(box.handle)
-            } else {
-                guard let handle = ccurl_easy_init() else { throw TransportError(.other, "libcurl could not start") }
-                box = HandleBox(handle)
+        let box: HandleBox
+        if let kept = idle.withLock({ $0.popLast() }) {
+            ccurl_easy_reset(kept.handle)
+            box = kept
+        } else {
+            guard let handle = ccurl_easy_init() else { throw TransportError(.other, "libcurl could not start") }
+            box = HandleBox(handle)
+        }
+        defer {
+            let surplus = idle.withLock { handles -> HandleBox? in
+                guard handles.count < CurlTransport.idleLimit else { return box }
+                handles.append(box)
+                return nil
             }
-            return try perform(request, on: box!.handle)
+            if let surplus { ccurl_easy_cleanup(surplus.handle) }
+        }
+        return try perform(request, on: box.handle, sharing: share())
+    }
+
+    /// The share, made once; nil when libcurl refused to make it.
+    private func share() -> OpaquePointer? {
+        shared.withLock { box in
+            if box == nil, let share = ccurl_share_new() { box = ShareBox(share) }
+            return box?.share
         }
     }
 
-    private func perform(_ request: HTTPRequest, on handle: UnsafeMutableRawPointer) throws(TransportError) -> HTTPResponse {
-
+    private func perform(_ request: HTTPRequest, on handle: UnsafeMutableRawPointer, sharing share: OpaquePointer?) throws(TransportError)
+        -> HTTPResponse
+    {
         var headerList: UnsafeMutablePointer<curl_slist>? = nil
         for (name, value) in request.headers {
             headerList = ccurl_slist_append(headerList, "\(name): \(value)")
@@ -125,6 +166,7 @@ public final class CurlTransport: HTTPTransport, Sendable {
                 }
                 set("URL", ccurl_setopt_string(handle, CURLOPT_URL, request.url))
                 set("NOSIGNAL", ccurl_setopt_long(handle, CURLOPT_NOSIGNAL, 1))
+                if let share { set("SHARE", ccurl_setopt_share(handle, share)) }
                 if request.method == "GET" {
                     set("HTTPGET", ccurl_setopt_long(handle, CURLOPT_HTTPGET, 1))
                 } else {
@@ -187,10 +229,13 @@ public final class CurlTransport: HTTPTransport, Sendable {
             // Without curl's "after 5001 milliseconds": one attempt's time,
             // which the error of a retried request would understate
             // (TransportError.gaveUp says the whole wait).
-            // And without a URL's credentials, which libcurl echoes when it
-            // cannot read a proxy setting.
-            let said = detail.isEmpty ? String(cString: ccurl_easy_strerror(code)) : detail
-            let text = withoutURLCredentials(said.replacing(#/ after \d+ (?:ms|milliseconds)/#, with: ""))
+            // And libcurl's message only when it holds no user name or
+            // password of the URL or the proxy, which it could echo: else
+            // its words for the code alone.
+            let generic = String(cString: ccurl_easy_strerror(code))
+            let said = LibcurlURL.scrubbing(
+                detail.isEmpty ? generic : detail, of: [request.url] + (request.route.proxy.map { [$0.setting] } ?? []), instead: generic)
+            let text = said.replacing(#/ after \d+ (?:ms|milliseconds)/#, with: "")
             if sink.overflowed { throw TransportError(.other, "the response was larger than \(sink.limit) bytes") }
             // Nothing was sent only when libcurl never got to send it: a
             // refusal after a sending is libcurl's own reconnect, once a kept

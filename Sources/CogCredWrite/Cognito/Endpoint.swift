@@ -42,6 +42,7 @@ public enum Endpoint {
         guard let (url, variable) = chosen else {
             return try publicEndpoint(.userPools, region: profile.effectiveRegion, profile: profile, environment: environment)
         }
+        if let problem = unreadable(url, setting: variable ?? "endpoint-url") { throw problem }
         if refusesCleartext(url, profile) { throw EndpointError.cleartext(setting: variable ?? "endpoint-url", url: url) }
         return Resolved(url: url, variable: variable, allowsCleartext: isPlainHTTP(url))
     }
@@ -52,7 +53,9 @@ public enum Endpoint {
     /// profile calls has no FIPS endpoint.
     public static func profileProblem(_ profile: Profile) -> EndpointError? {
         for (setting, url) in [("endpoint-url", profile.endpointURL), ("domain", profile.domain)] {
-            if let url, refusesCleartext(url, profile) { return .cleartext(setting: setting, url: url) }
+            guard let url else { continue }
+            if let problem = unreadable(url, setting: setting) { return problem }
+            if refusesCleartext(url, profile) { return .cleartext(setting: setting, url: url) }
         }
         guard profile.useFIPSEndpoint == true else { return nil }
         var called: [(AWSEndpoints.Service, String)] = []
@@ -81,6 +84,7 @@ public enum Endpoint {
         for candidate in [variable, "AWS_ENDPOINT_URL"] {
             guard let url = environment[candidate], !url.isEmpty else { continue }
             if let problem = ProfileValidation.endpointProblem(url) { throw ConfigError.invalidValue(candidate, problem) }
+            if let problem = unreadable(url, setting: candidate) { throw problem }
             if refusesCleartext(url, profile) { throw EndpointError.cleartext(setting: candidate, url: url) }
             return Resolved(url: url, variable: candidate, allowsCleartext: isPlainHTTP(url))
         }
@@ -114,8 +118,16 @@ public enum Endpoint {
             }
             return Resolved(url: built, variable: nil, allowsCleartext: false, fips: true)
         }
+        if let problem = unreadable(url, setting: "domain") { throw problem }
         if refusesCleartext(url, profile) { throw EndpointError.cleartext(setting: "domain", url: url) }
         return Resolved(url: url, variable: nil, allowsCleartext: isPlainHTTP(url))
+    }
+
+    /// A URL libcurl cannot read (it would refuse to send to it): named by
+    /// its setting, never shown, since where its password ends is unknown.
+    static func unreadable(_ url: String, setting: String) -> EndpointError? {
+        guard case .failure(let unreadable) = LibcurlURL.parse(url) else { return nil }
+        return .unreadable(setting: setting, reason: unreadable.reason)
     }
 
     /// Plain HTTP to another machine, which the profile does not allow.
@@ -127,35 +139,16 @@ public enum Endpoint {
         url.lowercased().hasPrefix("http://")
     }
 
-    /// Whether the URL's host is this machine: `localhost`, an address in
-    /// 127.0.0.0/8, or ::1 (in any spelling inet_pton reads). Names other
-    /// than `localhost` are not resolved: a name's address can change, and
-    /// the decision must hold for the request that follows.
+    /// Whether the URL's host, as libcurl reads it, is this machine (isLoopbackHost).
     public static func isLoopback(_ url: String) -> Bool {
-        guard let host = host(of: url) else { return false }
-        if host.lowercased() == "localhost" { return true }
-        var v4 = in_addr()
-        if inet_pton(AF_INET, host, &v4) == 1 {
-            return UInt32(bigEndian: v4.s_addr) >> 24 == 127
-        }
-        var v6 = in6_addr()
-        if inet_pton(AF_INET6, host, &v6) == 1 {
-            var loopback = in6addr_loopback
-            return withUnsafeBytes(of: &v6) { a in withUnsafeBytes(of: &loopback) { b in a.elementsEqual(b) } }
-        }
-        return false
+        host(of: url).map(isLoopbackHost) ?? false
     }
 
-    /// The host of an `http(s)://` URL, without user info, port or IPv6 brackets.
+    /// The host of a URL as libcurl reads it (the one it connects to),
+    /// without user info, port or IPv6 brackets; nil when libcurl cannot
+    /// read the URL.
     static func host(of url: String) -> String? {
-        guard let scheme = url.firstRange(of: "://") else { return nil }
-        var authority = url[scheme.upperBound...].prefix { $0 != "/" && $0 != "?" && $0 != "#" }
-        if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
-        if authority.hasPrefix("[") {
-            guard let close = authority.firstIndex(of: "]") else { return nil }
-            return String(authority[authority.index(after: authority.startIndex)..<close])
-        }
-        return String(authority.prefix { $0 != ":" })
+        try? LibcurlURL.parse(url).get().host
     }
 
     /// The CA bundle for HTTPS: AWS_CA_BUNDLE (as the AWS SDKs read it), else
@@ -175,6 +168,8 @@ public enum EndpointError: ExplainedFailure, Equatable {
     /// FIPS endpoints asked for (by `setting`) in a region where `service`
     /// has none: nothing is sent to its ordinary endpoint instead.
     case noFIPS(service: String, region: String, setting: String)
+    /// A URL libcurl cannot read, by the setting it came from.
+    case unreadable(setting: String, reason: String)
 
     public var category: FailureCategory { .configuration }
 
@@ -187,8 +182,10 @@ public enum EndpointError: ExplainedFailure, Equatable {
         switch self {
         case .cleartext(let setting, let url):
             return Explanation(
-                "invalid \(setting): \(withoutURLCredentials(url).oneLine(limit: 100)) is plain http:// to another machine: refresh tokens and passwords would cross the network unencrypted",
+                "invalid \(setting): \(LibcurlURL.shown(url).oneLine(limit: 100)) is plain http:// to another machine: refresh tokens and passwords would cross the network unencrypted",
                 nextStep: .allowInsecureHTTP)
+        case .unreadable(let setting, let reason):
+            return Explanation("invalid \(setting): libcurl cannot read it as a URL (\(reason)); the URL is not shown, as it may hold a password")
         case .noFIPS(let service, let region, let setting):
             return Explanation(
                 "\(setting) asks for FIPS endpoints, and AWS has no FIPS endpoint for \(service) in \(region)", nextStep: .chooseFIPSRegion)

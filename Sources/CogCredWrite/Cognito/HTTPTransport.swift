@@ -184,7 +184,7 @@ struct RetryingPost: Sendable {
             let pause = retryPolicy.pause(afterAttempt: attempt)
             guard attempt < retryPolicy.maxAttempts, retryIf(failure), RequestBudget.remaining(deadline) > pause + 0.1 else {
                 guard case .transport(var lost) = failure else { throw failure }
-                lost.gaveUp = TransportError.GaveUp(url: withoutURLCredentials(url), attempts: attempt, seconds: seconds(since: start))
+                lost.gaveUp = TransportError.GaveUp(url: LibcurlURL.shown(url, query: false), attempts: attempt, seconds: seconds(since: start))
                 throw .transport(lost)
             }
             retryPolicy.sleep(pause)

@@ -95,42 +95,23 @@ public struct ProxySettings: Sendable, Equatable {
         "http": 1080, "https": 443, "socks4": 1080, "socks4a": 1080, "socks5": 1080, "socks5h": 1080,
     ]
 
-    /// `[scheme://][user[:password]@]host[:port][/]`, as libcurl reads it.
+    /// `[scheme://][user[:password]@]host[:port][/]`, read by libcurl's own
+    /// parser (LibcurlURL). A setting it cannot read is never echoed: its
+    /// variable is named, with libcurl's reason.
     static func proxy(_ setting: String, from variable: String) throws(ProxySettingError) -> Proxy {
         func refused(_ problem: String) -> ProxySettingError { ProxySettingError(variable: variable, problem: problem) }
-        // libcurl's URL parser refuses them, and would echo the whole setting.
-        guard !setting.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F }) else { throw refused("it holds a space or a control character") }
-        var rest = Substring(setting)
-        var scheme = "http"
-        if let separator = rest.firstRange(of: "://") {
-            scheme = rest[..<separator.lowerBound].lowercased()
-            rest = rest[separator.upperBound...]
+        let url: LibcurlURL
+        switch LibcurlURL.parse(setting) {
+        case .success(let parsed): url = parsed
+        case .failure(let unreadable): throw refused("libcurl cannot read it as a proxy URL (\(unreadable.reason))")
         }
-        guard let defaultPort = schemes[scheme] else {
-            throw refused("'\(scheme.oneLine(limit: 20))' is not a proxy scheme libcurl speaks (http, https, socks4, socks4a, socks5, socks5h)")
+        guard let defaultPort = schemes[url.scheme] else {
+            throw refused("its scheme is not one libcurl speaks to a proxy (\(schemes.keys.sorted().joined(separator: ", ")))")
         }
-        var authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
-        let givesCredentials = authority.contains("@")
-        if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
-        var host: Substring
-        var portText: Substring?
-        if authority.hasPrefix("[") {
-            guard let close = authority.firstIndex(of: "]") else { throw refused("an IPv6 address without its closing ]") }
-            host = authority[authority.index(after: authority.startIndex)..<close]
-            let after = authority[authority.index(after: close)...]
-            if after.hasPrefix(":") { portText = after.dropFirst() } else if !after.isEmpty { throw refused("text after the IPv6 address") }
-        } else {
-            host = authority.prefix { $0 != ":" }
-            if authority.count > host.count { portText = authority.dropFirst(host.count + 1) }
-        }
-        guard !host.isEmpty, host.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else { throw refused("no proxy host in it") }
-        var port = defaultPort
-        if let portText {
-            guard let number = Int(portText), (1...65535).contains(number) else { throw refused("the port is not a number from 1 to 65535") }
-            port = number
-        }
-        let shownHost = host.contains(":") ? "[\(host)]" : String(host)
-        return Proxy(setting: setting, shown: "\(scheme)://\(shownHost):\(port)", variable: variable, givesCredentials: givesCredentials)
+        guard !url.host.isEmpty else { throw refused("no proxy host in it") }
+        if let port = url.port, !(1...65535).contains(port) { throw refused("the port is not a number from 1 to 65535") }
+        let shownHost = url.host.contains(":") ? "[\(url.host)]" : url.host
+        return Proxy(setting: setting, shown: "\(url.scheme)://\(shownHost):\(url.port ?? defaultPort)", variable: variable, givesCredentials: url.hasUserinfo)
     }
 
     /// Whether the NO_PROXY `list` names `host` (a name, or an address

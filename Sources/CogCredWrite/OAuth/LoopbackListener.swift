@@ -269,7 +269,7 @@ public enum LoopbackError: ExplainedFailure, Equatable {
         switch self {
         case .notLoopback(let uri):
             return Explanation(
-                "the redirect URI \(withoutURLCredentials(uri).oneLine(limit: 100)) is not http://localhost:PORT/PATH: browser sign-in listens on this machine",
+                "the redirect URI \(LibcurlURL.shown(uri).oneLine(limit: 100)) is not http://localhost:PORT/PATH: browser sign-in listens on this machine",
                 nextStep: .setLoopbackRedirectURI)
         case .portTaken(let port):
             return Explanation("port \(port) of the redirect URI is taken by another program", nextStep: .chooseAnotherPort)

@@ -49,18 +49,12 @@ public struct ServerAddress: Sendable, Equatable {
         }
     }
 
-    /// `text` as it may be shown in a message: a URL's user name and
-    /// password taken out (whether or not the rest is an address).
+    /// `text` as it may be shown in a message, quoted after ": ": as libcurl
+    /// rebuilds it without a user name or password; nothing when libcurl
+    /// cannot read it (where its password would end is unknown).
     public static func shown(_ text: String) -> String {
-        var rest = Substring(text)
-        var prefix = ""
-        if let scheme = scheme(of: rest) {
-            prefix = String(rest.prefix(scheme.count + 3))
-            rest = rest.dropFirst(scheme.count + 3)
-        }
-        let authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
-        if let at = authority.lastIndex(of: "@") { rest = rest[rest.index(after: at)...] }
-        return (prefix + rest).oneLine(limit: 100)
+        guard case .success(let url) = LibcurlURL.parse(text) else { return "" }
+        return ": '\(url.shownWithoutQuery.oneLine(limit: 100))'"
     }
 
     /// The scheme before "://", if the text starts with one (letters, then

@@ -54,9 +54,11 @@ public struct TokenVerifier: Sendable {
         let base = endpoint.hasSuffix("/") ? String(endpoint.dropLast()) : endpoint
         let region = profile.effectiveRegion
         let awsEndpoints = [false, true].compactMap { AWSEndpoints.url(.userPools, region: region, fipsAsked: $0) }
+        // libcurl's rebuilt URL ends its authority with a "/" the base has not.
+        let named = LibcurlURL.shown(base)
         let issuer = awsEndpoints.contains(endpoint)
             ? AWSEndpoints.issuer(region: region, userPoolID: profile.userPoolID)
-            : "\(withoutURLCredentials(base))/\(profile.userPoolID)"
+            : "\(named.hasSuffix("/") && !base.hasSuffix("/") ? String(named.dropLast()) : named)/\(profile.userPoolID)"
         return PoolKeys(jwksURL: "\(base)/\(profile.userPoolID)/.well-known/jwks.json", issuers: [issuer])
     }
 
@@ -68,7 +70,7 @@ public struct TokenVerifier: Sendable {
             retryIf: { RetryingPost.retries($0, repeatable: true) }
         ) { response throws(CognitoError) in
             guard response.status == 200, let set = try? JSONDecoder().decode(JSONWebKeySet.self, from: response.body) else {
-                throw .badResponse(httpStatus: response.status, detail: "no JSON Web Key Set at \(withoutURLCredentials(url))")
+                throw .badResponse(httpStatus: response.status, detail: "no JSON Web Key Set at \(LibcurlURL.shown(url))")
             }
             return set.keys
         }

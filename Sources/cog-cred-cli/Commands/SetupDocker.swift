@@ -41,7 +41,7 @@ struct SetupDocker: ParsableCommand, HelpExamples {
 
     func validate() throws {
         guard DockerHelperSetup.registry(registry) != nil else {
-            throw ValidationError("not a registry: '\(ServerAddress.shown(registry))'; give HOST, HOST:PORT or https://HOST/..., such as registry.example.com")
+            throw ValidationError("not a registry\(ServerAddress.shown(registry)); give HOST, HOST:PORT or https://HOST/..., such as registry.example.com")
         }
     }
 

@@ -45,7 +45,7 @@ struct SetupGit: ParsableCommand, HelpExamples {
 
     func validate() throws {
         guard GitHelperSetup.host(host) != nil else {
-            throw ValidationError("not a host or https:// URL: '\(ServerAddress.shown(host))'; give HOST, HOST:PORT or https://HOST/..., such as git.example.com")
+            throw ValidationError("not a host or https:// URL\(ServerAddress.shown(host)); give HOST, HOST:PORT or https://HOST/..., such as git.example.com")
         }
     }
 

@@ -261,7 +261,7 @@ struct TerminalBrowser: BrowserSignInPerson {
     func show(authorizeURL: String, opened: Bool) {
         // The whole address goes to the terminal only: a command line is
         // every local user's to read. Never a URL's credentials, though.
-        let url = withoutURLCredentials(authorizeURL)
+        let url = LibcurlURL.shown(authorizeURL)
         Output.note(
             opened
                 ? "Opening the browser to sign in; if it does not come up, open this address:\n\n  \(url)\n"
@@ -272,7 +272,7 @@ struct TerminalBrowser: BrowserSignInPerson {
         guard PasswordInput.hasTerminal else {
             throw ValidationError("--no-browser asks for the address the browser ended on, and there is no terminal to ask on")
         }
-        Output.note("Open this address in a browser, on any machine, and sign in:\n\n  \(withoutURLCredentials(url))\n")
+        Output.note("Open this address in a browser, on any machine, and sign in:\n\n  \(LibcurlURL.shown(url))\n")
         return try PasswordInput.ask("Then paste the address the browser ended on (or just the code): ")
     }
 

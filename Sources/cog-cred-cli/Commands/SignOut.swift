@@ -80,7 +80,7 @@ struct SignOut: ParsableCommand, HelpExamples {
         // Without the domain's credentials, if it has any: the browser's
         // command line is every local user's to read, and the managed login
         // does not use them.
-        guard manager.profile.effectiveAuthFlow == .browser, let url = manager.logoutURL().map(withoutURLCredentials) else { return }
+        guard manager.profile.effectiveAuthFlow == .browser, let url = manager.logoutURL().map({ LibcurlURL.shown($0) }) else { return }
         let seen = ["DISPLAY", "WAYLAND_DISPLAY", "BROWSER"].contains { !(wiring.environment[$0] ?? "").isEmpty }
         let opened = seen && Browser.open(url, environment: wiring.environment)
         Output.note("\(opened ? "Opened" : "To end the managed login's session in the browser too, open"): \(url)")

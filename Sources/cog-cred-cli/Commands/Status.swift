@@ -151,7 +151,7 @@ extension Status {
             return ["endpoint:      not usable: \(path.problem.map { ErrorWording.line($0) } ?? "unknown")"]
         }
         let source = endpoint.variable.map { " (from \($0))" } ?? (endpoint.fips ? " (FIPS)" : "")
-        var lines = ["endpoint:      \(withoutURLCredentials(endpoint.url).oneLine(limit: 200))\(source)"]
+        var lines = ["endpoint:      \(LibcurlURL.shown(endpoint.url).oneLine(limit: 200))\(source)"]
         if let route = path.route {
             lines.append("network:       \(route.described)")
         } else if let problem = path.problem {
@@ -235,7 +235,7 @@ struct StatusJSON: Encodable {
 
     init(_ report: StatusReport, _ profile: Profile, check: SessionCheck?, path: NetworkPath?, agent: String?) {
         let s = report.session
-        endpoint = path?.endpoint.map { withoutURLCredentials($0.url) }
+        endpoint = path?.endpoint.map { LibcurlURL.shown($0.url) }
         endpointFrom = path?.endpoint?.variable
         fips = path?.endpoint?.fips
         proxy = path?.route?.proxy?.shown

@@ -90,6 +90,6 @@ final class NetworkReport: TransportObserver {
     /// The URL as far as its path, without credentials: userinfo, a query
     /// or a fragment could carry something secret.
     static func url(_ request: HTTPRequest) -> String {
-        String(withoutURLCredentials(request.url).prefix { $0 != "?" && $0 != "#" }).oneLine(limit: 200)
+        LibcurlURL.shown(request.url, query: false).oneLine(limit: 200)
     }
 }

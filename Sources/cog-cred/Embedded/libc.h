@@ -1,5 +1,6 @@
 // What the read side calls from the C library, for the front's Embedded
 // Swift build (see module.modulemap). The SwiftPM builds use Glibc instead.
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>

@@ -1,0 +1,20 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Whether `host` (a name, or an address without brackets or port) is this
+/// machine: `localhost`, an address in 127.0.0.0/8, or ::1 (in any
+/// spelling inet_pton reads). Other names are not resolved: a name's
+/// address can change, and the decision must hold for the request that
+/// follows. The one rule for where plain HTTP may go: Cognito's endpoint
+/// (Endpoint) and a git server (GitCredential).
+public func isLoopbackHost(_ host: String) -> Bool {
+    if host.lowercased() == "localhost" { return true }
+    var v4 = in_addr()
+    if inet_pton(AF_INET, host, &v4) == 1 {
+        return UInt32(bigEndian: v4.s_addr) >> 24 == 127
+    }
+    var v6 = in6_addr()
+    guard inet_pton(AF_INET6, host, &v6) == 1 else { return false }
+    return withUnsafeBytes(of: &v6) { bytes in bytes.dropLast().allSatisfy { $0 == 0 } && bytes.last == 1 }
+}
