@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <signal.h>
 #include <spawn.h>
 #include <string.h>
@@ -76,7 +77,32 @@ int clinux_send_all(int fd, const void *data, size_t length) {
     return 0;
 }
 
-int clinux_accept(int fd) { return accept4(fd, 0, 0, SOCK_CLOEXEC); }
+int clinux_accept(int fd) { return accept4(fd, 0, 0, SOCK_CLOEXEC | SOCK_NONBLOCK); }
+
+int clinux_set_blocking(int fd, int blocking) {
+    int flags = fcntl(fd, F_GETFL);
+    if (flags < 0) return -1;
+    return fcntl(fd, F_SETFL, blocking ? flags & ~O_NONBLOCK : flags | O_NONBLOCK);
+}
+
+long clinux_raise_descriptor_limit(long most) {
+    struct rlimit limit;
+    if (getrlimit(RLIMIT_NOFILE, &limit) != 0) return 1024;
+    rlim_t wanted = limit.rlim_max == RLIM_INFINITY || limit.rlim_max > (rlim_t)most ? (rlim_t)most : limit.rlim_max;
+    if (limit.rlim_cur < wanted) {
+        limit.rlim_cur = wanted;
+        if (setrlimit(RLIMIT_NOFILE, &limit) != 0) getrlimit(RLIMIT_NOFILE, &limit);
+    }
+    return limit.rlim_cur == RLIM_INFINITY ? most : (long)limit.rlim_cur;
+}
+
+void clinux_return_freed_memory(void) {
+    // A fixed threshold: glibc's moving one rises to the largest block
+    // freed, after which every request of that size stays on the heap.
+    mallopt(M_MMAP_THRESHOLD, 64 * 1024);
+    mallopt(M_TRIM_THRESHOLD, 128 * 1024);
+    mallopt(M_ARENA_MAX, 2);
+}
 
 int clinux_peer(int fd, unsigned int *uid, int *pid) {
     struct ucred credentials;

@@ -37,6 +37,8 @@ int clinux_memory_file(const void *data, size_t length) {
 
 int clinux_open(const char *path, int flags, unsigned int mode) { return open(path, flags, (mode_t)mode); }
 
+int clinux_create_exclusive(char *template) { return mkostemp(template, O_CLOEXEC); }
+
 int clinux_openat(int directory, const char *path, int flags, unsigned int mode) {
     return openat(directory, path, flags, (mode_t)mode);
 }

@@ -21,15 +21,16 @@ struct CogCredCommand: ParsableCommand, HelpExamples {
             EXIT STATUS
               0   success
               64  usage error: bad arguments (setup-git without a host or
-                  https:// URL, setup-docker without a registry), or a
-                  password is needed but there is no terminal and no
-                  --password-stdin
+                  https:// URL, setup-docker without a registry, agent --log
+                  naming a link or another user's file), or a password is
+                  needed but there is no terminal and no --password-stdin
               65  malformed input data: an empty password, a code that is not
                   6 digits (before it is sent), a bad email address, a
                   password the pool rejects
               69  the Secret Service is unavailable or locked, or the agent
                   COG_CRED_AGENT names cannot be reached or is another
-                  user's; agent: one already answers there; setup-git,
+                  user's (its socket too), or the path is a link or in a
+                  directory others can write; agent: one already answers there; setup-git,
                   setup-kubectl: git or kubectl is not installed; a
                   passkey: no security key found (or no libfido2); unlock:
                   no gnome-keyring to unlock
@@ -45,8 +46,10 @@ struct CogCredCommand: ParsableCommand, HelpExamples {
               78  the profile is missing or its configuration is invalid
                   (setup-docker: docker's config.json is malformed),
                   or the endpoint is not Cognito (a 4xx without its JSON error);
-                  a proxy refused the credentials (407); FIPS asked for in a
-                  region without FIPS endpoints
+                  a proxy refused the credentials (407); a proxy, endpoint
+                  or domain URL libcurl cannot read (never shown); FIPS asked
+                  for in a region without FIPS endpoints; an agent's machine
+                  that does not configure the profile written to it
               1   anything else; docker-credential: every failure, with the
                   message on stdout as docker's helper protocol wants
               126 exec: the command was found but could not be run

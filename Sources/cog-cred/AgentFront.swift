@@ -38,15 +38,24 @@ extension Front {
             guard let input = try? StandardInput.readRequest() else { handover.run() }
             handover.input = input
             guard let git = try? GitCredential.parse(input) else { handover.run() }
-            // No profile for this host: git asks its next helper.
+            // No profile for this host, or one whose git URLs leave it out
+            // (the agent says why in a note): git asks its next helper.
             noProfile = { finish("") }
-            if let profile {
-                fields["profile"] = .string(profile)
-            } else if let target = git.target {
+            // The agent sees the target only (protocol, host, path): a value
+            // it cannot see, or a request for the profile named here, is
+            // checked here; the rest, by the profile the agent finds, there.
+            if let refusal = GitCredential.refusal(of: git), profile != nil || refusal.isInAValue {
+                writeAll(2, refusal.message + "\n")
+                noProfile()
+            }
+            if let target = git.target {
                 var members: [String: JSONValue] = ["protocol": .string(target.scheme), "host": .string(target.host)]
                 if let path = target.path { members["path"] = .string(path) }
                 fields["git"] = .object(members)
-            } else {
+            }
+            if let profile {
+                fields["profile"] = .string(profile)
+            } else if fields["git"] == nil {
                 noProfile()
             }
             kinds = [.access]

@@ -174,6 +174,8 @@ struct StoredHelperTokens: GitCredentialStore, DockerCredentialStore {
 
     // No profile for this host: git asks its next helper.
     func profile(for request: GitCredential.Request) -> String? { GitCredential.profile(for: request, named: named, in: file) }
+    func gitURLs(profile: String) -> [String]? { file.profiles[profile]?.gitURLs }
+    func decline(_ refusal: GitCredential.Refusal) { writeAll(2, refusal.message + "\n") }
     func profile(forServerURL serverURL: String) -> String? { file.profile(forRegistry: DockerCredential.registryHost(serverURL)) }
 
     func accessToken(profile: String) -> IssuedToken {

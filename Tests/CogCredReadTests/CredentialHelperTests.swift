@@ -17,6 +17,8 @@ final class MemoryHelperStore: GitCredentialStore, DockerCredentialStore {
     var named: String? = nil
     /// How many times standard input was read.
     var reads = 0
+    /// What git was told when no token was handed out.
+    var declined: [GitCredential.Refusal] = []
 
     init(config: ConfigFile, tokens: [String: IssuedToken]) {
         self.file = config
@@ -41,6 +43,8 @@ final class MemoryHelperStore: GitCredentialStore, DockerCredentialStore {
     }
     func malformed(_ error: GitCredential.ParseError) -> Failure { .malformed(error) }
     func profile(for request: GitCredential.Request) -> String? { GitCredential.profile(for: request, named: named, in: file) }
+    func gitURLs(profile: String) -> [String]? { file.profiles[profile]?.gitURLs }
+    func decline(_ refusal: GitCredential.Refusal) { declined.append(refusal) }
     func forgetAccessToken(profile: String, onlyIf isIt: @escaping (String) -> Bool) {
         if let token = tokens[profile], isIt(token.value) { tokens[profile] = nil }
     }
@@ -94,6 +98,46 @@ enum HelperFixtures {
         #expect(try GitCredential.handle("get", store) == "")
         store.named = "other"
         #expect(try GitCredential.handle("get", store).hasPrefix("username=alice\n"))
+    }
+
+    /// A token goes only where it may: a host git named, over https (plain
+    /// http to this machine aside), in values holding no CR, LF or NUL,
+    /// within the profile's git URLs; each refusal said once.
+    @Test(arguments: [
+        ("protocol=http\nhost=git.example.com\n\n", GitCredential.Refusal.notHTTPS(scheme: "http", host: "git.example.com")),
+        ("protocol=https\nhost=\n\n", .noHost),
+        ("protocol=https\nhost=  \n\n", .noHost),
+        ("protocol=https\n\n", .noHost),
+        ("protocol=https\nhost=git.example.com\rhost=evil.example\n\n", .controlCharacter(key: "host")),
+        ("protocol=https\nhost=git.example.com\r\n\n", .controlCharacter(key: "host")),
+        ("protocol=https\nhost=git.example.com\npath=a\rb\n\n", .controlCharacter(key: "path")),
+        ("protocol=https\nhost=elsewhere.example\n\n", .outsidePatterns(profile: "work", scheme: "https", host: "elsewhere.example")),
+        ("protocol=ssh\nhost=git.example.com\n\n", .notHTTPS(scheme: "ssh", host: "git.example.com")),
+        ("url=http://git.example.com/org/repo.git\n\n", .notHTTPS(scheme: "http", host: "git.example.com")),
+    ])
+    func aNamedProfileHandsNoTokenWhereItMayNotGo(_ request: String, _ refusal: GitCredential.Refusal) throws {
+        let store = HelperFixtures.store().given(request)
+        store.named = "work"
+        #expect(try GitCredential.handle("get", store) == "")
+        #expect(store.declined == [refusal])
+        #expect(refusal.message.hasPrefix("cog-cred: no token for git: ") && !refusal.message.contains("\r"))
+    }
+
+    @Test(arguments: [
+        "protocol=https\nhost=git.example.com\n\n", "protocol=http\nhost=127.0.0.1:8080\n\n", "protocol=http\nhost=localhost\n\n",
+        "protocol=http\nhost=[::1]:9418\n\n", "protocol=HTTPS\nhost=Git.Example.com\npath=org/repo.git\n\n",
+    ])
+    func httpsAndPlainHTTPToThisMachineAreAnswered(_ request: String) throws {
+        let store = HelperFixtures.store().given(request)
+        store.named = "other"  // no git URLs: any host
+        #expect(try GitCredential.handle("get", store).hasPrefix("username=alice\n"))
+        #expect(store.declined.isEmpty)
+    }
+
+    @Test func withoutANamedProfileAHostNoProfileAnswersIsPassedOverInSilence() throws {
+        let store = HelperFixtures.store().given("protocol=http\nhost=github.com\n\n")
+        #expect(try GitCredential.handle("get", store) == "")
+        #expect(store.declined.isEmpty)
     }
 
     @Test func malformedInputIsTheStoresFailure() {

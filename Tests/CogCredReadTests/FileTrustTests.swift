@@ -70,25 +70,67 @@ import CogCredTestSupport
     }
 }
 
-/// A URL's credentials are never shown.
-@Suite struct URLCredentialsTests {
-    @Test(arguments: [
-        ("https://alice:s3cret@cognito.example.com/", "https://cognito.example.com/"),
-        ("http://alice@127.0.0.1:5000/pool?x=a@b", "http://127.0.0.1:5000/pool?x=a@b"),
-        ("http://al%40ice:p%40ss@[::1]:9/", "http://[::1]:9/"),
-        ("https://cognito-idp.us-east-1.amazonaws.com/", "https://cognito-idp.us-east-1.amazonaws.com/"),
-        // libcurl's own words, with the proxy setting it could not read.
-        ("Unsupported proxy syntax in 'http://al ice:s3cret@127.0.0.1:1'", "Unsupported proxy syntax in 'http://127.0.0.1:1'"),
-        ("Unsupported proxy syntax in 'al ice:s3cret@127.0.0.1:1'", "Unsupported proxy syntax in '127.0.0.1:1'"),
-        ("Unsupported proxy scheme for 'htp://alice:s3cret@proxy:3128'", "Unsupported proxy scheme for 'htp://proxy:3128'"),
-        ("cannot reach Cognito at http://u:p@h:1/ (Failed to connect to h port 1)", "cannot reach Cognito at http://h:1/ (Failed to connect to h port 1)"),
-        ("a@b and 'c' with no URL", "a@b and 'c' with no URL"),
-        ("Failed to connect to 127.0.0.1 port 1: Couldn't connect to server", "Failed to connect to 127.0.0.1 port 1: Couldn't connect to server"),
-        // A password with an unencoded '/' (no client reads it so), and a message libcurl cut off.
-        ("cannot reach Cognito at http://u:pa/ss@h:1/ (x)", "cannot reach Cognito at http://h:1/ (x)"),
-        ("Unsupported proxy syntax in 'http://alice:a-very-long-pass", "Unsupported proxy syntax in '…"),
-    ])
-    func theUserinfoGoes(text: String, shown: String) {
-        #expect(withoutURLCredentials(text) == shown)
+/// Files written or appended to where someone else may have been first.
+@Suite struct FilesOthersMayHavePlacedTests {
+    func directory() throws -> String {
+        let directory = TestDirectories.path("files")
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        return directory
+    }
+
+    /// The temporary file is a new one of a random name (O_EXCL): a file
+    /// planted at the name a process id would give is neither truncated nor
+    /// made the new file.
+    @Test func aWholeFileIsWrittenThroughANewTemporaryFileNeverAPlantedOne() throws {
+        let path = try directory() + "/config.json"
+        let planted = path + ".tmp-\(getpid())"
+        try "planted\n".write(toFile: planted, atomically: false, encoding: .utf8)
+        var plantedInfo = stat()
+        #expect(stat(planted, &plantedInfo) == 0)
+        #expect(writeAtomically(Array("{}\n".utf8), to: path, mode: 0o600) == nil)
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == "{}\n")
+        #expect(try String(contentsOfFile: planted, encoding: .utf8) == "planted\n")
+        var written = stat()
+        #expect(stat(path, &written) == 0 && written.st_ino != plantedInfo.st_ino && written.st_mode & 0o777 == 0o600)
+        // Nothing else is left beside it.
+        let left = try FileManager.default.contentsOfDirectory(atPath: (path as NSString).deletingLastPathComponent)
+        #expect(left.sorted() == ["config.json", "config.json.tmp-\(getpid())"])
+    }
+
+    @Test func aLogIsAppendedToOnlyWhenItIsAFileOfTheUsersOwnAndNoLink() throws {
+        let directory = try directory()
+        let own = directory + "/own.log"
+        guard case .success(let fd) = openOwnFileForAppending(own) else {
+            Issue.record("a new file of one's own was refused")
+            return
+        }
+        close(fd)
+        var info = stat()
+        #expect(stat(own, &info) == 0 && info.st_mode & 0o777 == 0o600)
+        let victim = directory + "/victim"
+        try "mine\n".write(toFile: victim, atomically: false, encoding: .utf8)
+        #expect(symlink(victim, directory + "/link.log") == 0)
+        guard case .failure(let link) = openOwnFileForAppending(directory + "/link.log") else {
+            Issue.record("a link was followed")
+            return
+        }
+        #expect(link.reason == "it is a symbolic link; name the file itself")
+        #expect(try String(contentsOfFile: victim, encoding: .utf8) == "mine\n")
+        guard case .failure(let notAFile) = openOwnFileForAppending(directory) else {
+            Issue.record("a directory was taken")
+            return
+        }
+        #expect(!notAFile.reason.isEmpty)
+        // Another user's file (root can make one).
+        if getuid() == 0 {
+            let theirs = directory + "/theirs.log"
+            try "".write(toFile: theirs, atomically: false, encoding: .utf8)
+            #expect(chown(theirs, 65534, 65534) == 0)
+            guard case .failure(let other) = openOwnFileForAppending(theirs) else {
+                Issue.record("another user's file was taken")
+                return
+            }
+            #expect(other.reason == "it belongs to uid 65534, not to you")
+        }
     }
 }

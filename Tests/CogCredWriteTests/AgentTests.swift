@@ -14,7 +14,10 @@ import CogCredTestSupport
 
     /// An agent serving `store` on a socket in a new directory; its sessions
     /// are made with `cognito` and `profile`.
-    func agent(_ store: InMemoryTokenStore, _ cognito: FakeCognito = FakeCognito(), profile: Profile = testProfile) throws -> AgentConnection {
+    func agent(
+        _ store: InMemoryTokenStore, _ cognito: FakeCognito = FakeCognito(), profile: Profile = testProfile,
+        bounds: AgentServer.Bounds = AgentServer.Bounds(connections: 64, requestBytes: 16 << 20, answering: 8, answeringForOne: 4)
+    ) throws -> AgentConnection {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("agent-\(UUID().uuidString.prefix(8))").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
         let clock = FakeClock(now)
@@ -25,7 +28,7 @@ import CogCredTestSupport
         guard case .success(let socket) = AgentSocket.listen(at: directory + "/agent", environment: { _ in nil }) else {
             throw AgentFailure(.other, "cannot listen")
         }
-        AgentServer.onThread { AgentServer(socket: socket, service: service, log: { _ in }).serve() }
+        AgentServer.onThread { AgentServer(socket: socket, service: service, bounds: bounds, log: { _ in }).serve() }
         return AgentConnection(path: socket.path)
     }
 
@@ -115,6 +118,47 @@ import CogCredTestSupport
         #expect(try client.signOut(profile: "default", scope: .local, forgettingDevice: false).removed == 2)
         #expect(try store.read(.refresh, profile: "default") == nil)
         #expect(try client.profile("default") == testProfile)
+    }
+
+    /// Whoever reaches the socket can make the agent keep only a few items
+    /// of the profiles its machine configures, each for its own pool and
+    /// client and of bounded size; the rest is refused, saying why.
+    @Test func writesAreKeptOnlyForConfiguredProfilesTheirPoolAndClientAndOfBoundedSize() throws {
+        let store = InMemoryTokenStore()
+        let through = AgentTokenStore(AgentClient(try agent(store), warn: { _ in }))
+        let other = ItemContext(userPoolID: "us-east-1_Other", clientID: "otherclient", username: nil)
+        let refusals: [(String, ItemContext, String, FailureCategory, String)] = [
+            ("unconfigured", context, "refresh-x", .configuration, "there is no profile unconfigured there"),
+            ("default", other, "refresh-x", .configuration, "names user pool \(testProfile.userPoolID)"),
+            ("default", context, String(repeating: "x", count: AgentProtocol.itemLimit + 1), .dataError, "at most 256 KiB"),
+        ]
+        for (profile, itemContext, secret, category, words) in refusals {
+            #expect { try through.write(.refresh, profile: profile, secret: secret, context: itemContext) } throws: { error in
+                guard case .agent(let failure) = error as? SecretServiceError else { return false }
+                return failure.category == category && failure.message.contains(words) && failure.message.contains("nothing was stored")
+            }
+        }
+        #expect(store.writes.isEmpty)
+        try through.write(.refresh, profile: "default", secret: "refresh-3", context: context)
+        #expect(store.writes == ["default/refresh"])
+    }
+
+    /// Silent connections cost a place in the agent's loop, not a thread;
+    /// past the bound the oldest still sending its request is closed, and
+    /// a client that asks at once is answered.
+    @Test func silentConnectionsPastTheBoundCloseTheOldestAndAClientIsStillAnswered() throws {
+        let store = InMemoryTokenStore()
+        try signedIn(store, iat: now - 100)
+        let connection = try agent(store, bounds: AgentServer.Bounds(connections: 8, requestBytes: 1 << 20, answering: 2, answeringForOne: 1))
+        let silent = (0..<20).map { _ in clinux_unix_connect(connection.path) }
+        defer { silent.forEach { close($0) } }
+        #expect(silent.allSatisfy { $0 >= 0 })
+        let token = try AgentClient(connection, warn: { _ in }).tokens([.access], profile: "default", policy: RefreshPolicy())[.access]
+        #expect(token?.value == (try store.read(.access, profile: "default")))
+        // The first was closed by the agent: it reads the end, not a timeout.
+        _ = clinux_receive_timeout(silent[0], 5)
+        var byte: UInt8 = 0
+        #expect(recv(silent[0], &byte, 1, 0) == 0)
     }
 
     @Test func aClientOfAnotherVersionIsToldSoAndAnUnknownOperationIsRefused() {

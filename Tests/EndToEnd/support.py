@@ -18,6 +18,7 @@ conftest.py; what only one test file needs stays in that file.
   double's admin API, for its self-checks);
 - the real clients: `git` (git with the test's environment, a credential
   helper if named) and `git_server_admin` (git_server.py's admin API);
+  `GIT_REFUSALS` and `git_refusal` (what the git helper refuses, and says);
   `KUBECTL_120`, `V1BETA1`, `V1`, `kubeconfig` (one with cog-cred as its
   exec plugin), `kubectl` and `admitted` (what token_servers.py's
   Kubernetes stand-in let in);
@@ -310,6 +311,24 @@ def git(cog, *args, cwd=None, helper=None):
            "GIT_COMMITTER_NAME": "T", "GIT_COMMITTER_EMAIL": "t@example.invalid"}
     config = ["-c", f"credential.helper={helper}"] if helper is not None else []
     return subprocess.run(["git", *config, *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=120)
+
+
+# What the git helper refuses for a profile named (#61), configured with
+# --git-url https://git.example.com/: (what git sends, why no token).
+GIT_REFUSALS = [
+    ("protocol=http\nhost=git.example.com\n\n",
+     "http://git.example.com is not https: a token goes over https only (plain http to this machine aside)"),
+    ("protocol=https\nhost=\n\n", "git named no host"),
+    ("protocol=https\n\n", "git named no host"),
+    ("protocol=https\nhost=git.example.com\rhost=evil.example\n\n", "git's host holds a carriage return, line feed or NUL"),
+    ("protocol=https\nhost=elsewhere.example\n\n",
+     "https://elsewhere.example is outside profile default's git URLs (cog-cred configure --profile default --git-url URL)"),
+]
+
+
+def git_refusal(why):
+    """The one line the git helper says on stderr when it hands out no token."""
+    return f"cog-cred: no token for git: {why}; git asks its next helper\n"
 
 
 def git_server_admin(server, path, body=None):

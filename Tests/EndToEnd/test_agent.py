@@ -23,9 +23,9 @@ Cognito double, and the real clients:
   there and never used;
 - `nobody` connecting, even to a socket made 0777: closed with no byte
   written, and the refusal noted;
-- `nobody`'s socket where COG_CRED_AGENT points: the client sends nothing
-  (a squatter records zero bytes) and exits 69 naming uid 65534, and a real
-  agent of nobody's holds nothing afterwards (and is not dumpable);
+- `nobody`'s socket where COG_CRED_AGENT points: the client does not even
+  connect (the socket is nobody's) and exits 69 naming uid 65534, and a
+  real agent of nobody's holds nothing afterwards (and is not dumpable);
 - garbage, oversized and stalled clients: the agent keeps answering others
   and stays up; a stalled client is dropped;
 - status, whoami, refresh and sign-out through the agent (the next read 77),
@@ -34,7 +34,16 @@ Cognito double, and the real clients:
   the caller kept, the socket 0600 in a 0700 directory), the foreground line,
   the $TMPDIR fallback, a second agent on a live path (69), a stale socket
   replaced, SIGTERM/SIGINT/SIGHUP removing the socket, a path over 107 bytes
-  (64), and a request of another protocol version answered with an error.
+  (64), and a request of another protocol version answered with an error;
+- its bounds (#61), for whoever reaches its socket: one profile whose
+  endpoint hangs (ten reads of it waiting) holds up no read of another
+  profile; hundreds of silent connections shut no reader out, past the
+  bound the oldest are closed; 300 writes of 900 KB for profiles the
+  agent's machine does not configure are refused and grow it by under 100
+  MB; `--log` through a link or onto another user's file is refused; a
+  client talks only to a socket itself (no link), of its user or root, in a
+  directory no one else can change, and sends nothing otherwise; the git
+  helper through the agent hands a token only where it may go.
 
 The tests run as root here; "another user" is nobody (uid 65534), run with
 setpriv. Every agent a test starts is stopped by the `agents` fixture.
@@ -42,6 +51,7 @@ setpriv. Every agent a test starts is stopped by the `agents` fixture.
 import json
 import os
 import re
+import resource
 import select
 import shutil
 import signal
@@ -58,9 +68,9 @@ import pytest
 
 import git_server
 import token_servers
-from support import (DOUBLE_CLIENT_ID, DOUBLE_POOL_ID, KUBECTL_120, V1BETA1, admitted, claims, configure_on_double,
-                     files_under, git, git_server_admin, kubeconfig, kubectl, lock_collection, plan, poll,
-                     signed_in_on_double, stored)
+from support import (DOUBLE_CLIENT_ID, DOUBLE_POOL_ID, KUBECTL_120, V1BETA1, admitted, claims, clear_fault_log,
+                     configure_on_double, files_under, git, git_server_admin, kubeconfig, kubectl, lock_collection, plan,
+                     poll, release, signed_in_on_double, stored, wait_for_request, GIT_REFUSALS, git_refusal)
 
 USER = "agnes@example.com"
 PASSWORD = "Agent-Password-1"
@@ -912,12 +922,14 @@ def test_a_squatted_socket_of_another_user_gets_nothing_from_the_client(cog, dou
         def notes():
             return record.read_text().splitlines() if record.exists() else []
 
-        # Each command did connect (to check its peer): the squatter takes
-        # each connection from its backlog in its own time, the last after
-        # the client has gone. Once all are taken and ended, count what came.
-        poll(lambda: notes().count("accepted") >= 4 and notes().count("accepted") == sum(n.startswith("closed") for n in notes()),
-             "the squatter to take the four connections and see them end")
-        assert [n for n in notes() if n.startswith("closed") and n != "closed 0"] == [], notes()
+        # No command even connected: the socket is nobody's, which the client
+        # sees before it connects. One connection of ours, made last, is taken
+        # first that any of theirs would have been before (a backlog is in
+        # order): once the squatter has taken it, it has taken all.
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
+            probe.connect(str(directory / "agent"))
+            poll(lambda: notes().count("accepted") >= 1, "the squatter to take the probe")
+        assert notes().count("accepted") == 1, notes()
     finally:
         squatter.terminate()
         squatter.wait(timeout=10)
@@ -1220,4 +1232,234 @@ def test_a_request_of_another_protocol_version_is_answered_with_an_error_naming_
     message = reply["error"]["message"]
     assert "99" in message and "1" in message.replace("99", ""), message
     assert agent.alive()
+
+
+
+# --- 10. bounds for whoever reaches the socket (#61) --------------------------------------------------
+
+def resident_kib(pid):
+    """The process's resident set (VmRSS), in KiB."""
+    status = Path(f"/proc/{pid}/status").read_text()
+    return int(re.search(r"VmRSS:\s+(\d+) kB", status).group(1))
+
+
+def test_a_profile_whose_endpoint_hangs_holds_up_no_read_of_another(cog, bus, double, proxy, agents):
+    """Profile b's endpoint (the fault proxy) holds every request; ten reads
+    of b wait on it, more than the agent answers for one profile at once.
+    Profile a's read, due a refresh by its margin alone, is refreshed at its
+    own endpoint meanwhile: nothing of b's waits in its way."""
+    agent = agents.start("--memory")
+    via = agent.client()
+    double.add_user(USER, PASSWORD)
+    cog.remember_secret(PASSWORD)
+    configure_on_double(cog, double.url, "--username", USER, profile="a")
+    configure_on_double(cog, proxy.url, "--username", USER, profile="b")
+    for name in ("a", "b"):
+        cog.ok("sign-in", "-p", name, "--password-stdin", input=PASSWORD + "\n", env=via)
+    # b's tokens expired; a's with 100 s of their hour left, inside the margin.
+    for name, offset in (("b", -7200), ("a", -3500)):
+        double.configure(issued_at_offset=offset)
+        cog.ok("refresh", "-p", name, env=via)
+    double.configure(issued_at_offset=0)
+    stored_a = cog.ok("token", "-p", "a", "--min-ttl", "1", env=via).stdout.strip()
+
+    clear_fault_log(proxy)
+    plan(proxy, {"mode": "hold", "seconds": 60, "times": -1})
+    waiting = [subprocess.Popen([cog.binary, "token", "-p", "b"], env={k: v for k, v in {**cog.env, **via}.items() if v is not None},
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(10)]
+    try:
+        wait_for_request(proxy, "GetTokensFromRefreshToken")
+        started = time.monotonic()
+        read = cog.run("token", "-p", "a", env=via, timeout=30)
+        took = time.monotonic() - started
+        assert read.returncode == 0 and read.stderr == "", read.stderr
+        # Refreshed at a's endpoint, not handed out stale after a wait.
+        fresh = read.stdout.strip()
+        assert fresh != stored_a and claims(fresh)["exp"] > claims(stored_a)["exp"]
+        assert took < 3, f"a's read took {took:.1f} s while b's endpoint hung"
+        started = time.monotonic()
+        status = cog.run("status", "-p", "a", env=via, timeout=30)
+        assert status.returncode == 0 and time.monotonic() - started < 3, status.stderr
+        assert all(p.poll() is None for p in waiting), "b's reads were not waiting on its endpoint"
+    finally:
+        plan(proxy)
+        release(proxy)
+        outcomes = [(p.wait(timeout=90), p.communicate()) for p in waiting]
+    # b's reads are answered once its endpoint answers.
+    assert all(status == 0 and out.count(".") == 2 for status, (out, _) in outcomes), outcomes
+
+
+def test_hundreds_of_silent_connections_shut_no_reader_out(cog, bus, double, agents):
+    agent = agents.start("--memory")
+    via = agent.client()
+    signed_in_through(cog, double, via)
+    access = cog.ok("token", env=via).stdout.strip()
+    cog.remember_secret(access)
+    silent = []
+    try:
+        for _ in range(300):
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            s.connect(str(agent.socket))
+            silent.append(s)
+        for args in (["token"], ["get-header"]):
+            result = cog.run(*args, env=via, timeout=5)
+            assert result.returncode == 0 and access in result.stdout, (args, result.stderr)
+        assert cog.run("status", env=via, timeout=5).returncode == 0
+        # Past the bound (2,048 at most, fewer where the descriptors allow
+        # fewer), the oldest still sending its request is closed to make room.
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        wanted = 2400
+        if hard != resource.RLIM_INFINITY and hard < wanted:
+            pytest.skip(f"the test's own descriptor limit ({hard}) is below {wanted}")
+        resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, wanted), hard))
+        try:
+            for _ in range(wanted - 300 - 64):
+                s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                s.connect(str(agent.socket))
+                silent.append(s)
+            result = cog.run("token", env=via, timeout=5)
+            assert (result.returncode, result.stdout) == (0, access + "\n"), result.stderr
+            poll(lambda: "closed the oldest connection still sending its request" in agent.notes(), "the agent's note")
+            # The first of them was closed by the agent: it reads the end.
+            silent[0].settimeout(10)
+            assert silent[0].recv(1) == b""
+        finally:
+            for s in silent:
+                s.close()
+            silent.clear()
+            resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+    finally:
+        for s in silent:
+            s.close()
+    assert agent.alive(), agent.notes()
+
+
+def test_writes_for_profiles_the_agent_does_not_configure_are_refused_and_its_memory_stays_bounded(cog, bus, double,
+                                                                                                   agents):
+    agent = agents.start("--memory")
+    via = agent.client()
+    signed_in_through(cog, double, via)
+    access = cog.ok("token", env=via).stdout.strip()
+    before = resident_kib(agent.pid)
+    secret = "x" * (900 << 10)
+    context = {"user-pool-id": DOUBLE_POOL_ID, "client-id": DOUBLE_CLIENT_ID}
+    refusals = []
+
+    def write(first):
+        for n in range(first, first + 30):
+            request = {"v": 1, "op": "write", "profile": f"nowhere-{n}", "kind": "refresh", "secret": secret, "context": context}
+            refusals.append(answer_of(exchange(agent.socket, json.dumps(request).encode() + b"\n", seconds=30)))
+
+    writers = [threading.Thread(target=write, args=(first,)) for first in range(0, 300, 30)]
+    for writer in writers:
+        writer.start()
+    for writer in writers:
+        writer.join(timeout=120)
+    assert len(refusals) == 300
+    for reply in refusals:
+        assert reply["error"]["category"] == "configuration", reply
+        assert "only for the profiles its machine configures" in reply["error"]["message"], reply
+    grown = resident_kib(agent.pid) - before
+    assert grown < 100 << 10, f"the agent grew by {grown} KiB"
+    # A configured profile's item over 256 KiB, and one for another pool, are refused too.
+    for request, category in (({"profile": "default", "secret": "y" * (300 << 10), "context": context}, "data"),
+                              ({"profile": "default", "secret": "z", "context": {**context, "client-id": "another"}}, "configuration")):
+        reply = answer_of(exchange(agent.socket, json.dumps({"v": 1, "op": "write", "kind": "refresh", **request}).encode() + b"\n"))
+        assert reply["error"]["category"] == category, reply
+    # The session the agent does keep is as it was.
+    assert cog.ok("token", env=via).stdout == access + "\n"
+    cog.ok("sign-in", "--password-stdin", input=PASSWORD + "\n", env=via)
+
+
+def test_log_through_a_link_or_onto_another_users_file_is_refused(cog, tmp_path, shared_dir):
+    private = tmp_path / "sock"
+    private.mkdir(mode=0o700)
+    victim = tmp_path / "victim"
+    victim.write_text("the user's own file\n")
+    link = tmp_path / "agent.log"
+    link.symlink_to(victim)
+    cases = [(link, "symbolic link")]
+    if os.getuid() == 0:
+        theirs = shared_dir / "agent.log"
+        theirs.write_text("")
+        os.chown(theirs, NOBODY, NOBODY)
+        cases.append((theirs, f"belongs to uid {NOBODY}"))
+    for log, why in cases:
+        for daemon in ([], ["--daemon"]):
+            result = cog.run("agent", "--memory", *daemon, "--socket", str(private / "agent"), "--log", str(log), timeout=20)
+            assert (result.returncode, result.stdout) == (64, ""), (log, daemon, result.returncode, result.stderr)
+            assert why in result.stderr and result.stderr.count("\n") == 1, result.stderr
+            assert not (private / "agent").exists()
+    assert victim.read_text() == "the user's own file\n"
+    # A file of the user's own is appended to.
+    own = tmp_path / "own.log"
+    agent = subprocess.Popen([cog.binary, "agent", "--memory", "--socket", str(private / "agent"), "--log", str(own)],
+                             env=cog.env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    try:
+        assert AGENT_LINE.fullmatch(read_line(agent.stdout.fileno(), 30))
+        poll(lambda: own.exists() and "listening on" in own.read_text(), "the agent's note in its log")
+        assert stat.S_IMODE(own.stat().st_mode) == 0o600
+    finally:
+        agent.terminate()
+        agent.wait(timeout=10)
+        agent.stdout.close()
+
+
+def test_a_client_talks_only_to_a_socket_itself_of_its_user_in_a_directory_no_one_else_can_change(cog, double, agents,
+                                                                                                     tmp_path):
+    agent = agents.start("--memory")
+    via = agent.client()
+    signed_in_through(cog, double, via)
+    # A relay of root's (this user's) socket, recording: reached through a
+    # link, it must not be connected to at all.
+    links = tmp_path / "links"
+    links.mkdir(mode=0o700)
+    relay = Relay(links / "relay", agent.socket)
+    try:
+        (links / "agent").symlink_to(links / "relay")
+        through_link = cog.run("token", env={**via, "COG_CRED_AGENT": str(links / "agent")})
+        assert (through_link.returncode, through_link.stdout) == (69, ""), through_link.stderr
+        assert "it is a symbolic link; name the socket itself" in through_link.stderr
+        # Not a socket at all.
+        (links / "file").write_text("")
+        plain = cog.run("token", env={**via, "COG_CRED_AGENT": str(links / "file")})
+        assert plain.returncode == 69 and "it is not a socket" in plain.stderr
+        # The relay's backlog: ours, made last, is the first it takes.
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
+            probe.connect(str(links / "relay"))
+            poll(lambda: relay.connections >= 1, "the relay to take the probe")
+        assert relay.connections == 1
+    finally:
+        relay.close()
+    # The agent's own directory made writable by others: someone could swap the socket.
+    directory = agent.socket.parent
+    directory.chmod(0o777)
+    try:
+        swappable = cog.run("token", env=via)
+        assert (swappable.returncode, swappable.stdout) == (69, ""), swappable.stderr
+        assert f"{directory} that holds the agent's socket can be written by others" in swappable.stderr
+    finally:
+        directory.chmod(0o700)
+    assert cog.run("token", env=via).returncode == 0
+
+
+def test_the_git_helper_through_the_agent_hands_a_token_only_where_it_may_go(cog, bus, double, agents, tmp_path):
+    agent = agents.start("--memory")
+    via = agent.client()
+    signed_in_through(cog, double, via)
+    cog.ok("configure", "--git-url", "https://git.example.com/")
+    access = cog.ok("token", env=via).stdout.strip()
+    # A forwarded machine: no configuration of its own, the agent's patterns decide.
+    away = forwarded(tmp_path, agent.socket)
+    for request, why in GIT_REFUSALS:
+        for named in (["--profile", "default"], []):
+            result = cog.run("git-credential", *named, "get", input=request, env=away)
+            # Without --profile, a request no profile of the agent's answers
+            # for is passed over in silence (a helper for every host is asked
+            # about every server); a carriage return is said whatever the profile.
+            expected = git_refusal(why) if named or "carriage return" in why else ""
+            assert (result.returncode, result.stdout, result.stderr) == (0, "", expected), (request, named, result.stderr)
+    for named in (["--profile", "default"], []):
+        answered = cog.run("git-credential", *named, "get", input=GIT_REQUEST, env=away)
+        assert answered.returncode == 0 and f"password={access}\n" in answered.stdout, answered.stderr
 

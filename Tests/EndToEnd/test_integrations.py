@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 import git_server
-from support import claims, git, git_server_admin, stored
+from support import GIT_REFUSALS, all_stored, claims, cli_path, git, git_refusal, git_server_admin, run, stored
 
 
 @pytest.fixture
@@ -127,6 +127,50 @@ def test_store_erase_of_others_and_unknown_actions_change_nothing(cog, bus, sign
                   input="protocol=https\nhost=x\nusername=u\npassword=someone-elses\n\n").stdout == ""
     assert cog.ok("git-credential", "--profile", "default", "frobnicate", input="").stdout == ""
     assert stored(bus, "access") == before
+
+
+@pytest.mark.parametrize("request_text, why", GIT_REFUSALS)
+def test_the_helper_hands_a_token_only_where_it_may_go(cog, bus, signed_in, request_text, why):
+    """A profile named on the command line (a helper set for every host,
+    as other helpers' READMEs show) answers only an https host git named,
+    within its git URLs, in values with no CR: otherwise one line on
+    stderr, nothing on stdout, and git asks its next helper. Both binaries:
+    the front, and cog-cred-cli it hands a refresh to."""
+    cog.ok("configure", "--git-url", "https://git.example.com/")
+    before = all_stored(bus)
+    for binary in (cog.binary, cli_path(cog.binary)):
+        result = run(binary, ["git-credential", "--profile", "default", "get"], cog.env, input=request_text)
+        assert (result.returncode, result.stdout, result.stderr) == (0, "", git_refusal(why)), (binary, result.stderr)
+    assert all_stored(bus) == before
+
+
+def test_https_to_the_profiles_host_and_http_to_this_machine_are_answered(cog, bus, server, helper_bin):
+    loopback = server.url.rstrip("/")
+    cog.ok("configure", "--git-url", "https://git.example.com/", "--git-url", loopback)
+    access = stored(bus, "access")
+    host = loopback.split("//")[1]
+    for request_text in ("protocol=https\nhost=git.example.com\npath=org/repo.git\n\n", f"protocol=http\nhost={host}\n\n"):
+        for binary in (cog.binary, cli_path(cog.binary)):
+            result = run(binary, ["git-credential", "--profile", "default", "get"], cog.env, input=request_text)
+            assert result.returncode == 0 and f"password={access}\n" in result.stdout, (binary, request_text, result.stderr)
+    # Real git asks for what its remote's URL says: http to another machine gets nothing and git says it could not read one.
+    remote = subprocess.run(["git", "-c", "credential.helper=cog-cred --profile default", "credential", "fill"],
+                            input="url=http://git.example.com/org/repo.git\n\n", env={**cog.env, "GIT_TERMINAL_PROMPT": "0"},
+                            capture_output=True, text=True, timeout=60)
+    assert remote.returncode != 0 and f"password={access}" not in remote.stdout
+    assert git_refusal(GIT_REFUSALS[0][1]).strip() in remote.stderr, remote.stderr
+    secure = subprocess.run(["git", "-c", "credential.helper=cog-cred --profile default", "credential", "fill"],
+                            input="url=https://git.example.com/org/repo.git\n\n", env={**cog.env, "GIT_TERMINAL_PROMPT": "0"},
+                            capture_output=True, text=True, timeout=60)
+    assert secure.returncode == 0 and f"password={access}\n" in secure.stdout, secure.stderr
+
+
+def test_configure_refuses_a_git_url_over_plain_http_to_another_machine(cog, bus, signed_in):
+    before = cog.config_file.read_text()
+    result = cog.run("configure", "--git-url", "http://git.example.com/")
+    assert result.returncode == 64 and "http://git.example.com is not https" in result.stderr, result.stderr
+    assert cog.config_file.read_text() == before
+    cog.ok("configure", "--git-url", "http://localhost:8080/")
 
 
 @pytest.mark.parametrize("payload", [

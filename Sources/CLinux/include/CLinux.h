@@ -32,6 +32,11 @@ int clinux_flock_within(int fd, int operation, long milliseconds);
 int clinux_open(const char *path, int flags, unsigned int mode);
 int clinux_openat(int directory, const char *path, int flags, unsigned int mode);
 
+/// A new file named after `template` (its six trailing X replaced by
+/// random characters, in place), created with O_EXCL, mode 0600 and
+/// close-on-exec (mkostemp); its descriptor, or -1.
+int clinux_create_exclusive(char *template);
+
 /// fcntl(fd, F_SETFD, flags): 0 lets the descriptor survive an exec.
 int clinux_set_descriptor_flags(int fd, int flags);
 
@@ -126,7 +131,17 @@ void clinux_set_errno(int value);
 size_t clinux_socket_path_capacity(void);
 int clinux_unix_connect(const char *path);
 int clinux_unix_listen(const char *path);
+/// accept4, the connection close-on-exec and non-blocking.
 int clinux_accept(int fd);
+/// Clears (`blocking` 1) or sets O_NONBLOCK.
+int clinux_set_blocking(int fd, int blocking);
+/// Raises the soft limit on open descriptors towards the hard one, to at
+/// most `most`; the soft limit in force after.
+long clinux_raise_descriptor_limit(long most);
+/// Has glibc's malloc give large freed blocks back to the system at once
+/// (a fixed mmap threshold of 64 KiB, two arenas): for a process that lives
+/// long and reads requests of up to a MiB from anyone who reaches it.
+void clinux_return_freed_memory(void);
 // send(2) of all `length` bytes with MSG_NOSIGNAL: 0, or -1 when the peer is gone.
 int clinux_send_all(int fd, const void *data, size_t length);
 int clinux_peer(int fd, unsigned int *uid, int *pid);

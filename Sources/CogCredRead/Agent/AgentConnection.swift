@@ -78,8 +78,10 @@ public struct AgentConnection: Sendable {
         close(try connect())
     }
 
-    /// A connection to the agent, once its process is known to be this user's or root's.
+    /// A connection to the agent, once its socket and its process are known
+    /// to be this user's or root's.
     func connect() throws(AgentFailure) -> Int32 {
+        try checkSocket()
         let fd = clinux_unix_connect(path)
         guard fd >= 0 else {
             let reason = clinux_errno() == ENAMETOOLONG
@@ -100,24 +102,44 @@ public struct AgentConnection: Sendable {
     }
 }
 
+extension AgentConnection {
+    /// The path, before anything connects to it: a socket itself (no
+    /// link), this user's or root's, in a directory no one else can change
+    /// (the config's rule, `unsafeDirectory`), which also keeps the socket
+    /// from being swapped between this check and the connection. The
+    /// peer's uid alone would take any process of root's: a link placed at
+    /// the path by another user could lead to one.
+    func checkSocket() throws(AgentFailure) {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { throw .unreachable(path, reason: String(cString: strerror(clinux_errno()))) }
+        switch info.st_mode & mode_t(S_IFMT) {
+        case mode_t(S_IFSOCK): break
+        case mode_t(S_IFLNK): throw .unreachable(path, reason: "it is a symbolic link; name the socket itself")
+        default: throw .unreachable(path, reason: "it is not a socket")
+        }
+        guard info.st_uid == getuid() || info.st_uid == 0 else { throw .foreignSocket(path, uid: info.st_uid, ownUID: getuid()) }
+        let directory = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
+        if let unsafe = unsafeDirectory(from: directory.isEmpty ? "/" : directory) {
+            throw .unreachable(path, reason: unsafe.reason(holding: "the agent's socket"))
+        }
+    }
+}
+
 /// Lines from a descriptor, each without its newline; nil at the end, on an
 /// error, past `limit` bytes in all, or once the descriptor's receive
-/// timeout fires (`timedOut`; another call reads on) or `deadline` passes.
-/// The agent reads its requests with it too.
+/// timeout fires (`timedOut`; another call reads on).
 public struct LineReader {
     let fd: Int32
     let limit: Int
-    let deadline: Deadline?
     var buffer: [UInt8] = []
     /// Bytes read so far.
     public private(set) var total = 0
-    /// The last nil was a timeout: the receive timeout's, or the deadline.
+    /// The last nil was the receive timeout's.
     public private(set) var timedOut = false
 
-    public init(fd: Int32, limit: Int, deadline: Deadline? = nil) {
+    public init(fd: Int32, limit: Int) {
         self.fd = fd
         self.limit = limit
-        self.deadline = deadline
     }
 
     public mutating func next() -> [UInt8]? {
@@ -131,16 +153,10 @@ public struct LineReader {
             }
             scanned = buffer.count
             guard total < limit else { return nil }
-            if let deadline, deadline.remaining == 0 {
-                timedOut = true
-                return nil
-            }
             var chunk = [UInt8](repeating: 0, count: 65536)
             let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, min($0.count, limit - total)) }
             if n < 0 && errno == EINTR { continue }
             if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
-                // With a deadline, the receive timeout only paces the checks of it.
-                if deadline != nil { continue }
                 timedOut = true
                 return nil
             }

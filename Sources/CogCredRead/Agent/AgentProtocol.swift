@@ -20,6 +20,9 @@ public enum AgentProtocol {
     public static let variable = "COG_CRED_AGENT"
     /// The most a request line may hold: a sign-in's three tokens fit many times over.
     public static let requestLimit = 1 << 20
+    /// The most one item the agent keeps may hold: a token, a device, a
+    /// client secret are a few KiB.
+    public static let itemLimit = 256 << 10
     /// The most an answer may hold, notes included.
     public static let answerLimit = 16 << 20
     /// A client that sends nothing for this long is dropped.
@@ -135,6 +138,13 @@ public struct AgentFailure: CogCredFailure, Equatable {
         AgentFailure(
             .secretServiceUnavailable,
             "\(named(path)) runs as uid \(uid), not as you (uid \(ownUID)): nothing was sent to it; start your own with cog-cred agent")
+    }
+
+    /// 69: the socket file is another user's, placed where the user's agent was meant to be.
+    public static func foreignSocket(_ path: String, uid: UInt32, ownUID: UInt32) -> AgentFailure {
+        AgentFailure(
+            .secretServiceUnavailable,
+            "\(named(path)) is a socket of uid \(uid), not yours (uid \(ownUID)): nothing was sent to it; start your own with cog-cred agent")
     }
 
     public static func broken(_ path: String, _ what: String) -> AgentFailure {

@@ -9,6 +9,10 @@ public enum GitCredential {
     public struct Request: Sendable, Equatable {
         public var attributes: [(key: String, value: String)]
 
+        public init(attributes: [(key: String, value: String)]) {
+            self.attributes = attributes
+        }
+
         public static func == (a: Request, b: Request) -> Bool {
             a.attributes.map { $0.key } == b.attributes.map { $0.key } && a.attributes.map { $0.value } == b.attributes.map { $0.value }
         }
@@ -59,9 +63,10 @@ public enum GitCredential {
         while start < bytes.count {
             lineNumber += 1
             let end = bytes[start...].firstIndex(of: UInt8(ascii: "\n")) ?? bytes.count
-            var line = bytes[start..<end]
+            // A carriage return stays in its value, to be refused there
+            // (Refusal.controlCharacter), never read as the end of a line.
+            let line = bytes[start..<end]
             start = end + 1
-            if line.last == UInt8(ascii: "\r") { line = line.dropLast() }
             if line.count > maxLineLength { throw .lineTooLong(line: lineNumber) }
             if line.contains(0) { throw .nulByte(line: lineNumber) }
             if line.isEmpty { break }
@@ -104,6 +109,75 @@ public enum GitCredential {
 
     /// The answer to the `capability` action.
     public static let capabilityAnswer = "version 0\ncapability authtype\n"
+
+    /// Why `get` hands no token to what git asks about, though a profile
+    /// answers for it: git then asks its next helper, and the reason is
+    /// said on stderr, once. A token goes only to a host git named, over
+    /// https (plain http only to this machine, as for Cognito's endpoint),
+    /// in values that cannot smuggle another line past a helper that reads
+    /// a carriage return as one (CVE-2024-52006), and within the profile's
+    /// own `git-url` patterns when it has any.
+    public enum Refusal: Sendable, Equatable {
+        case noHost
+        /// A value (`key`'s) holding a carriage return, line feed or NUL.
+        case controlCharacter(key: String)
+        /// A protocol other than https, to another machine.
+        case notHTTPS(scheme: String, host: String)
+        /// A server outside the profile's `git-url` patterns.
+        case outsidePatterns(profile: String, scheme: String, host: String)
+
+        /// Found in the values themselves, not in where they point.
+        public var isInAValue: Bool {
+            if case .controlCharacter = self { return true }
+            return false
+        }
+
+        public var message: String {
+            let why: String
+            switch self {
+            case .noHost:
+                why = "git named no host"
+            case .controlCharacter(let key):
+                why = "git's \(key.printable) holds a carriage return, line feed or NUL"
+            case .notHTTPS(let scheme, let host):
+                why = "\(scheme.printable)://\(host.printable) is not https: a token goes over https only (plain http to this machine aside)"
+            case .outsidePatterns(let profile, let scheme, let host):
+                why = "\(scheme.printable)://\(host.printable) is outside profile \(profile)'s git URLs (cog-cred configure --profile \(profile) --git-url URL)"
+            }
+            return "cog-cred: no token for git: \(why); git asks its next helper"
+        }
+    }
+
+    /// Why `request` may not be given a token, whatever the profile; nil: it may.
+    public static func refusal(of request: Request) -> Refusal? {
+        if let bad = request.attributes.first(where: { $0.value.utf8.contains { $0 == 0x0D || $0 == 0x0A || $0 == 0 } }) {
+            return .controlCharacter(key: bad.key)
+        }
+        guard let target = request.target, !target.host.allSatisfy({ $0 == " " || $0 == "\t" }) else { return .noHost }
+        return carriesTokens(scheme: target.scheme, host: target.host) ? nil : .notHTTPS(scheme: target.scheme, host: target.host)
+    }
+
+    /// Whether a token may go to `scheme://host` (git's `host=`): over
+    /// https, or plain http to this machine.
+    public static func carriesTokens(scheme: String, host: String) -> Bool {
+        scheme == "https" || (scheme == "http" && isLoopbackHost(hostName(host)))
+    }
+
+    /// Why `profile`, with `patterns` (its `git-url`s), may not answer
+    /// `request`: a server outside them.
+    public static func refusal(of request: Request, profile: String, patterns: [String]?) -> Refusal? {
+        if let refusal = refusal(of: request) { return refusal }
+        guard let patterns, !patterns.isEmpty, let target = request.target else { return nil }
+        let matched = patterns.contains { URLPattern($0)?.matches(scheme: target.scheme, host: target.host, path: target.path) ?? false }
+        return matched ? nil : .outsidePatterns(profile: profile, scheme: target.scheme, host: target.host)
+    }
+
+    /// `host` of git's `host=` (`name:port`, `[v6]:port`) without its port or brackets.
+    static func hostName(_ host: String) -> String {
+        if host.hasPrefix("["), let close = host.firstIndex(of: "]") { return String(host[host.index(after: host.startIndex)..<close]) }
+        if host.utf8.filter({ $0 == UInt8(ascii: ":") }).count == 1, let colon = host.firstIndex(of: ":") { return String(host[..<colon]) }
+        return host
+    }
 
     /// True when an `erase` names the credential we handed out.
     public static func erases(_ request: Request, token: String) -> Bool {
@@ -153,6 +227,10 @@ public protocol GitCredentialStore {
     func malformed(_ error: GitCredential.ParseError) -> Failure
     /// The profile that answers `request`; nil: none (git asks its next helper).
     func profile(for request: GitCredential.Request) throws(Failure) -> String?
+    /// The `git-url` patterns of `profile`, as configured (nil: none, or no such profile).
+    func gitURLs(profile: String) throws(Failure) -> [String]?
+    /// Says why no token is handed out (stderr, once).
+    func decline(_ refusal: GitCredential.Refusal)
     /// A fresh access token of `profile`.
     func accessToken(profile: String) throws(Failure) -> IssuedToken
     /// Forgets the access token of `profile` if `isIt` says it is the one.
@@ -180,7 +258,13 @@ extension GitCredential {
         }
         switch action {
         case .get:
+            // No profile for this host: git asks its next helper, in silence
+            // (a helper set for every host is asked about every server).
             guard let profile = try store.profile(for: request) else { return "" }
+            if let refusal = refusal(of: request, profile: profile, patterns: try store.gitURLs(profile: profile)) {
+                store.decline(refusal)
+                return ""
+            }
             return answer(request, token: try store.accessToken(profile: profile))
         case .erase:
             // The server rejected our token: the next get refreshes.

@@ -1,38 +1,39 @@
 import Synchronization
 
-/// A token store in memory, for tests and for composing fakes.
-public final class InMemoryTokenStore: TokenStore {
+/// Items kept in this process's memory only: a `cog-cred agent --memory`'s
+/// sessions (which bounds what it takes: AgentService), and the unit tests'
+/// store (InMemoryTokenStore wraps it with what tests look at). Nothing of
+/// it is written anywhere; it ends with the process.
+public final class MemoryTokenStore: TokenStore {
     private let items = Mutex<[String: (secret: String, binding: ItemBinding?)]>([:])
-    /// Every write, in order, as "profile/kind": lets tests check write order.
-    private let log = Mutex<[String]>([])
-    /// When set, every call throws it: simulates an unavailable keyring.
-    private let failure = Mutex<SecretServiceError?>(nil)
 
     public init() {}
 
     public func read(_ kinds: [SecretKind], profile: String, binding: ItemBinding?) throws(SecretServiceError)
         -> [SecretKind: StoredSecret]
     {
-        if let error = failure.withLock({ $0 }) { throw error }
-        var result: [SecretKind: StoredSecret] = [:]
-        for kind in kinds {
-            guard let item = items.withLock({ $0[key(kind, profile)] }) else {
-                result[kind] = .absent
-                continue
-            }
-            if let binding, item.binding != binding {
-                result[kind] = .boundElsewhere(unbound: item.binding == nil)
-            } else {
-                result[kind] = .found(item.secret)
+        items.withLock { items in
+            kinds.reduce(into: [:]) { result, kind in
+                guard let item = items[Self.key(kind, profile)] else {
+                    result[kind] = .absent
+                    return
+                }
+                if let binding, item.binding != binding {
+                    result[kind] = .boundElsewhere(unbound: item.binding == nil)
+                } else {
+                    result[kind] = .found(item.secret)
+                }
             }
         }
-        return result
     }
 
     public func write(_ kind: SecretKind, profile: String, secret: String, context: ItemContext) throws(SecretServiceError) {
-        if let error = failure.withLock({ $0 }) { throw error }
-        items.withLock { $0[key(kind, profile)] = (secret, context.binding) }
-        log.withLock { $0.append(key(kind, profile)) }
+        store(kind, profile: profile, secret: secret, binding: context.binding)
+    }
+
+    /// An item with `binding`, or none (as cog-cred 0.1 stored them).
+    public func store(_ kind: SecretKind, profile: String, secret: String, binding: ItemBinding?) {
+        items.withLock { $0[Self.key(kind, profile)] = (secret, binding) }
     }
 
     public func prepareWrites() {}
@@ -44,21 +45,9 @@ public final class InMemoryTokenStore: TokenStore {
         try write(kind, profile: profile, secret: secret, context: context)
     }
 
-    /// Stores an item with no binding, as cog-cred 0.1 did.
-    public func writeUnbound(_ kind: SecretKind, profile: String, secret: String) {
-        items.withLock { $0[key(kind, profile)] = (secret, nil) }
-    }
-
     public func delete(_ kind: SecretKind, profile: String) throws(SecretServiceError) -> Bool {
-        if let error = failure.withLock({ $0 }) { throw error }
-        return items.withLock { $0.removeValue(forKey: key(kind, profile)) != nil }
+        items.withLock { $0.removeValue(forKey: Self.key(kind, profile)) != nil }
     }
 
-    public var writes: [String] { log.withLock { $0 } }
-
-    public func failAll(with error: SecretServiceError?) {
-        failure.withLock { $0 = error }
-    }
-
-    private func key(_ kind: SecretKind, _ profile: String) -> String { "\(profile)/\(kind.rawValue)" }
+    static func key(_ kind: SecretKind, _ profile: String) -> String { "\(profile)/\(kind.rawValue)" }
 }

@@ -204,11 +204,13 @@ public struct FileProblem: Error {
 /// rename cannot cross file systems), flushed, given exactly `mode`, then
 /// renamed over `path`, so a crash leaves either the old or the new file and
 /// never half of one. Returns what went wrong; the temporary file is removed
-/// then, and `path` is as it was.
+/// then, and `path` is as it was. The new file has a random name and is
+/// made with O_EXCL: never a file or link someone placed there first.
 public func writeAtomically(_ bytes: [UInt8], to path: String, mode: mode_t) -> FileProblem? {
-    let temporary = path + ".tmp-\(getpid())"
-    let fd = clinux_open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode)
+    var template = Array((path + ".tmp-XXXXXX").utf8CString)
+    let fd = template.withUnsafeMutableBufferPointer { clinux_create_exclusive($0.baseAddress!) }
     guard fd >= 0 else { return FileProblem(String(cString: strerror(errno))) }
+    let temporary = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
     let ok = bytes.withUnsafeBytes { raw -> Bool in
         var offset = 0
         while offset < raw.count {
@@ -231,6 +233,29 @@ public func writeAtomically(_ bytes: [UInt8], to path: String, mode: mode_t) -> 
         return FileProblem(reason)
     }
     return nil
+}
+
+/// A file of this user's, opened for appending (the agent's `--log`), made
+/// 0600 when new: never through a symbolic link, never another user's file
+/// (one placed first in a shared directory such as /tmp), never anything
+/// but a regular file (a FIFO would block the writer). Its descriptor, or
+/// why not.
+public func openOwnFileForAppending(_ path: String) -> Result<Int32, FileProblem> {
+    let fd = clinux_open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0o600)
+    guard fd >= 0 else {
+        return .failure(FileProblem(errno == ELOOP ? "it is a symbolic link; name the file itself" : String(cString: strerror(errno))))
+    }
+    var info = stat()
+    let problem: String? =
+        if fstat(fd, &info) != 0 { String(cString: strerror(errno)) }
+        else if info.st_mode & mode_t(S_IFMT) != mode_t(S_IFREG) { "it is not a regular file" }
+        else if info.st_uid != getuid() { "it belongs to uid \(info.st_uid), not to you" }
+        else { nil }
+    if let problem {
+        close(fd)
+        return .failure(FileProblem(problem))
+    }
+    return .success(fd)
 }
 
 /// A regular file's bytes (at most 1 MiB, as `readAll`) and permission bits.

@@ -54,7 +54,7 @@ public struct AgentService: Sendable {
             // Tokens are the access and ID tokens: nothing else is handed out.
             guard let kinds = AgentProtocol.kinds(request["kinds"]), let first = kinds.first, kinds.allSatisfy({ $0 == .access || $0 == .id })
             else { throw Self.malformed("kinds") }
-            guard let name = try profile(of: request) else { return [:] }
+            guard let name = try profile(of: request, note: note) else { return [:] }
             let session = try manager(name, note)
             let minTTL = AgentWire.int(request["min-ttl"])
             // The bounds the command lines take it within.
@@ -91,7 +91,9 @@ public struct AgentService: Sendable {
             guard let kind = request["kind"]?.stringValue.flatMap(SecretKind.init(rawValue:)), let secret = request["secret"]?.stringValue,
                 let context = AgentWire.context(request["context"])
             else { throw Self.malformed("write") }
-            try store.writePatiently(kind, profile: try named(request), secret: secret, context: context)
+            let name = try named(request)
+            try admit(secret, for: name, context: context)
+            try store.writePatiently(kind, profile: name, secret: secret, context: context)
             return [:]
         case .delete:
             guard let kind = request["kind"]?.stringValue.flatMap(SecretKind.init(rawValue:)) else { throw Self.malformed("kind") }
@@ -109,13 +111,50 @@ public struct AgentService: Sendable {
 
     /// The request's profile: named, or the one this machine's
     /// configuration maps a git URL or a registry host to (nil: none does).
-    func profile(of request: JSONValue) throws -> String? {
-        if request["profile"]?.stringValue != nil { return try named(request) }
+    /// A git request's target is held to the git helper's rules
+    /// (GitCredential.refusal), with the profile's git URLs as configured
+    /// here: nil, and `note` says why, when it may not have a token.
+    func profile(of request: JSONValue, note: (String) -> Void) throws -> String? {
+        let named = request["profile"] == nil ? nil : try named(request)
         if let git = request["git"], let scheme = git["protocol"]?.stringValue, let host = git["host"]?.stringValue {
-            return try config().profile(forGit: scheme, host: host, path: git["path"]?.stringValue)
+            let file = try config()
+            let target = GitCredential.Request(
+                attributes: [("protocol", scheme), ("host", host)] + (git["path"]?.stringValue.map { [("path", $0)] } ?? []))
+            guard let name = GitCredential.profile(for: target, named: named, in: file) else { return nil }
+            if let refusal = GitCredential.refusal(of: target, profile: name, patterns: file.profiles[name]?.gitURLs) {
+                note(refusal.message)
+                return nil
+            }
+            return name
         }
+        if let named { return named }
         if let registry = request["registry"]?.stringValue { return try config().profile(forRegistry: registry) }
         throw Self.malformed("profile")
+    }
+
+    /// What the agent keeps is bounded for whoever reaches its socket: the
+    /// items of the profiles this machine configures, for the pool and
+    /// client each names (what a refresh here can use), of at most
+    /// `AgentProtocol.itemLimit` bytes each. So its memory (with --memory)
+    /// or the keyring holds at most a few items a configured profile,
+    /// whatever a client sends.
+    func admit(_ secret: String, for name: String, context: ItemContext) throws {
+        let file = try config()
+        guard let profile = file.profiles[name] else {
+            throw AgentFailure(
+                .configuration,
+                "the agent keeps sessions only for the profiles its machine configures, and there is no profile \(name) there: nothing was stored; configure it on the agent's machine (cog-cred configure --profile \(name) ...)")
+        }
+        guard profile.binding == context.binding else {
+            throw AgentFailure(
+                .configuration,
+                "the agent's profile \(name) names user pool \(profile.userPoolID) and app client \(profile.clientID), not these: nothing was stored; configure the profile alike on both machines")
+        }
+        guard secret.utf8.count <= AgentProtocol.itemLimit else {
+            throw AgentFailure(
+                .dataError,
+                "the agent keeps items of at most \(AgentProtocol.itemLimit >> 10) KiB, and this one is \(secret.utf8.count) bytes: nothing was stored")
+        }
     }
 
     func named(_ request: JSONValue) throws -> String {

@@ -69,7 +69,16 @@ extension ConfiguredProfiles {
         switch clientSecret {
         case .store(let secret):
             // The secret goes to the keyring before the config says it is
-            // there, so the config never points at a secret that was not stored.
+            // there, so the config never points at a secret that was not
+            // stored. An agent keeps items only for the profiles, pools and
+            // clients its machine configures (AgentService): a profile new
+            // to the file, or pointed at another pool or client, is saved
+            // first without it.
+            if old.map({ $0.binding != profile.binding }) ?? true {
+                var first = profile
+                first.clientSecretInKeyring = nil
+                try write(name, first)
+            }
             try store.write(
                 .clientSecret, profile: name, secret: secret,
                 context: ItemContext(userPoolID: profile.userPoolID, clientID: profile.clientID, username: nil))
@@ -101,11 +110,16 @@ extension ConfiguredProfiles {
                 session.warn("cog-cred: warning: the old tokens could not be deleted (\(failure.message)); they will not be used")
             }
         }
-        var file = try config.load()
-        file.profiles[name] = profile
-        try config.save(file)
+        try write(name, profile)
         // A new endpoint may offer what the old one lacked: learn it again.
         session.refreshMemory.forget(profile: name)
         return tokensDeleted
+    }
+
+    /// The config file with `profile` as `name`, the others as they are now.
+    func write(_ name: String, _ profile: Profile) throws {
+        var file = try config.load()
+        file.profiles[name] = profile
+        try config.save(file)
     }
 }

@@ -183,6 +183,13 @@ public struct ProfileSettingsMerge: Sendable {
         }
         if !settings.gitURLs.isEmpty {
             let urls = settings.gitURLs.filter { !$0.isEmpty }
+            // The git helper hands a token over https only (plain http to this machine aside).
+            for url in urls {
+                // One that is no URL at all, validate() refuses.
+                guard let pattern = URLPattern(url), !GitCredential.carriesTokens(scheme: pattern.scheme, host: pattern.host) else { continue }
+                throw ProfileSettingsProblem.invalidValue(
+                    .invalidValue("git-url", "\(pattern.scheme)://\(pattern.host) is not https: the git helper hands a token over https only (plain http to this machine aside)"))
+            }
             profile.gitURLs = urls.isEmpty ? nil : urls
         }
         if !settings.dockerRegistries.isEmpty {

@@ -27,7 +27,9 @@ struct Agent: ParsableCommand, HelpExamples {
             the profile's settings and a sign-in's SECRET_HASH: nothing that makes new tokens \
             (docs/security.md). A machine its socket is forwarded to \
             (ssh -R, a container's volume) needs no configuration: it names a profile, and the \
-            agent answers for it.
+            agent answers for it. It keeps sessions only for the profiles this machine \
+            configures, and bounds what anyone who reaches its socket can hold: a silent \
+            connection costs no thread, and one profile whose endpoint hangs holds up no other.
 
             Once the socket listens, prints COG_CRED_AGENT=PATH; export COG_CRED_AGENT; on \
             stdout and stays in the foreground (for a systemd user unit, a container's \
@@ -52,7 +54,7 @@ struct Agent: ParsableCommand, HelpExamples {
     static let examples = [
         "cog-cred agent --memory --daemon",
         "cog-cred agent --socket /run/user/1000/cog-cred/agent",
-        "cog-cred agent --daemon --log /tmp/cog-cred-agent.log",
+        "cog-cred agent --daemon --log \"$XDG_RUNTIME_DIR/cog-cred-agent.log\"",
     ]
 
     @OptionGroup var globals: GlobalOptions
@@ -66,7 +68,9 @@ struct Agent: ParsableCommand, HelpExamples {
     @Option(help: ArgumentHelp("The socket to listen on (default: $XDG_RUNTIME_DIR/cog-cred/agent, else a new directory in $TMPDIR).", valueName: "path"))
     var socket: String?
 
-    @Option(help: ArgumentHelp("Append the agent's notes to this file (default: stderr; with --daemon, nowhere).", valueName: "file"))
+    @Option(help: ArgumentHelp(
+        "Append the agent's notes to this file of yours, not a link (default: stderr; with --daemon, nowhere), such as $XDG_RUNTIME_DIR/cog-cred-agent.log or ~/.local/state/cog-cred/agent.log.",
+        valueName: "file"))
     var log: String?
 
     /// The descriptor a --daemon parent waits on: the shell line once the
@@ -83,16 +87,19 @@ struct Agent: ParsableCommand, HelpExamples {
         globals.noteProfileUnused(by: "agent", because: "an agent serves every profile (each request names its own)")
         if daemon { try AgentDaemon.start(self) }
         if let log {
-            let fd = open(log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
-            guard fd >= 0 else { throw fail(InputError("cannot open --log \(log): \(String(cString: strerror(errno)))", category: .usage)) }
-            dup2(fd, 2)
-            close(fd)
+            switch openOwnFileForAppending(log) {
+            case .success(let fd):
+                dup2(fd, 2)
+                close(fd)
+            case .failure(let problem):
+                throw fail(InputError("cannot use --log \(log.printable): \(problem.reason)", category: .usage))
+            }
         }
         // No one is at a terminal for a request on the socket: a locked
         // keyring fails at once, as with --no-prompt (before the store is
         // made, which takes the setting).
         Wiring.forbidUnlockPrompt()
-        let store: any TokenStore = memory ? InMemoryTokenStore() : OneAtATimeStore(Wiring().keyring)
+        let store: any TokenStore = memory ? MemoryTokenStore() : OneAtATimeStore(Wiring().keyring)
         Wiring.serving.withLock { $0 = store }
         if memory { lockMemory() }
         let environment = Wiring().environment
@@ -117,7 +124,10 @@ struct Agent: ParsableCommand, HelpExamples {
             Output.raw(line)
         }
         Output.note("cog-cred agent: listening on \(listening.path) (sessions kept \(memory ? "in memory only" : "in the Secret Service"))")
-        AgentServer(socket: listening, service: Self.service(store), log: { Output.note("cog-cred agent: " + $0) }).serve()
+        // It lives long and reads requests of up to a MiB from whoever reaches its socket.
+        clinux_return_freed_memory()
+        let bounds = AgentServer.Bounds.standard()
+        AgentServer(socket: listening, service: Self.service(store), bounds: bounds, log: { Output.note("cog-cred agent: " + $0) }).serve()
     }
 
     /// Each request as the command it stands for would run, on this machine.

@@ -17,7 +17,11 @@ struct GitCredentialCommand: ParsableCommand, HelpExamples {
             matches the URL. With neither, nothing is printed and git asks its next helper: \
             COG_CRED_PROFILE and the "default" profile are never used here, so a helper set \
             for every host never hands a Cognito token to one it was not told about (github.com, \
-            say). Set it up in one of two ways:
+            say). Even with a profile, a token goes only to a host git names, over https (plain \
+            http only to this machine), within the profile's --git-url patterns when it has any, \
+            and never for a request with a carriage return, line feed or NUL in a value: \
+            otherwise one line on stderr says why, nothing is printed, and git asks its next \
+            helper. Set it up in one of two ways:
 
               1. a helper for one host, with its profile:
                  git config --global \\
@@ -57,6 +61,9 @@ struct GitCredentialCommand: ParsableCommand, HelpExamples {
             if let named { return named }
             return try wiring.profiles.profileName(for: request)
         }
+
+        func gitURLs(profile: String) throws -> [String]? { try wiring.profiles.load().profiles[profile]?.gitURLs }
+        func decline(_ refusal: GitCredential.Refusal) { Output.note(refusal.message) }
 
         func accessToken(profile: String) throws -> IssuedToken {
             try wiring.tokenManager(named: profile).currentToken(.access)
