@@ -55,6 +55,15 @@ import Testing
         #expect(!unreadable.reason.contains("hun") && !unreadable.reason.contains("bob"))
     }
 
+    /// Read without libcurl where there is no user info, the host is the one libcurl reads.
+    @Test(arguments: [
+        "http://127.0.0.1:5000/", "https://cognito-idp.us-east-1.amazonaws.com/", "http://[::1]:9/x?y#z", "http://localhost",
+        "HTTP://LOCALHOST:80/", "https://host.example?q=1", "https://host.example#f", "http://[fe80::1]/",
+    ])
+    func theHostWithoutUserinfoIsLibcurls(_ url: String) throws {
+        #expect(LibcurlURL.host(of: url) == (try LibcurlURL.parse(url).get().host))
+    }
+
     @Test func libcurlsMessageIsKeptOnlyWithoutAUserNameOrPassword() {
         let urls = ["http://Endp0int-User:Endp0int-Secret@127.0.0.1:1/"]
         #expect(LibcurlURL.scrubbing("Failed to connect to 127.0.0.1 port 1", of: urls, instead: "generic") == "Failed to connect to 127.0.0.1 port 1")

@@ -412,6 +412,17 @@ def signed_in_through(cog, double, via):
     cog.ok("sign-in", "--password-stdin", input=PASSWORD + "\n", env=via)
 
 
+def memory_agent_signed_in(cog, double, agents):
+    """A `--memory` agent holding the double's user's session: (the agent,
+    the client's environment, the access token it hands out)."""
+    agent = agents.start("--memory")
+    via = agent.client()
+    signed_in_through(cog, double, via)
+    access = cog.ok("token", env=via).stdout.strip()
+    cog.remember_secret(access)
+    return agent, via, access
+
+
 def binaries_nobody_can_run(cog, shared_dir):
     """The front and cog-cred-cli copied where nobody can run them: the
     build may sit in a 0700 directory (CI's clone under mktemp -d). Root's,
@@ -989,11 +1000,7 @@ GARBAGE = [
 
 
 def test_garbage_oversized_and_stalled_clients_do_not_hold_up_the_others(cog, double, agents):
-    agent = agents.start("--memory")
-    via = agent.client()
-    signed_in_through(cog, double, via)
-    access = cog.ok("token", env=via).stdout.strip()
-    cog.remember_secret(access)
+    agent, via, access = memory_agent_signed_in(cog, double, agents)
 
     for data in GARBAGE:
         received = exchange(agent.socket, data)
@@ -1290,11 +1297,7 @@ def test_a_profile_whose_endpoint_hangs_holds_up_no_read_of_another(cog, bus, do
 
 
 def test_hundreds_of_silent_connections_shut_no_reader_out(cog, bus, double, agents):
-    agent = agents.start("--memory")
-    via = agent.client()
-    signed_in_through(cog, double, via)
-    access = cog.ok("token", env=via).stdout.strip()
-    cog.remember_secret(access)
+    agent, via, access = memory_agent_signed_in(cog, double, agents)
     silent = []
     try:
         for _ in range(300):
@@ -1336,10 +1339,7 @@ def test_hundreds_of_silent_connections_shut_no_reader_out(cog, bus, double, age
 
 def test_writes_for_profiles_the_agent_does_not_configure_are_refused_and_its_memory_stays_bounded(cog, bus, double,
                                                                                                    agents):
-    agent = agents.start("--memory")
-    via = agent.client()
-    signed_in_through(cog, double, via)
-    access = cog.ok("token", env=via).stdout.strip()
+    agent, via, access = memory_agent_signed_in(cog, double, agents)
     before = resident_kib(agent.pid)
     secret = "x" * (900 << 10)
     context = {"user-pool-id": DOUBLE_POOL_ID, "client-id": DOUBLE_CLIENT_ID}

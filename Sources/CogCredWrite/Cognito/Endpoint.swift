@@ -123,10 +123,13 @@ public enum Endpoint {
         return Resolved(url: url, variable: nil, allowsCleartext: isPlainHTTP(url))
     }
 
-    /// A URL libcurl cannot read (it would refuse to send to it): named by
-    /// its setting, never shown, since where its password ends is unknown.
+    /// A URL with a user name or password that libcurl cannot read (it
+    /// would refuse to send to it): named by its setting, never shown,
+    /// since where its password ends is unknown. One with no `@` holds
+    /// neither: whether libcurl reads it is its request's to find (an
+    /// error that names nothing secret), without waiting for libcurl here.
     static func unreadable(_ url: String, setting: String) -> EndpointError? {
-        guard case .failure(let unreadable) = LibcurlURL.parse(url) else { return nil }
+        guard url.contains("@"), case .failure(let unreadable) = LibcurlURL.parse(url) else { return nil }
         return .unreadable(setting: setting, reason: unreadable.reason)
     }
 
@@ -141,14 +144,7 @@ public enum Endpoint {
 
     /// Whether the URL's host, as libcurl reads it, is this machine (isLoopbackHost).
     public static func isLoopback(_ url: String) -> Bool {
-        host(of: url).map(isLoopbackHost) ?? false
-    }
-
-    /// The host of a URL as libcurl reads it (the one it connects to),
-    /// without user info, port or IPv6 brackets; nil when libcurl cannot
-    /// read the URL.
-    static func host(of url: String) -> String? {
-        try? LibcurlURL.parse(url).get().host
+        LibcurlURL.host(of: url).map(isLoopbackHost) ?? false
     }
 
     /// The CA bundle for HTTPS: AWS_CA_BUNDLE (as the AWS SDKs read it), else

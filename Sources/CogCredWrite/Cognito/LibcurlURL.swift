@@ -66,6 +66,24 @@ public struct LibcurlURL: Sendable, Equatable {
                 shownWithoutQuery: part(CURLUPART_URL) ?? shown))
     }
 
+    /// The host libcurl connects to for `url`, without user info, port or
+    /// an IPv6 address's brackets; nil when libcurl cannot read it. A URL
+    /// with no `@` holds no user info, and its host is what lies between
+    /// `://` and the first `/`, `?` or `#` (libcurl's own end of a host):
+    /// read here without waiting for libcurl to load, which a command
+    /// starts on a thread so that it is ready by the first request (a
+    /// refresh resolves its endpoint before it reads the keyring).
+    public static func host(of url: String) -> String? {
+        guard !url.contains("@"), let scheme = url.firstRange(of: "://") else { return try? parse(url).get().host }
+        let authority = url[scheme.upperBound...].prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        if authority.hasPrefix("[") {
+            guard let close = authority.firstIndex(of: "]") else { return nil }
+            return String(authority[authority.index(after: authority.startIndex)..<close])
+        }
+        let host = authority.prefix { $0 != ":" }
+        return host.isEmpty ? nil : String(host)
+    }
+
     /// `text`, a URL, as a person may see it (without query and fragment
     /// unless `query`); when libcurl cannot read it, words that say so and
     /// show none of it.

@@ -82,7 +82,7 @@ public struct ProxySettings: Sendable, Equatable {
             return .direct(exempted: nil)
         }
         if let (exemptions, list) = ["no_proxy", "NO_PROXY"].lazy.compactMap({ name in self.variables[name].map { (name, $0) } }).first,
-            let host = Endpoint.host(of: url), ProxySettings.exempts(list, host: host)
+            let host = LibcurlURL.host(of: url), ProxySettings.exempts(list, host: host)
         {
             return .direct(exempted: exemptions)
         }
