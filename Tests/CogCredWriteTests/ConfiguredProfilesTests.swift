@@ -85,6 +85,25 @@ import CogCredTestSupport
         #expect(try config.profile("default") == old)
     }
 
+    /// A new profile, or one pointed at another client, is saved before its
+    /// secret is stored (an agent keeps items only for what its machine
+    /// configures), and put back when the secret cannot be stored.
+    @Test func aSecretForANewProfileOrClientThatCannotBeStoredLeavesTheConfigAsItWas() throws {
+        try signedIn()
+        store.failAll(with: .locked)
+        var moved = old
+        moved.clientID = "newclient"
+        #expect(throws: SecretServiceError.locked) {
+            try profiles.save(
+                "default", moved, replacing: old, change: ProfileChange(from: old, to: moved, newClientSecret: true), clientSecret: .store("s3cret"))
+        }
+        #expect(throws: SecretServiceError.locked) {
+            try profiles.save("ci", testProfile, replacing: nil, change: ProfileChange(), clientSecret: .store("s3cret"))
+        }
+        store.failAll(with: nil)
+        #expect(try config.load().profiles == ["default": old, "other": testProfile])
+    }
+
     @Test func anUnreachableKeyringWarnsAndTheChangeIsSavedAnyway() throws {
         try signedIn()
         store.failAll(with: .locked)

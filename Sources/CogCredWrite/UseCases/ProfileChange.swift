@@ -73,15 +73,22 @@ extension ConfiguredProfiles {
             // stored. An agent keeps items only for the profiles, pools and
             // clients its machine configures (AgentService): a profile new
             // to the file, or pointed at another pool or client, is saved
-            // first without it.
-            if old.map({ $0.binding != profile.binding }) ?? true {
+            // first without it, and put back as it was if the secret cannot
+            // be stored, so a failure changes nothing.
+            let savedFirst = old.map { $0.binding != profile.binding } ?? true
+            if savedFirst {
                 var first = profile
                 first.clientSecretInKeyring = nil
                 try write(name, first)
             }
-            try store.write(
-                .clientSecret, profile: name, secret: secret,
-                context: ItemContext(userPoolID: profile.userPoolID, clientID: profile.clientID, username: nil))
+            do {
+                try store.write(
+                    .clientSecret, profile: name, secret: secret,
+                    context: ItemContext(userPoolID: profile.userPoolID, clientID: profile.clientID, username: nil))
+            } catch {
+                if savedFirst { try? write(name, old) }
+                throw error
+            }
             profile.clientSecretInKeyring = true
         case .remove:
             try store.delete(.clientSecret, profile: name)
@@ -116,8 +123,8 @@ extension ConfiguredProfiles {
         return tokensDeleted
     }
 
-    /// The config file with `profile` as `name`, the others as they are now.
-    func write(_ name: String, _ profile: Profile) throws {
+    /// The config file with `profile` as `name` (nil: none), the others as they are now.
+    func write(_ name: String, _ profile: Profile?) throws {
         var file = try config.load()
         file.profiles[name] = profile
         try config.save(file)
