@@ -1463,3 +1463,69 @@ def test_the_git_helper_through_the_agent_hands_a_token_only_where_it_may_go(cog
         answered = cog.run("git-credential", *named, "get", input=GIT_REQUEST, env=away)
         assert answered.returncode == 0 and f"password={access}\n" in answered.stdout, answered.stderr
 
+
+
+# --- 11. stopping and lifetimes (#62) ------------------------------------------------------------------
+
+def test_agent_stop_ends_the_agent_the_variables_name_and_unsets_them(cog, helper_bin, agents, tmp_path):
+    """As ssh-agent -k: `eval "$(cog-cred agent --stop)"` in the shell that
+    started it; the agent removes its socket and exits, and the variables go."""
+    run_dir = tmp_path / "run"
+    run_dir.mkdir(mode=0o700)
+    env = {**cog.env, "XDG_RUNTIME_DIR": str(run_dir)}
+    script = ('eval "$(cog-cred agent --memory --daemon)" && pid=$COG_CRED_AGENT_PID && socket=$COG_CRED_AGENT'
+              ' && eval "$(cog-cred agent --stop)"'
+              ' && printf "%s %s %s %s\\n" "$pid" "$socket" "${COG_CRED_AGENT-unset}" "${COG_CRED_AGENT_PID-unset}"')
+    result = subprocess.run(["sh", "-c", script], env=env, capture_output=True, text=True, timeout=30)
+    assert result.returncode == 0, result.stderr
+    pid, socket_path, agent_after, pid_after = result.stdout.split()
+    agents.adopt(int(pid))
+    assert (agent_after, pid_after) == ("unset", "unset")
+    assert f"cog-cred agent: stopped the agent at {socket_path} (pid {pid})" in result.stderr
+    poll(lambda: exited(int(pid)), "the agent to exit")
+    assert not Path(socket_path).exists()
+
+    # With only COG_CRED_AGENT_PID (the socket variable lost), that pid is
+    # stopped when it is a cog-cred agent of this user's, and nothing else is.
+    agent = agents.start("--memory")
+    by_pid = cog.run("agent", "--stop", env={"COG_CRED_AGENT": None, "COG_CRED_AGENT_PID": str(agent.pid)})
+    assert (by_pid.returncode, by_pid.stdout) == (0, "unset COG_CRED_AGENT; unset COG_CRED_AGENT_PID;\n"), by_pid.stderr
+    assert agent.proc.wait(timeout=10) == 0 and not agent.socket.exists()
+    bystander = subprocess.Popen(["sleep", "60"])
+    try:
+        refused = cog.run("agent", "--stop", env={"COG_CRED_AGENT": None, "COG_CRED_AGENT_PID": str(bystander.pid)})
+        assert (refused.returncode, refused.stdout) == (69, ""), refused.stderr
+        assert f"process {bystander.pid} (COG_CRED_AGENT_PID) is not a cog-cred agent of yours" in refused.stderr
+        assert bystander.poll() is None
+    finally:
+        bystander.kill()
+        bystander.wait()
+    # Nothing named: 64; a socket nothing answers on: 69, naming it.
+    nothing = cog.run("agent", "--stop", env={"COG_CRED_AGENT": None, "COG_CRED_AGENT_PID": None})
+    assert (nothing.returncode, nothing.stdout) == (64, ""), nothing.stderr
+    gone = cog.run("agent", "--stop", env={"COG_CRED_AGENT": str(agent.socket)})
+    assert (gone.returncode, gone.stdout) == (69, "") and str(agent.socket) in gone.stderr, gone.stderr
+    assert cog.run("agent", "--stop", "--memory").returncode == 64
+
+
+def test_a_memory_agent_with_a_lifetime_stops_when_it_runs_out_and_its_sessions_with_it(cog, bus, double, agents):
+    started = time.monotonic()
+    agent = agents.start("--memory", "--lifetime", "8")
+    via = agent.client()
+    signed_in_through(cog, double, via)
+    assert claims(cog.ok("token", env=via).stdout.strip())["token_use"] == "access"
+    assert "(sessions kept in memory only; for 8 s)" in agent.notes()
+    assert agent.proc.wait(timeout=60) == 0
+    # It can only have run out: the lifetime is a floor.
+    assert time.monotonic() - started >= 8
+    assert "its lifetime has run out: stopping" in agent.notes()
+    assert not agent.socket.exists()
+    after = cog.run("token", env=via)
+    assert (after.returncode, after.stdout) == (69, ""), after.stderr
+
+
+@pytest.mark.parametrize("value", ["0", "-5", "1d", "5 m", "99999999h", "m"])
+def test_a_lifetime_that_is_no_duration_is_a_usage_error(cog, value):
+    result = cog.run("agent", "--memory", "--lifetime", value)
+    assert (result.returncode, result.stdout) == (64, ""), result.stderr
+    assert "--lifetime" in result.stderr and result.stderr.count("\n") == 1, result.stderr

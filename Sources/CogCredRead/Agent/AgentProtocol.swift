@@ -46,6 +46,9 @@ public enum AgentProtocol {
         case delete
         /// SECRET_HASH for a username, made with the client secret the agent keeps.
         case secretHash = "secret-hash"
+        /// The agent answers with its pid, then removes its socket and exits
+        /// (`cog-cred agent --stop`).
+        case stop
     }
 
     /// The version a line says, for a message: 0 when it is not a whole number.

@@ -60,6 +60,12 @@ public struct AgentClient: SessionAgent {
         return profile
     }
 
+    /// Asks the agent to stop; its pid. It removes its socket as it exits.
+    public func stop() throws(AgentFailure) -> Int64 {
+        guard case .int(let pid)? = try ask(.stop, [:])["pid"] else { throw .broken(connection.path, "did not say it stops") }
+        return pid
+    }
+
     /// SECRET_HASH for `username`, made by the agent with the client secret it keeps.
     public func secretHash(profile: String, username: String) throws(AgentFailure) -> String {
         guard let hash = try ask(.secretHash, ["profile": .string(profile), "username": .string(username)])["hash"]?.stringValue else {

@@ -22,11 +22,17 @@ public struct AgentServer: Sendable {
     /// executable names itself before each.
     let log: @Sendable (String) -> Void
     let bounds: Bounds
+    /// Seconds after which the agent stops (`--lifetime`), as a request's
+    /// stop does (AgentControl); nil: it runs until stopped.
+    let lifetime: Double?
 
-    public init(socket: AgentSocket, service: AgentService, bounds: Bounds, log: @escaping @Sendable (String) -> Void) {
+    public init(
+        socket: AgentSocket, service: AgentService, bounds: Bounds, lifetime: Double? = nil, log: @escaping @Sendable (String) -> Void
+    ) {
         self.socket = socket
         self.service = service
         self.bounds = bounds
+        self.lifetime = lifetime
         self.log = log
     }
 
@@ -72,6 +78,7 @@ public struct AgentServer: Sendable {
         var reading: [Int32: Reading] = [:]
         var accepted = 0
         var said = RateLimitedLog(log)
+        var end = lifetime.map { Deadline(secondsFromNow: $0) }
         _ = clinux_set_blocking(socket.fd, 0)
 
         func drop(_ fd: Int32, saying note: String? = nil, answer: String? = nil) {
@@ -158,7 +165,7 @@ public struct AgentServer: Sendable {
         while true {
             var polled = [pollfd(fd: socket.fd, events: Int16(POLLIN), revents: 0)]
             polled += reading.keys.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
-            let soonest = reading.values.map(\.deadline.remaining).min() ?? 60
+            let soonest = min(reading.values.map(\.deadline.remaining).min() ?? 60, end?.remaining ?? 60)
             let ready = poll(&polled, nfds_t(polled.count), Int32(min(60_000, Int((soonest * 1000).rounded(.up)) + 1)))
             if ready < 0 && errno != EINTR {
                 // Out of memory for the poll set: a moment, then go on serving.
@@ -171,6 +178,11 @@ public struct AgentServer: Sendable {
             if polled[0].revents != 0 { acceptAll() }
             for connection in reading.values where connection.deadline.remaining == 0 {
                 drop(connection.fd, saying: "dropped a client that sent no whole request within \(AgentProtocol.silenceLimit) s")
+            }
+            if let ending = end, ending.remaining == 0 {
+                end = nil
+                log("its lifetime has run out: stopping")
+                service.control.stop()
             }
         }
     }

@@ -5,6 +5,12 @@
 // answer carries tokens and facts, never the refresh token, the client
 // secret or a device's keys (AgentProtocol.readable).
 
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
 public struct AgentService: Sendable {
     /// This machine's configuration, read now.
     let config: @Sendable () throws -> ConfigFile
@@ -14,16 +20,19 @@ public struct AgentService: Sendable {
     let store: any TokenStore
     /// A failure as the command line words it.
     let describe: @Sendable (any Error) -> AgentFailure
+    /// What a request may ask of the agent itself.
+    let control: AgentControl
 
     public init(
         config: @escaping @Sendable () throws -> ConfigFile,
         manager: @escaping @Sendable (String, @escaping @Sendable (String) -> Void) throws -> TokenManager,
-        store: any TokenStore, describe: @escaping @Sendable (any Error) -> AgentFailure
+        store: any TokenStore, describe: @escaping @Sendable (any Error) -> AgentFailure, control: AgentControl = AgentControl(stop: {})
     ) {
         self.config = config
         self.manager = manager
         self.store = store
         self.describe = describe
+        self.control = control
     }
 
     /// The answer's last line to one request line; `note` says what comes before it.
@@ -106,6 +115,10 @@ public struct AgentService: Sendable {
                 let secret = try store.read(.clientSecret, profile: name, binding: session.profile.binding)
             else { throw ConfigError.clientSecretMissing(profile: name) }
             return ["hash": .string(SecretHash.compute(username: username, clientID: session.profile.clientID, clientSecret: secret))]
+        case .stop:
+            // Once this answer is sent (AgentWorkers).
+            control.stopAsked.withLock { $0 = true }
+            return ["pid": .int(Int64(getpid()))]
         }
     }
 
@@ -171,5 +184,23 @@ public struct AgentService: Sendable {
 
     static func malformed(_ field: String) -> AgentFailure {
         AgentFailure(.protocolViolation, "the agent got a request whose \(field) cannot be read")
+    }
+}
+
+/// What a request may ask of the agent itself: to stop, once its answer is
+/// sent (`cog-cred agent --stop`, as `ssh-agent -k`). Whoever may connect
+/// may stop it, as they may sign its sessions out.
+public final class AgentControl: Sendable {
+    let stopAsked = Mutex(false)
+    /// Ends the agent, its socket removed (the executable's SIGTERM).
+    let stop: @Sendable () -> Void
+
+    public init(stop: @escaping @Sendable () -> Void) {
+        self.stop = stop
+    }
+
+    /// Stops the agent if a request asked it to.
+    func stopIfAsked() {
+        if stopAsked.withLock({ $0 }) { stop() }
     }
 }

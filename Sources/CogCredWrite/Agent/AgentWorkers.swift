@@ -73,6 +73,7 @@ final class AgentWorkers: Sendable {
             let answer = service.answer(job.line) { note in _ = sendAll(fd, AgentProtocol.note(note)) }
             _ = sendAll(fd, answer)
             close(fd)
+            service.control.stopIfAsked()
             guard let next = finished(job) else { return }
             job = next
         }

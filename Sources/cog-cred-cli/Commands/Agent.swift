@@ -45,6 +45,12 @@ struct Agent: ParsableCommand, HelpExamples {
             one that is gone is replaced. SIGTERM, SIGINT and SIGHUP remove the socket and end \
             the agent.
 
+            --lifetime DURATION (seconds, or a number with s, m or h) ends the agent when it runs \
+            out: a memory agent's sessions go with it, a keyring agent's stay in the keyring. \
+            --stop stops the agent COG_CRED_AGENT names (or --socket, or COG_CRED_AGENT_PID), as \
+            ssh-agent -k does: it removes its socket and exits, and unset COG_CRED_AGENT; unset \
+            COG_CRED_AGENT_PID; is printed for eval.
+
             In a CI job: eval "$(cog-cred agent --memory --daemon)", then configure and sign-in. \
             Over SSH: ssh -R /run/user/1000/cog-cred.sock:"$COG_CRED_AGENT" host, and there \
             COG_CRED_AGENT=/run/user/1000/cog-cred.sock cog-cred get-header --profile work \
@@ -53,6 +59,8 @@ struct Agent: ParsableCommand, HelpExamples {
 
     static let examples = [
         "cog-cred agent --memory --daemon",
+        "cog-cred agent --memory --daemon --lifetime 2h",
+        "eval \"$(cog-cred agent --stop)\"",
         "cog-cred agent --socket /run/user/1000/cog-cred/agent",
         "cog-cred agent --daemon --log \"$XDG_RUNTIME_DIR/cog-cred-agent.log\"",
     ]
@@ -73,6 +81,12 @@ struct Agent: ParsableCommand, HelpExamples {
         valueName: "file"))
     var log: String?
 
+    @Option(help: ArgumentHelp("End the agent after this long: seconds, or a number with s, m or h (a memory agent's sessions end with it).", valueName: "duration"))
+    var lifetime: Lifetime?
+
+    @Flag(help: "Stop the agent COG_CRED_AGENT (or --socket, or COG_CRED_AGENT_PID) names, and print the shell lines that unset them.")
+    var stop = false
+
     /// The descriptor a --daemon parent waits on: the shell line once the
     /// socket listens, or the failure.
     @Option(name: .customLong("ready-fd"), help: .hidden)
@@ -81,10 +95,14 @@ struct Agent: ParsableCommand, HelpExamples {
     func validate() throws {
         if let socket, socket.isEmpty { throw ValidationError("--socket takes a path") }
         if let log, log.isEmpty { throw ValidationError("--log takes a path") }
+        if stop, let other = [(memory, "--memory"), (daemon, "--daemon"), (lifetime != nil, "--lifetime"), (log != nil, "--log")].first(where: \.0) {
+            throw ValidationError("--stop stops a running agent: \(other.1) is for starting one")
+        }
     }
 
     func run() throws {
         globals.noteProfileUnused(by: "agent", because: "an agent serves every profile (each request names its own)")
+        if stop { return try stopRunningAgent() }
         if daemon { try AgentDaemon.start(self) }
         if let log {
             switch openOwnFileForAppending(log) {
@@ -123,12 +141,29 @@ struct Agent: ParsableCommand, HelpExamples {
         } else {
             Output.raw(line)
         }
-        Output.note("cog-cred agent: listening on \(listening.path) (sessions kept \(memory ? "in memory only" : "in the Secret Service"))")
+        let until = lifetime.map { "; for \($0.described)" } ?? ""
+        Output.note("cog-cred agent: listening on \(listening.path) (sessions kept \(memory ? "in memory only" : "in the Secret Service")\(until))")
         // It lives long and reads requests of up to a MiB from whoever reaches its socket.
         clinux_return_freed_memory()
         let bounds = AgentServer.Bounds.standard()
-        AgentServer(socket: listening, service: Self.service(store), bounds: bounds, log: { Output.note("cog-cred agent: " + $0) }).serve()
+        AgentServer(
+            socket: listening, service: Self.service(store), bounds: bounds, lifetime: lifetime.map { Double($0.seconds) },
+            log: { Output.note("cog-cred agent: " + $0) }
+        ).serve()
     }
+
+    /// `--stop`: the agent stopped, said on stderr, and the shell lines
+    /// that forget it on stdout (as `ssh-agent -k`).
+    func stopRunningAgent() throws {
+        let environment = Wiring().environment
+        let named = socket.map(Self.absolute) ?? environment[AgentProtocol.variable].flatMap { $0.isEmpty ? nil : $0 }
+        let stopped = try AgentStop.stop(socket: named, pid: environment[Self.pidVariable])
+        Output.note("cog-cred agent: stopped the agent \(stopped.socket.map { "at \($0) " } ?? "")(pid \(stopped.pid))")
+        Output.raw("unset \(AgentProtocol.variable); unset \(Self.pidVariable);\n")
+    }
+
+    /// The variable `--daemon` sets to the agent's pid.
+    static let pidVariable = "COG_CRED_AGENT_PID"
 
     /// Each request as the command it stands for would run, on this machine.
     static func service(_ store: any TokenStore) -> AgentService {
@@ -142,7 +177,9 @@ struct Agent: ParsableCommand, HelpExamples {
             describe: { error in
                 guard let failure = error as? any CogCredFailure else { return AgentFailure(.other, "the agent failed: \(error)") }
                 return AgentFailure(failure.category, ErrorWording.line(failure))
-            })
+            },
+            // A request's stop: as SIGTERM, which removes the socket and exits.
+            control: AgentControl(stop: { kill(getpid(), SIGTERM) }))
     }
 
     /// Keeps the sessions out of swap where the limit allows; says so once where it does not.
@@ -173,5 +210,31 @@ struct Agent: ParsableCommand, HelpExamples {
         }
         let quoted = plain ? value : "'" + value.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "'\\''") + "'"
         return "\(name)=\(quoted); export \(name);\n"
+    }
+}
+
+/// `--lifetime`'s value: whole seconds, or a number with s, m or h; at
+/// most 30 days.
+struct Lifetime: ExpressibleByArgument, Equatable {
+    let seconds: Int
+    /// As given, for the agent's note.
+    let argument: String
+
+    init?(argument: String) {
+        let units: [Character: Int] = ["s": 1, "m": 60, "h": 3600]
+        var number = Substring(argument)
+        var unit = 1
+        if let last = number.last, let given = units[last] {
+            unit = given
+            number = number.dropLast()
+        }
+        guard number.allSatisfy(\.isASCII), let count = Int(number), count > 0, count <= 30 * 86_400 / unit else { return nil }
+        seconds = count * unit
+        self.argument = argument
+    }
+
+    /// "8 s", "15 min", "2 h".
+    var described: String {
+        seconds % 3600 == 0 ? "\(seconds / 3600) h" : seconds % 60 == 0 ? "\(seconds / 60) min" : "\(seconds) s"
     }
 }

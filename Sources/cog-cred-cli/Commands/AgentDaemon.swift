@@ -21,6 +21,7 @@ enum AgentDaemon {
         if agent.memory { arguments.append("--memory") }
         if let socket = agent.socket { arguments += ["--socket", Agent.absolute(socket)] }
         if let log = agent.log { arguments += ["--log", Agent.absolute(log)] }
+        if let lifetime = agent.lifetime { arguments += ["--lifetime", lifetime.argument] }
 
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
@@ -53,7 +54,7 @@ enum AgentDaemon {
             Output.error(words.count > 2 ? words[2] : "the agent stopped before it listened; run it with --log FILE to see why")
             CogCredCommand.finish(code)
         }
-        Output.raw(line + "\n" + Agent.shellLine("COG_CRED_AGENT_PID", String(pid)))
+        Output.raw(line + "\n" + Agent.shellLine(Agent.pidVariable, String(pid)))
         CogCredCommand.finish(0)
     }
 }
