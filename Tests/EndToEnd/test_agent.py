@@ -1529,3 +1529,64 @@ def test_a_lifetime_that_is_no_duration_is_a_usage_error(cog, value):
     result = cog.run("agent", "--memory", "--lifetime", value)
     assert (result.returncode, result.stdout) == (64, ""), result.stderr
     assert "--lifetime" in result.stderr and result.stderr.count("\n") == 1, result.stderr
+
+
+# --- 12. the headless user is led to the agent (#62) ----------------------------------------------------
+
+ADVICE = re.compile(r'(eval "\$\(cog-cred agent [^)]*\)")')
+
+
+def headless(tmp_path, cog, **extra):
+    """The environment of a machine with no session bus: no address, and a
+    runtime directory without a `bus`."""
+    run_dir = tmp_path / "headless-run"
+    run_dir.mkdir(mode=0o700, exist_ok=True)
+    return {**cog.env, "DBUS_SESSION_BUS_ADDRESS": None, "XDG_RUNTIME_DIR": str(run_dir), **extra}
+
+
+def follow_the_advice(cog, double, env, advice):
+    """The advice run as printed, in a shell, then configure, sign-in and a read there."""
+    double.add_user(USER, PASSWORD)
+    cog.remember_secret(PASSWORD)
+    script = (f'{advice} && trap \'eval "$(cog-cred agent --stop)" >/dev/null\' EXIT'
+              f' && cog-cred configure --user-pool-id {DOUBLE_POOL_ID} --client-id {DOUBLE_CLIENT_ID}'
+              f' --endpoint-url {double.url} --username {USER}'
+              f' && printf "%s\\n" "$PW" | cog-cred sign-in --password-stdin && cog-cred token')
+    env = {k: v for k, v in {**env, "PW": PASSWORD}.items() if v is not None}
+    return subprocess.run(["sh", "-c", script], env=env, capture_output=True, text=True, timeout=60)
+
+
+def test_with_no_bus_and_no_agent_the_error_leads_to_a_memory_agent_that_works(cog, double, helper_bin, tmp_path):
+    """As a new user meets it: configure, then a sign-in that has nowhere to keep the session."""
+    env = headless(tmp_path, cog)
+    configure_on_double(cog, double.url, "--username", USER, env=env)
+    failed = cog.run("sign-in", "--password-stdin", input=PASSWORD + "\n", env=env)
+    assert (failed.returncode, failed.stdout) == (69, ""), failed.stderr
+    advice = ADVICE.search(failed.stderr)
+    assert advice and advice.group(1) == 'eval "$(cog-cred agent --memory --daemon)"', failed.stderr
+    followed = follow_the_advice(cog, double, env, advice.group(1))
+    assert followed.returncode == 0 and claims(followed.stdout.strip())["token_use"] == "access", followed.stderr
+
+
+def test_a_gone_agent_with_no_bus_leads_to_a_memory_agent_and_a_forward_to_its_reconnection(cog, double, helper_bin,
+                                                                                          tmp_path):
+    env = headless(tmp_path, cog)
+    # A socket left by an agent killed with SIGKILL, where an agent started here listens.
+    default = Path(env["XDG_RUNTIME_DIR"]) / "cog-cred" / "agent"
+    default.parent.mkdir(mode=0o700)
+    stale = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    stale.bind(str(default))
+    stale.close()
+    failed = cog.run("token", env={**env, "COG_CRED_AGENT": str(default)})
+    assert (failed.returncode, failed.stdout) == (69, ""), failed.stderr
+    advice = ADVICE.search(failed.stderr)
+    assert advice and "--memory" in advice.group(1), failed.stderr
+    assert "reconnect the forward" not in failed.stderr and "unset COG_CRED_AGENT" not in failed.stderr
+    followed = follow_the_advice(cog, double, {**env, "COG_CRED_AGENT": str(default)}, advice.group(1))
+    assert followed.returncode == 0 and claims(followed.stdout.strip())["token_use"] == "access", followed.stderr
+    # A path an agent started here would not use: a forward's. With a bus, a keyring agent is the advice.
+    forward = tmp_path / "fwd"
+    forward.mkdir(mode=0o700)
+    gone = cog.run("token", env={"COG_CRED_AGENT": str(forward / "cog-cred.sock")})
+    assert gone.returncode == 69 and 'eval "$(cog-cred agent --daemon)"' in gone.stderr, gone.stderr
+    assert "or reconnect the forward that provides it" in gone.stderr and "unset COG_CRED_AGENT" in gone.stderr

@@ -8,21 +8,56 @@ import Glibc
 /// front for its reads and by cog-cred-cli for everything else (AgentClient).
 public struct AgentConnection: Sendable {
     public let path: String
+    /// Where this command runs, for the advice when no agent answers.
+    let place: Place
 
-    public init(path: String) {
+    /// What the advice to start an agent depends on.
+    public struct Place: Sendable, Equatable {
+        /// There is a session bus here, for a keyring agent.
+        public var hasBus = true
+        /// The path is not where an agent started here listens by default:
+        /// most likely a forward (ssh -R) or a mount.
+        public var providedFromElsewhere = false
+
+        public init(hasBus: Bool = true, providedFromElsewhere: Bool = false) {
+            self.hasBus = hasBus
+            self.providedFromElsewhere = providedFromElsewhere
+        }
+    }
+
+    public init(path: String, place: Place = Place()) {
         self.path = path
+        self.place = place
     }
 
     /// The agent named by COG_CRED_AGENT, nil when it is unset or empty.
     public static func configured(_ environment: (String) -> String?) -> AgentConnection? {
         guard let path = environment(AgentProtocol.variable), !path.isEmpty else { return nil }
-        return AgentConnection(path: path)
+        let hasBus = (try? BusAddress.session(environment: environment)) != nil
+        return AgentConnection(path: path, place: Place(hasBus: hasBus, providedFromElsewhere: !isDefaultPlace(path, environment)))
+    }
+
+    /// Where `cog-cred agent` listens by default (AgentSocket):
+    /// `$XDG_RUNTIME_DIR/cog-cred/agent`, or `agent` in a `cog-cred-XXXXXX`
+    /// directory of `$TMPDIR` (else /tmp).
+    static func isDefaultPlace(_ path: String, _ environment: (String) -> String?) -> Bool {
+        if let runtime = environment("XDG_RUNTIME_DIR"), !runtime.isEmpty, path == runtime + "/cog-cred/agent" { return true }
+        let temporary = environment("TMPDIR").flatMap { $0.hasPrefix("/") ? $0 : nil } ?? "/tmp"
+        let prefix = temporary + "/cog-cred-"
+        guard path.hasPrefix(prefix), path.hasSuffix("/agent") else { return false }
+        return path.utf8.count == prefix.utf8.count + 6 + "/agent".utf8.count
+    }
+
+    /// "cannot reach the agent …: `reason`", with the way out that works here.
+    func unreachable(_ reason: String) -> AgentFailure {
+        .unreachable(path, reason: reason, place: place)
     }
 
     /// Sends one request and returns the `ok` object of the answer. The
     /// agent's notes are passed to `note` as they arrive. The agent must run
-    /// as this process's user or as root: one of another user (a squatted
-    /// path, an `ssh -R` that could not bind) is sent nothing.
+    /// as this process's user: one of another user (a squatted path, an
+    /// `ssh -R` that could not bind, root's, which serves root only) is
+    /// sent nothing.
     public func ask(_ operation: AgentProtocol.Operation, _ fields: [String: JSONValue], note: (String) -> Void)
         throws(AgentFailure) -> [String: JSONValue]
     {
@@ -30,7 +65,7 @@ public struct AgentConnection: Sendable {
         defer { close(fd) }
         _ = clinux_receive_timeout(fd, Self.quietSeconds)
         guard sendAll(fd, AgentProtocol.request(operation, fields)) else {
-            throw .unreachable(path, reason: "it closed the connection (\(String(cString: strerror(errno)))); is the agent behind this socket still running?")
+            throw unreachable("it closed the connection (\(String(cString: strerror(errno)))); is the agent behind this socket still running?")
         }
         var reader = LineReader(fd: fd, limit: AgentProtocol.answerLimit)
         var waited = 0
@@ -44,7 +79,7 @@ public struct AgentConnection: Sendable {
                     throw AgentFailure(.temporary, "\(AgentFailure.named(path)) did not answer within \(Self.answerSeconds) s")
                 }
                 // Nothing at all: sshd or a relay took the connection for an agent that is gone.
-                if reader.total == 0 { throw .unreachable(path, reason: "it closed the connection without an answer; is the agent behind this socket still running?") }
+                if reader.total == 0 { throw unreachable("it closed the connection without an answer; is the agent behind this socket still running?") }
                 throw .broken(path, "closed the connection in the middle of its answer")
             }
             guard let answer = JSONValue.parse(line), let version = answer["v"] else {
@@ -86,15 +121,18 @@ public struct AgentConnection: Sendable {
         guard fd >= 0 else {
             let reason = clinux_errno() == ENAMETOOLONG
                 ? "the path is longer than a socket's \(clinux_socket_path_capacity()) bytes" : String(cString: strerror(clinux_errno()))
-            throw .unreachable(path, reason: reason)
+            throw unreachable(reason)
         }
         var uid: UInt32 = 0
         var pid: Int32 = 0
         guard clinux_peer(fd, &uid, &pid) == 0 else {
             close(fd)
-            throw .unreachable(path, reason: String(cString: strerror(clinux_errno())))
+            throw unreachable(String(cString: strerror(clinux_errno())))
         }
-        guard uid == getuid() || uid == 0 else {
+        // An agent answers its own user and root only, so one of root's
+        // would refuse any other user: said here, from its credentials,
+        // before anything is sent.
+        guard uid == getuid() else {
             close(fd)
             throw .foreignOwner(path, uid: uid, ownUID: getuid())
         }
@@ -111,16 +149,16 @@ extension AgentConnection {
     /// the path by another user could lead to one.
     func checkSocket() throws(AgentFailure) {
         var info = stat()
-        guard lstat(path, &info) == 0 else { throw .unreachable(path, reason: String(cString: strerror(clinux_errno()))) }
+        guard lstat(path, &info) == 0 else { throw unreachable(String(cString: strerror(clinux_errno()))) }
         switch info.st_mode & mode_t(S_IFMT) {
         case mode_t(S_IFSOCK): break
-        case mode_t(S_IFLNK): throw .unreachable(path, reason: "it is a symbolic link; name the socket itself")
-        default: throw .unreachable(path, reason: "it is not a socket")
+        case mode_t(S_IFLNK): throw unreachable("it is a symbolic link; name the socket itself")
+        default: throw unreachable("it is not a socket")
         }
         guard info.st_uid == getuid() || info.st_uid == 0 else { throw .foreignSocket(path, uid: info.st_uid, ownUID: getuid()) }
         let directory = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
         if let unsafe = unsafeDirectory(from: directory.isEmpty ? "/" : directory) {
-            throw .unreachable(path, reason: unsafe.reason(holding: "the agent's socket"))
+            throw unreachable(unsafe.reason(holding: "the agent's socket"))
         }
     }
 }

@@ -130,17 +130,24 @@ public struct AgentFailure: CogCredFailure, Equatable {
     public static func named(_ path: String) -> String { "the agent at \(path) (\(AgentProtocol.variable))" }
 
     /// 69: no agent answers there. Never a reason to use the keyring instead.
-    public static func unreachable(_ path: String, reason: String) -> AgentFailure {
-        AgentFailure(
-            .secretServiceUnavailable,
-            "cannot reach \(named(path)): \(reason); start one with: eval \"$(cog-cred agent --daemon)\", or unset \(AgentProtocol.variable)")
+    /// The way out is one that works where the command runs: with no
+    /// session bus, a memory agent (a keyring agent would start, and fail at
+    /// every sign-in); at a path an agent started here would not use, also
+    /// the forward that should provide it.
+    public static func unreachable(_ path: String, reason: String, place: AgentConnection.Place) -> AgentFailure {
+        let start = place.hasBus
+            ? "eval \"$(cog-cred agent --daemon)\""
+            : "eval \"$(cog-cred agent --memory --daemon)\" (no session bus here, so no keyring for an agent)"
+        let forward = place.providedFromElsewhere ? ", or reconnect the forward that provides it" : ""
+        let unset = place.hasBus ? ", or unset \(AgentProtocol.variable)" : ""
+        return AgentFailure(.secretServiceUnavailable, "cannot reach \(named(path)): \(reason); start one with: \(start)\(forward)\(unset)")
     }
 
-    /// 69: the process at the socket is another user's.
+    /// 69: the process at the socket is another user's (root's too: it serves root only).
     public static func foreignOwner(_ path: String, uid: UInt32, ownUID: UInt32) -> AgentFailure {
         AgentFailure(
             .secretServiceUnavailable,
-            "\(named(path)) runs as uid \(uid), not as you (uid \(ownUID)): nothing was sent to it; start your own with cog-cred agent")
+            "\(named(path)) belongs to uid \(uid) and serves its own user only, not you (uid \(ownUID)): nothing was sent to it; start your own with cog-cred agent")
     }
 
     /// 69: the socket file is another user's, placed where the user's agent was meant to be.

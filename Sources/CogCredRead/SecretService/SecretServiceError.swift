@@ -31,7 +31,7 @@ public enum SecretServiceError: CogCredFailure, Equatable {
     public var message: String {
         switch self {
         case .noSessionBus:
-            return "no D-Bus session bus (DBUS_SESSION_BUS_ADDRESS is unset and there is no $XDG_RUNTIME_DIR/bus): cog-cred keeps tokens only in the Secret Service; run it inside a desktop or `dbus-run-session` with a keyring daemon"
+            return "no D-Bus session bus (DBUS_SESSION_BUS_ADDRESS is unset and there is no $XDG_RUNTIME_DIR/bus), so no Secret Service to keep tokens in; without a desktop (CI, a container, SSH), keep them in an agent's memory: eval \"$(cog-cred agent --memory --daemon)\"; or run inside a desktop or `dbus-run-session` with a keyring daemon"
         case .serviceUnavailable(let detail):
             return "the Secret Service is not available on the session bus (\(detail.oneLine())); start a keyring daemon such as gnome-keyring or KeePassXC"
         case .noDefaultCollection:
