@@ -871,8 +871,10 @@ def test_another_user_connecting_even_to_a_0777_socket_gets_nothing(cog, double,
     # nobody's own cog-cred gets nothing either.
     home = nobodys(shared_dir / "nobody-home")
     read = as_nobody([binaries_nobody_can_run(cog, shared_dir), "token"], env={**nobody_env(home), "COG_CRED_AGENT": str(agent.socket)})
-    # Refused by the agent: it closed the connection without a word (69), nothing handed out.
+    # nobody's client knows from the agent's credentials that root's agent
+    # serves root only, says so (69) and sends nothing; nothing handed out.
     assert (read.returncode, read.stdout) == (69, ""), (read.returncode, read.stdout, read.stderr)
+    assert f"belongs to uid 0 and serves its own user only, not you (uid {NOBODY}): nothing was sent to it" in read.stderr
     assert access not in read.stderr
 
     poll(lambda: f"refused a connection from uid {NOBODY}" in agent.notes(), "the agent to note the refusal")
