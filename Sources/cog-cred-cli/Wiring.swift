@@ -92,9 +92,12 @@ struct Wiring {
     /// The profiles and their keyring items, for the commands about
     /// profiles rather than one session.
     var profiles: ConfiguredProfiles {
-        ConfiguredProfiles(
+        var session: (@Sendable (String) -> any SessionItems)? = nil
+        if let agent { session = { name in AgentSession(agent, profile: name) } }
+        let wiring = self
+        return ConfiguredProfiles(
             config: configStore, store: tokenStore, refreshMemory: FileRefreshMemory(directory: paths.stateDirectory),
-            lock: { refreshLock($0) }, warn: { Output.note($0) }, agent: agent)
+            lock: { wiring.refreshLock(wait: $0) }, warn: { Output.note($0) }, session: session)
     }
 
     /// Where the sessions are: the agent COG_CRED_AGENT names (never the
@@ -269,13 +272,14 @@ struct Wiring {
             authenticator: { Fido2Authenticator(path: device) }, refreshMemory: FileRefreshMemory(directory: paths.stateDirectory),
             // With an agent, the profile's lock is the agent's, taken where it
             // refreshes: held here too, the agent would wait on this command.
-            lock: agent == nil ? refreshLock(profile) : NoRefreshLock(),
-            warn: warn, agent: agent, domain: domain)
+            lock: agent == nil ? refreshLock(wait: profile.refreshWait) : NoRefreshLock(),
+            warn: warn, session: agent.map { AgentSession($0, profile: name) }, domain: domain)
     }
 
-    /// The profile's lock file, or the one the front handed over.
-    func refreshLock(_ profile: Profile) -> FileRefreshLock {
-        FileRefreshLock(directory: FileRefreshLock.directory(environment: environment), wait: profile.refreshWait, held: Wiring.handedOverLock)
+    /// The profile's lock file (waited on for at most `wait` seconds: the
+    /// profile's `refreshWait`), or the one the front handed over.
+    func refreshLock(wait: Double) -> FileRefreshLock {
+        FileRefreshLock(directory: FileRefreshLock.directory(environment: environment), wait: wait, held: Wiring.handedOverLock)
     }
 }
 

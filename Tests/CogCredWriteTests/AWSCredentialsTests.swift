@@ -149,14 +149,14 @@ final class FakeIdentity: CognitoIdentityClient {
         let bob = AuthenticationResult(
             accessToken: TestJWT.access(iat: now, lifetime: 3600, username: "bob"),
             idToken: TestJWT.id(iat: now, lifetime: 3600, username: "bob"), refreshToken: "refresh-bob", expiresIn: 3600)
-        _ = try manager(store, identity, profile: profile).save(bob, requireRefreshToken: true)
+        _ = try manager(store, identity, profile: profile).stored.save(bob, requireRefreshToken: true)
         #expect(try store.read(.identityID, profile: "default") == nil && store.read(.awsCredentials, profile: "default") == nil)
         // A refresh keeps them: the same user's session goes on.
         _ = try manager(store, identity, profile: profile).awsCredentials()
         let refreshed = AuthenticationResult(
             accessToken: TestJWT.access(iat: now, lifetime: 3600, username: "bob"),
             idToken: TestJWT.id(iat: now, lifetime: 3600, username: "bob"), refreshToken: nil, expiresIn: 3600)
-        _ = try manager(store, identity, profile: profile).save(refreshed, requireRefreshToken: false)
+        _ = try manager(store, identity, profile: profile).stored.save(refreshed, requireRefreshToken: false)
         #expect(try store.read(.identityID, profile: "default") != nil && store.read(.awsCredentials, profile: "default") != nil)
     }
 

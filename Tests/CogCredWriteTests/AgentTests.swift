@@ -46,10 +46,10 @@ import CogCredTestSupport
         let client = AgentClient(try agent(store), warn: { _ in })
         let tokens = try client.tokens([.access], profile: "default", policy: RefreshPolicy())
         #expect(tokens[.access]?.value == (try store.read(.access, profile: "default")))
-        // Asked for every kind, the client gets what it may read; the rest reads as absent.
+        // Asked for every kind, the client gets what it may read; the rest reads as withheld.
         let found = try AgentTokenStore(client).read(SecretKind.allCases, profile: "default", binding: testProfile.binding)
         #expect(found[.access]?.value != nil && found[.id]?.value != nil)
-        for kind in [SecretKind.refresh, .clientSecret, .device] { #expect(found[kind] == .absent) }
+        for kind in [SecretKind.refresh, .clientSecret, .device] { #expect(found[kind] == .withheld) }
         // And the agent says no more when asked for them by name.
         let answer = AgentService(
             config: { ConfigFile() }, manager: { _, _ in throw ConfigError.missingDomain }, store: store, describe: { AgentFailure(.other, "\($0)") }

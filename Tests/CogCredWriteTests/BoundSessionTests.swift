@@ -63,7 +63,7 @@ import CogCredTestSupport
         let lock = WatchedLock()
         let store = WatchingStore(lock: lock)
         let manager = makeManager(store: store, clock: FakeClock(now), lock: lock)
-        for scope in [TokenManager.SignOutScope.local, .revoke] {
+        for scope in [SignOutScope.local, .revoke] {
             try store.write(.refresh, profile: "default", secret: "r", context: context)
             try store.write(.access, profile: "default", secret: TestJWT.access(iat: now, lifetime: 3600), context: context)
             #expect(try manager.signOut(scope).removed == 2)

@@ -165,7 +165,7 @@ import CogCredTestSupport
     @Test func anUnconfiguredProfilesSessionDeletesWhateverItsNameHolds() throws {
         try store.write(.refresh, profile: "gone", secret: "r", context: context)
         try store.write(.access, profile: "gone", secret: "a", context: context)
-        #expect(try profiles.localSession("gone").signOut(.local).removed == 2)
+        #expect(try profiles.forgetUnconfigured("gone") == 2)
         #expect(try stored("gone") == [])
     }
 

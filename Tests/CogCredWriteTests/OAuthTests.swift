@@ -177,7 +177,7 @@ final class FakeOAuth: OAuthClient {
         makeManager(store: store, oauth: oauth, clock: FakeClock(now))
     }
 
-    func signIn(_ store: InMemoryTokenStore, _ result: AuthenticationResult) throws -> TokenManager.RefreshedTokens {
+    func signIn(_ store: InMemoryTokenStore, _ result: AuthenticationResult) throws -> RefreshedTokens {
         try manager(store, FakeOAuth([.success(result)])).signIn(.code("c"), of: request, issuers: [Self.issuer])
     }
 

@@ -68,7 +68,7 @@ import CogCredTestSupport
         return query.split(separator: "&").first { $0.hasPrefix("state=") }.map { String($0.dropFirst(6)) } ?? ""
     }
 
-    func signIn(_ person: Person, _ mode: BrowserSignInMode = .elsewhere) throws -> TokenManager.RefreshedTokens {
+    func signIn(_ person: Person, _ mode: BrowserSignInMode = .elsewhere) throws -> RefreshedTokens {
         var profile = testProfile
         profile.domain = "https://auth.example"
         profile.scopes = ["email"]

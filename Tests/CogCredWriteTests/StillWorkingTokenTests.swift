@@ -89,7 +89,7 @@ import CogCredTestSupport
         _ = try manager.currentToken(.access)
         let budgets = cognito.session.refreshBudgets.withLock { $0 }
         #expect(!budgets.isEmpty)
-        #expect(budgets.allSatisfy { $0 != nil && $0! <= TokenManager.marginRefreshBudget && $0! > 0 })
+        #expect(budgets.allSatisfy { $0 != nil && $0! <= LocalSession.marginRefreshBudget && $0! > 0 })
         #expect(RequestBudget.deadline == nil)  // it ends with the refresh
     }
 

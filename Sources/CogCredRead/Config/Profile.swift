@@ -226,6 +226,8 @@ public struct Profile: Sendable, Equatable {
     /// profile before it refreshes itself: the command's time limit, and at
     /// least 30 s. The front and cog-cred-cli both wait this long.
     public var refreshWait: Double { max(30, timeouts.command) }
+    /// A profile's with the default timeouts: for one no longer configured.
+    public static var defaultRefreshWait: Double { max(30, defaultCommandTimeout) }
 
     /// Checks every field, so a hand-edited file fails at load with a clear message.
     public func validate() throws(ConfigError) {

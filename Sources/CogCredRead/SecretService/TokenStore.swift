@@ -68,6 +68,10 @@ public enum StoredSecret: Sendable, Equatable {
     /// for; `unbound` when it carries no binding at all (saved by cog-cred
     /// 0.1, which did not bind items).
     case boundElsewhere(unbound: Bool)
+    /// The store never hands this kind out (an agent's refresh token,
+    /// client secret and devices: AgentProtocol.readable), so whether it
+    /// holds one is not said.
+    case withheld
 
     public var value: String? {
         if case .found(let value) = self { return value }

@@ -31,7 +31,7 @@ public struct StoredTokens<Store: TokenStore, Time: Clock>: Sendable {
             switch stored[kind] ?? .absent {
             case .boundElsewhere(let unbound):
                 throw .session(.boundElsewhere(profile: profileName, unbound: unbound))
-            case .absent:
+            case .absent, .withheld:
                 return nil
             case .found(let value):
                 // Unreadable (written by something else): a refresh replaces it.

@@ -1,7 +1,8 @@
-/// The agent COG_CRED_AGENT names, as the session's keeper (SessionAgent):
-/// each call is one request on its socket (AgentConnection). What the agent
-/// says for the person on the way (a warning) goes to `warn` as it comes.
-public struct AgentClient: SessionAgent {
+/// The agent COG_CRED_AGENT names: each call is one request on its socket
+/// (AgentConnection); a profile's session through it is an AgentSession.
+/// What the agent says for the person on the way (a warning) goes to `warn`
+/// as it comes.
+public struct AgentClient: Sendable {
     public let connection: AgentConnection
     let warn: @Sendable (String) -> Void
 
@@ -20,10 +21,10 @@ public struct AgentClient: SessionAgent {
         return try tokens(in: try ask(.tokens, fields))
     }
 
-    public func refresh(profile: String) throws -> TokenManager.RefreshedTokens {
+    public func refresh(profile: String) throws -> RefreshedTokens {
         let tokens = try tokens(in: try ask(.refresh, ["profile": .string(profile)]))
         guard let access = tokens[.access] else { throw AgentFailure.broken(connection.path, "sent no access token") }
-        return TokenManager.RefreshedTokens(access: access, id: tokens[.id])
+        return RefreshedTokens(access: access, id: tokens[.id])
     }
 
     public func status(profile: String) throws(AgentFailure) -> SessionStatus {
@@ -40,14 +41,14 @@ public struct AgentClient: SessionAgent {
         return check
     }
 
-    public func signOut(profile: String, scope: TokenManager.SignOutScope, forgettingDevice: Bool) throws -> TokenManager.SignOutResult {
+    public func signOut(profile: String, scope: SignOutScope, forgettingDevice: Bool) throws -> SignOutResult {
         let fields: [String: JSONValue] = [
             "profile": .string(profile), "scope": .string(AgentWire.scopes.first { $0.0 == scope }!.1), "forget-device": .bool(forgettingDevice),
         ]
         let answer = try ask(.signOut, fields)
         // An agent that does not say what Cognito was asked is not taken to have asked.
-        let atCognito = answer["at-cognito"]?.stringValue.flatMap(TokenManager.SignOutResult.AtCognito.init(rawValue:)) ?? .notAsked
-        return TokenManager.SignOutResult(removed: Int(AgentWire.int(answer["removed"]) ?? 0), atCognito: atCognito)
+        let atCognito = answer["at-cognito"]?.stringValue.flatMap(SignOutResult.AtCognito.init(rawValue:)) ?? .notAsked
+        return SignOutResult(removed: Int(AgentWire.int(answer["removed"]) ?? 0), atCognito: atCognito)
     }
 
     /// The profile as configured where the agent runs: a machine the

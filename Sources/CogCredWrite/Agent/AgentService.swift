@@ -176,7 +176,7 @@ public struct AgentService: Sendable {
         return name
     }
 
-    static func tokens(_ tokens: TokenManager.RefreshedTokens) -> JSONValue {
+    static func tokens(_ tokens: RefreshedTokens) -> JSONValue {
         var values = [SecretKind.access: tokens.access.value]
         values[.id] = tokens.id?.value
         return AgentProtocol.tokens(values)

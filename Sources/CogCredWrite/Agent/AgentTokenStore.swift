@@ -1,9 +1,9 @@
 /// The agent as a command's store (COG_CRED_AGENT): a sign-in's tokens, a
 /// configured client secret and a new device are written into it; what a
 /// client may read (`AgentProtocol.readable`) is read from it. The refresh
-/// token, the client secret and a device's keys read as absent here without
-/// asking: the agent never hands them out, and what needs them is asked of
-/// it whole (SessionAgent).
+/// token, the client secret and a device's keys read as withheld here
+/// without asking: the agent never hands them out, and what needs them is
+/// asked of it whole (AgentSession).
 public struct AgentTokenStore: TokenStore {
     let agent: AgentClient
 
@@ -14,7 +14,7 @@ public struct AgentTokenStore: TokenStore {
     public func read(_ kinds: [SecretKind], profile: String, binding: ItemBinding?) throws(SecretServiceError)
         -> [SecretKind: StoredSecret]
     {
-        var result = kinds.reduce(into: [SecretKind: StoredSecret]()) { $0[$1] = .absent }
+        var result = kinds.reduce(into: [SecretKind: StoredSecret]()) { $0[$1] = AgentProtocol.readable.contains($1) ? .absent : .withheld }
         let asked = kinds.filter { AgentProtocol.readable.contains($0) }
         if asked.isEmpty { return result }
         let fields: [String: JSONValue] = [

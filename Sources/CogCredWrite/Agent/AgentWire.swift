@@ -62,12 +62,14 @@ enum AgentWire {
         case .found(let value): return .object(["found": .string(value)])
         case .absent: return .object(["absent": .bool(true)])
         case .boundElsewhere(let unbound): return .object(["bound-elsewhere": .bool(true), "unbound": .bool(unbound)])
+        case .withheld: return .object(["withheld": .bool(true)])
         }
     }
 
     static func stored(_ v: JSONValue?) -> StoredSecret? {
         if let value = v?["found"]?.stringValue { return .found(value) }
         if v?["absent"] == .bool(true) { return .absent }
+        if v?["withheld"] == .bool(true) { return .withheld }
         if v?["bound-elsewhere"] == .bool(true) { return .boundElsewhere(unbound: v?["unbound"]?.boolValue ?? false) }
         return nil
     }
@@ -93,7 +95,7 @@ enum AgentWire {
         return ItemContext(userPoolID: binding.userPoolID, clientID: binding.clientID, username: v?["username"]?.stringValue)
     }
 
-    static let scopes: [(TokenManager.SignOutScope, String)] = [(.local, "local"), (.revoke, "revoke"), (.global, "global")]
+    static let scopes: [(SignOutScope, String)] = [(.local, "local"), (.revoke, "revoke"), (.global, "global")]
 
     static func int(_ v: JSONValue?) -> Int64? {
         if case .int(let value)? = v { return value }

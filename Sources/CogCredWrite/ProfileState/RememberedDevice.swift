@@ -77,7 +77,7 @@ extension RememberedDevice: CustomStringConvertible, CustomReflectable {
     public var customMirror: Mirror { Mirror(self, children: ["key": key, "username": username, "confirmed": confirmed]) }
 }
 
-extension TokenManager {
+extension StoredSession {
     /// The profile's device, bound to its pool and client; nil when there is
     /// none (or an item this version cannot read, which the next sign-in replaces).
     public func rememberedDevice() throws -> RememberedDevice? {
@@ -96,9 +96,10 @@ extension TokenManager {
     @discardableResult
     func changeDevice(ifStill key: String, to device: RememberedDevice?) throws -> Bool {
         try lock.withLock(profile: profileName) {
-            // An agent never hands a device's keys out, so whether another
-            // sign-in stored its own meanwhile cannot be asked: this one's is kept.
-            if agent == nil { guard try rememberedDevice()?.key == key else { return false } }
+            // A store that withholds a device's keys (an agent's) cannot say
+            // whether another sign-in stored its own meanwhile: this one's is kept.
+            let current = try store.read([.device], profile: profileName, binding: profile.binding)[.device]
+            if current != .withheld { guard current?.value.flatMap(RememberedDevice.init(json:))?.key == key else { return false } }
             if let device {
                 try storeDevice(device, username: device.username)
             } else {

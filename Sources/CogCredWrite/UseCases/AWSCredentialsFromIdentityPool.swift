@@ -16,20 +16,20 @@ extension TokenManager {
             return credentials
         }
         if let found = try stored() { return found }
+        // The user's ID token, refreshed first when it is within its margin,
+        // by whoever keeps the session (here, or an agent), before the lock.
+        let idToken = try currentToken(.id)
         return try lock.withLock(profile: profileName) {
             if let found = try stored() { return found }
-            return try fetchAWSCredentials(poolID: poolID)
+            return try fetchAWSCredentials(poolID: poolID, idToken: idToken)
         }
     }
 
     /// The key the identity pool knows the user pool by.
     var identityProviderName: String { "cognito-idp.\(profile.effectiveRegion).amazonaws.com/\(profile.userPoolID)" }
 
-    func fetchAWSCredentials(poolID: String) throws -> AWSCredentials {
-        // Holding the lock already: the ID token from the store, or one refresh.
-        guard let idToken = try usable(.id, RefreshPolicy()) ?? refreshHoldingLock().id else {
-            throw AuthError.noIDToken(profile: profileName)
-        }
+    func fetchAWSCredentials(poolID: String, idToken: IssuedToken) throws -> AWSCredentials {
+        guard let makeIdentity else { throw ConfigError.missingIdentityPool(profile: profileName) }
         // Whose credentials they are: stored with them, checked at every read.
         guard let subject = idToken.claims.sub, !subject.isEmpty else { throw AuthError.malformedToken(.id) }
         let logins = [identityProviderName: idToken.value]

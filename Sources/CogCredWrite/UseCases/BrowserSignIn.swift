@@ -128,6 +128,6 @@ extension TokenManager {
         // device item goes with the old session (a refresh would send its
         // key with a token not bound to it), and the next sign-in through the
         // API makes this machine a device again.
-        return try lock.withLock(profile: profileName) { try save(result, requireRefreshToken: true) }
+        return try lock.withLock(profile: profileName) { try stored.save(result, requireRefreshToken: true) }
     }
 }

@@ -7,21 +7,33 @@
 /// in a file of its own: ProfileChange, ProfileDeletion, ProfileList.
 public struct ConfiguredProfiles: Sendable {
     public let config: ConfigStore
-    /// A profile's session that reaches no service: its items in the
-    /// keyring, changed under its lock (so that a refresh in flight cannot
-    /// write tokens back), and its warnings for the person.
-    let session: @Sendable (_ name: String, _ profile: Profile) -> TokenManager
+    /// Where the profiles' items are: this machine's Secret Service, or the
+    /// agent COG_CRED_AGENT names.
+    let store: any TokenStore
+    let refreshMemory: any RefreshAPIMemory
+    /// A profile's lock, waited on for at most `wait` seconds.
+    let lock: @Sendable (_ wait: Double) -> any RefreshLock
+    let warn: @Sendable (String) -> Void
+    /// A profile's stored session, reaching no service: what is stored,
+    /// and its items deleted under its lock (so that a refresh in flight
+    /// cannot write tokens back). Through an agent, the agent's session.
+    let items: @Sendable (_ name: String, _ profile: Profile) -> any SessionItems
 
+    /// `session`: where the sessions live when not in `store` here (an
+    /// agent's, AgentSession); nil: a StoredSession of `store`.
     public init(
         config: ConfigStore, store: any TokenStore, refreshMemory: any RefreshAPIMemory,
-        lock: @escaping @Sendable (Profile) -> any RefreshLock, clock: any Clock = SystemClock(),
-        warn: @escaping @Sendable (String) -> Void = { _ in }, agent: (any SessionAgent)? = nil
+        lock: @escaping @Sendable (_ wait: Double) -> any RefreshLock, clock: any Clock = SystemClock(),
+        warn: @escaping @Sendable (String) -> Void = { _ in }, session: (@Sendable (_ name: String) -> any SessionItems)? = nil
     ) {
         self.config = config
-        session = { name, profile in
-            TokenManager(
-                profileName: name, profile: profile, store: store, cognito: { throw CognitoError.deadlineExceeded }, clock: clock,
-                refreshMemory: refreshMemory, lock: lock(profile), warn: warn, agent: agent)
+        self.store = store
+        self.refreshMemory = refreshMemory
+        self.lock = lock
+        self.warn = warn
+        items = { name, profile in
+            session?(name)
+                ?? StoredSession(profileName: name, profile: profile, store: store, clock: clock, lock: lock(profile.refreshWait), warn: warn)
         }
     }
 
@@ -38,10 +50,13 @@ public struct ConfiguredProfiles: Sendable {
         try load().profile(forRegistry: DockerCredential.registryHost(serverURL))
     }
 
-    /// The session of `name` that reaches no service. `profile` binds what
-    /// it reads; one no longer configured binds nothing, so every item of
-    /// the name is its own.
-    public func localSession(_ name: String, profile: Profile = Profile(userPoolID: "", clientID: "")) -> TokenManager {
-        session(name, profile)
+    /// The items of `name`, a profile no longer configured (the sign-out of
+    /// one): with no pool or client to bind them, every item of the name
+    /// is its own, and with no endpoint nothing is revoked; deleted under
+    /// the profile's lock. How many existed.
+    public func forgetUnconfigured(_ name: String) throws -> Int {
+        try lock(Profile.defaultRefreshWait).withLock(profile: name) {
+            try StoredSession.deleteItems(of: name, in: store, forgettingDevice: false)
+        }
     }
 }

@@ -1,7 +1,7 @@
 // Handing out a token: the stored one while it is fresh, else one refresh
 // under the profile's lock (`token`, `get-header`, the helpers, `exec`).
 
-extension TokenManager {
+extension LocalSession {
     /// The read side: what is stored of `kinds`, bound to this profile's pool
     /// and client, if fresh for `policy`. Its failures are passed on as the
     /// errors they are (SecretServiceError, StoredSessionError), which the
@@ -25,14 +25,8 @@ extension TokenManager {
     /// (at most once) when the stored one has less; or, when that refresh
     /// fails for a passing reason, the stored one while it still works
     /// (`stillWorking`).
-    public func currentToken(_ choice: TokenChoice, policy: RefreshPolicy = RefreshPolicy()) throws -> IssuedToken {
+    public func currentToken(_ choice: TokenChoice, policy: RefreshPolicy) throws -> IssuedToken {
         if choice == .id && profile.effectiveGrant == .clientCredentials { throw AuthError.noIDToken(profile: profileName) }
-        if let agent {
-            guard let token = try agent.tokens([choice.kind], profile: profileName, policy: policy)[choice.kind] else {
-                throw AuthError.malformedToken(choice.kind)
-            }
-            return token
-        }
         return try storedOrRefreshed(
             { try usable(choice.kind, policy) },
             stillWorking: stillWorking(policy) { try usable(choice.kind, $0).map { ($0, $0.claims.exp) } }
@@ -121,14 +115,8 @@ extension TokenManager {
     /// as for one token, both while they still work. `authorizing .id`
     /// (`--id-token`, the token the command is to present) refuses a
     /// machine, which has no ID token, before anything is read.
-    public func currentTokens(policy: RefreshPolicy = RefreshPolicy(), authorizing choice: TokenChoice = .access) throws -> RefreshedTokens {
+    public func currentTokens(policy: RefreshPolicy, authorizing choice: TokenChoice) throws -> RefreshedTokens {
         if choice == .id && profile.effectiveGrant == .clientCredentials { throw AuthError.noIDToken(profile: profileName) }
-        if let agent {
-            let both = try agent.tokens([.access, .id], profile: profileName, policy: policy)
-            guard let access = both[.access] else { throw AuthError.malformedToken(.access) }
-            if choice == .id && both[.id] == nil { throw AuthError.malformedToken(.id) }
-            return RefreshedTokens(access: access, id: both[.id])
-        }
         let fromStore = { (policy: RefreshPolicy) throws -> RefreshedTokens? in
             guard let both = try stored(profile.handedOutKinds, policy: policy), let access = both[.access] else { return nil }
             return RefreshedTokens(access: access, id: both[.id])

@@ -139,7 +139,7 @@ extension TokenManager {
             do {
                 // Stored unconfirmed with the tokens; a sign-in since then
                 // has stored its own device, which stays.
-                guard try changeDevice(ifStill: device.key, to: device) else { return .failed(Self.deviceReplaced) }
+                guard try stored.changeDevice(ifStill: device.key, to: device) else { return .failed(Self.deviceReplaced) }
             } catch {
                 return .failed((error as? any CogCredFailure)?.message ?? "\(error)")
             }

@@ -11,7 +11,7 @@ extension TokenManager {
             let page = try cognitoCall(.devices(profile: profileName)) { () throws(CognitoError) in try cognito.listDevices(accessToken: access, paginationToken: token) }
             return (page.devices, page.next)
         }
-        return (devices, try rememberedDevice()?.key)
+        return (devices, try stored.rememberedDevice()?.key)
     }
 
     /// At most this many pages (a service that kept answering with a next
@@ -39,7 +39,7 @@ extension TokenManager {
     /// (elsewhere) only loses its item. Returns the key forgotten.
     @discardableResult
     public func forgetDevice(_ key: String? = nil) throws -> String {
-        let current = try rememberedDevice()?.key
+        let current = try stored.rememberedDevice()?.key
         guard let key = key ?? current else { throw AuthError.noDevice(profile: profileName) }
         let access = try currentToken(.access).value
         let cognito: any CognitoDevices = try makeCognito()
@@ -51,8 +51,11 @@ extension TokenManager {
             if !forgottenAlready { throw AuthError.cognito(error, operation: .devices(profile: profileName)) }
         }
         if key == current {
-            try changeDevice(ifStill: key, to: nil)
+            try stored.changeDevice(ifStill: key, to: nil)
         }
         return key
     }
+
+    /// This machine as one of the user's devices, as stored (`devices` marks it).
+    public func rememberedDevice() throws -> RememberedDevice? { try stored.rememberedDevice() }
 }

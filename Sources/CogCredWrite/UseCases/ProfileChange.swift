@@ -62,8 +62,7 @@ extension ConfiguredProfiles {
         throws -> Int
     {
         // The profile's items, under its lock: the old settings' when there were any.
-        let session = localSession(name, profile: old ?? profile)
-        let store = session.store
+        let session = items(name, old ?? profile)
         var profile = profile
         if change.dropsClientSecret { profile.clientSecretInKeyring = nil }
         switch clientSecret {
@@ -99,7 +98,7 @@ extension ConfiguredProfiles {
             do {
                 try store.delete(.clientSecret, profile: name)
             } catch {
-                session.warn("cog-cred: warning: the old app client secret could not be deleted (\(error.message)); it will not be used")
+                warn("cog-cred: warning: the old app client secret could not be deleted (\(error.message)); it will not be used")
             }
         case .keep: break
         }
@@ -112,14 +111,14 @@ extension ConfiguredProfiles {
         var tokensDeleted = 0
         if change.endsSession {
             do {
-                tokensDeleted = try session.signOut(.local, forgettingDevice: true).removed
+                tokensDeleted = try session.deleteItems(forgettingDevice: true)
             } catch let failure as SecretServiceError {
-                session.warn("cog-cred: warning: the old tokens could not be deleted (\(failure.message)); they will not be used")
+                warn("cog-cred: warning: the old tokens could not be deleted (\(failure.message)); they will not be used")
             }
         }
         try write(name, profile)
         // A new endpoint may offer what the old one lacked: learn it again.
-        session.refreshMemory.forget(profile: name)
+        refreshMemory.forget(profile: name)
         return tokensDeleted
     }
 

@@ -9,12 +9,11 @@ extension ConfiguredProfiles {
     public func delete(_ name: String) throws -> Int {
         var file = try config.load()
         guard let profile = file.profiles[name] else { throw file.notFound(name, path: config.path) }
-        let session = localSession(name, profile: profile)
-        var removed = try session.signOut(.local, forgettingDevice: true).removed
-        if try session.store.delete(.clientSecret, profile: name) { removed += 1 }
+        var removed = try items(name, profile).deleteItems(forgettingDevice: true)
+        if try store.delete(.clientSecret, profile: name) { removed += 1 }
         file.profiles[name] = nil
         try config.save(file)
-        session.refreshMemory.forget(profile: name)
+        refreshMemory.forget(profile: name)
         return removed
     }
 }

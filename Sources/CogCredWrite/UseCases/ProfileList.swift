@@ -27,7 +27,7 @@ extension ConfiguredProfiles {
             var summary = Summary(name: name, profile: profile)
             if failure == nil {
                 do {
-                    summary.status = try localSession(name, profile: profile).status()
+                    summary.status = try items(name, profile).status()
                 } catch {
                     failure = error
                 }

@@ -1,7 +1,7 @@
 // Refreshing: the stored refresh token for new tokens, stored before they
 // are handed out (`refresh`, and every read that finds its token too old).
 
-extension TokenManager {
+extension LocalSession {
     /// Refreshes now with the stored refresh token and stores the result
     /// (a rotated refresh token first). One refresh operation is one
     /// GetTokensFromRefreshToken, or, where the service lacks that action,
@@ -14,8 +14,6 @@ extension TokenManager {
     }
 
     func refreshHoldingLock() throws -> RefreshedTokens {
-        // The agent holds the refresh token, and refreshes under its own lock.
-        if let agent { return try agent.refresh(profile: profileName) }
         if profile.effectiveGrant == .clientCredentials { return try fetchClientCredentials() }
         store.prepareWrites()
         let refreshToken: String
@@ -33,7 +31,7 @@ extension TokenManager {
             // Signed in at the managed login: renewed at its token endpoint.
             let oauth = try makeOAuth()
             do {
-                return try save(try oauth.refresh(refreshToken: refreshToken), requireRefreshToken: false)
+                return try stored.save(try oauth.refresh(refreshToken: refreshToken), requireRefreshToken: false)
             } catch let error as CognitoError {
                 throw AuthError.cognito(error, operation: .refresh(profile: profileName))
             }
@@ -41,7 +39,7 @@ extension TokenManager {
         let cognito: any CognitoSession = try makeCognito()
         let deviceKey = found[.device]?.value.flatMap(RememberedDevice.init(json:))?.key
         do {
-            return try save(try refreshOnce(cognito, refreshToken, deviceKey: deviceKey), requireRefreshToken: false)
+            return try stored.save(try refreshOnce(cognito, refreshToken, deviceKey: deviceKey), requireRefreshToken: false)
         } catch let error as CognitoError {
             // Another process rotated the refresh token first: its result is
             // in the store, so use that rather than fail.
@@ -64,7 +62,7 @@ extension TokenManager {
         } catch {
             throw AuthError.cognito(error, operation: .clientCredentials)
         }
-        return try save(
+        return try stored.save(
             AuthenticationResult(accessToken: result.accessToken, idToken: nil, refreshToken: nil, expiresIn: result.expiresIn),
             requireRefreshToken: false)
     }

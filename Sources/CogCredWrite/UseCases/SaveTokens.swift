@@ -1,6 +1,6 @@
 // Storing what Cognito returned, in an order an interruption cannot break.
 
-extension TokenManager {
+extension StoredSession {
     /// Stores a Cognito result: checks every token first, then writes refresh,
     /// ID, access in that order, so an interruption at any point leaves a
     /// usable refresh token. A result without a refresh token keeps the old one.

@@ -32,12 +32,11 @@ public enum SessionCheckWay: Sendable, Equatable {
     case refresh
 }
 
-extension TokenManager {
+extension LocalSession {
     /// Asks Cognito whether the signed-in session still stands. Call it
     /// only when `status()` says signed in.
     public func checkSession() throws -> SessionCheck {
         guard profile.effectiveGrant != .clientCredentials else { return .noSession }
-        if let agent { return try agent.checkSession(profile: profileName) }
         let operation = AuthOperation.checkSession(profile: profileName)
         if let access = try liveAccessToken() {
             let scopes = Set((access.claims.scope ?? "").split(separator: " ").map(String.init))

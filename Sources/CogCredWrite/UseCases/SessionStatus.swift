@@ -1,12 +1,9 @@
 // What `status` shows: what is stored, without any secret in it, and with
 // `--verify` each stored token checked as an API that receives it would.
 
-extension TokenManager {
+extension StoredSession {
     /// What is stored, without any secret in it.
     public func status() throws(SecretServiceError) -> SessionStatus {
-        if let agent {
-            do { return try agent.status(profile: profileName) } catch { throw .agent(error) }
-        }
         var kinds: [SecretKind] = [.refresh, .access, .id]
         if profile.identityPoolID != nil { kinds += [.identityID, .awsCredentials] }
         let found = try store.read(kinds, profile: profileName, binding: profile.binding)
@@ -33,6 +30,9 @@ extension TokenManager {
             now: clock.now())
     }
 
+}
+
+extension TokenManager {
     /// Who is signed in: Cognito's name for the user (a machine profile's,
     /// its app client's), from the stored tokens alone (`whoami`).
     public func signedInName() throws -> String {

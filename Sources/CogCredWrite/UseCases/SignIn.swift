@@ -42,7 +42,7 @@ extension TokenManager {
             return read
         }
         // Only the same user's confirmed device is offered to Cognito.
-        var device = try rememberedDevice().flatMap { $0.confirmed && $0.belongs(to: username) ? $0 : nil }
+        var device = try stored.rememberedDevice().flatMap { $0.confirmed && $0.belongs(to: username) ? $0 : nil }
         // The keyring was read (unlocked, or found locked: 69) before the
         // password is asked for; the password before anything is sent.
         if flow.readsPasswordFirst { _ = try password() }
@@ -51,7 +51,7 @@ extension TokenManager {
             result = try authenticate(cognito, username: username, password: password, flow: flow, method: method, device: device, answers: answers)
         } catch is DeviceRefused {
             warn("cog-cred: Cognito no longer knows this machine as a device of \(username) (forgotten elsewhere?); signing in without it")
-            if let refused = device { try changeDevice(ifStill: refused.key, to: nil) }
+            if let refused = device { try stored.changeDevice(ifStill: refused.key, to: nil) }
             device = nil
             result = try authenticate(cognito, username: username, password: password, flow: flow, method: method, device: nil, answers: answers)
         }
@@ -59,7 +59,7 @@ extension TokenManager {
         // Under the refresh lock, so a refresh running now cannot store the
         // old session's tokens over the new ones.
         var tokens = try lock.withLock(profile: profileName) {
-            try save(result.tokens, requireRefreshToken: true, device: sessionDevice.stored)
+            try stored.save(result.tokens, requireRefreshToken: true, device: sessionDevice.stored)
         }
         tokens.device = finishDevice(
             sessionDevice, accessToken: result.tokens.accessToken, provedDevice: result.provedDevice, askedMFA: result.askedMFA,

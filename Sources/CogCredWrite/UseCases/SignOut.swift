@@ -1,40 +1,6 @@
 // Signing out: the session ended at Cognito, then its items deleted.
 
-extension TokenManager {
-    /// How far sign-out reaches.
-    public enum SignOutScope: Sendable {
-        /// Only the local items.
-        case local
-        /// RevokeToken: this refresh token and the tokens issued from it.
-        case revoke
-        /// GlobalSignOut: every token of the user, on every device.
-        case global
-    }
-
-    /// What a sign-out did: the items it deleted, and what Cognito was
-    /// asked and said, so that "revoked" is said only when it was.
-    public struct SignOutResult: Sendable, Equatable {
-        public enum AtCognito: String, Sendable, CaseIterable {
-            /// The refresh token was revoked (RevokeToken or /oauth2/revoke) and Cognito accepted it.
-            case revoked
-            /// GlobalSignOut was sent and accepted.
-            case signedOutEverywhere = "signed-out-everywhere"
-            /// Cognito said the session had already ended (NotAuthorized).
-            case alreadyEnded = "already-ended"
-            /// Nothing was sent: `--local`, no refresh token stored (a
-            /// machine has none), or tokens of another pool or client.
-            case notAsked = "not-asked"
-        }
-
-        public var removed: Int
-        public var atCognito: AtCognito
-
-        public init(removed: Int, atCognito: AtCognito) {
-            self.removed = removed
-            self.atCognito = atCognito
-        }
-    }
-
+extension LocalSession {
     /// Ends the session at Cognito (unless `.local`), then deletes the
     /// profile's tokens: access first and refresh last, so an interrupted
     /// sign-out can be run again. The local items go even when the remote
@@ -50,9 +16,8 @@ extension TokenManager {
     /// or starts after (and finds no refresh token). Without the lock, a
     /// refresh in flight would write the tokens back after the sign-out.
     @discardableResult
-    public func signOut(_ scope: SignOutScope = .local, forgettingDevice: Bool = false) throws -> SignOutResult {
-        if let agent { return try agent.signOut(profile: profileName, scope: scope, forgettingDevice: forgettingDevice) }
-        return try lock.withLock(profile: profileName) { try signOutHoldingLock(scope, forgettingDevice: forgettingDevice) }
+    public func signOut(_ scope: SignOutScope, forgettingDevice: Bool) throws -> SignOutResult {
+        try lock.withLock(profile: profileName) { try signOutHoldingLock(scope, forgettingDevice: forgettingDevice) }
     }
 
     func signOutHoldingLock(_ scope: SignOutScope, forgettingDevice: Bool) throws -> SignOutResult {
@@ -88,12 +53,7 @@ extension TokenManager {
                 if case .refused? = cause?.reason { atCognito = .alreadyEnded } else { remoteFailure = error }
             }
         }
-        var removed = 0
-        // AWS credentials of the identity pool go with the session they came from.
-        let kinds: [SecretKind] = [.awsCredentials, .identityID, .access, .id, .refresh] + (forgettingDevice ? [.device] : [])
-        for kind in kinds where try store.delete(kind, profile: profileName) {
-            removed += 1
-        }
+        let removed = try stored.deleteItemsHoldingLock(forgettingDevice: forgettingDevice)
         switch remoteFailure {
         case nil: break
         case let error as CognitoError: throw AuthError.remoteSignOutFailed(error)

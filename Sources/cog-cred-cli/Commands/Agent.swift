@@ -58,9 +58,8 @@ struct Agent: ParsableCommand, HelpExamples {
             """)
 
     static let examples = [
-        "cog-cred agent --memory --daemon",
         "cog-cred agent --memory --daemon --lifetime 2h",
-        "eval \"$(cog-cred agent --stop)\"",
+        "cog-cred agent --stop",
         "cog-cred agent --socket /run/user/1000/cog-cred/agent",
         "cog-cred agent --daemon --log \"$XDG_RUNTIME_DIR/cog-cred-agent.log\"",
     ]

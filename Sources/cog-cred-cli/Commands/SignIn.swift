@@ -198,13 +198,13 @@ struct SignIn: ParsableCommand, HelpExamples {
         return try PasswordInput.ask("Username: ")
     }
 
-    static func until(_ tokens: TokenManager.RefreshedTokens) -> String {
+    static func until(_ tokens: RefreshedTokens) -> String {
         tokens.access.claims.exp.map { "; access token valid until \(rfc3339($0))" } ?? ""
     }
 
     /// Through Cognito's API, with this command line's answers to its challenges.
     func signIn(_ manager: TokenManager, as user: String, flow: AuthFlow, method preferred: SignInMethod?) throws
-        -> TokenManager.RefreshedTokens
+        -> RefreshedTokens
     {
         let readPassword = { () throws -> String in
             passwordStdin ? try PasswordInput.fromStandardInput() : try PasswordInput.prompt("Password for \(user): ")
@@ -240,7 +240,7 @@ struct SignIn: ParsableCommand, HelpExamples {
     }
 
     /// The managed login, in a browser here or (--no-browser) anywhere.
-    func signInWithBrowser(_ manager: TokenManager, _ wiring: Wiring) throws -> TokenManager.RefreshedTokens {
+    func signInWithBrowser(_ manager: TokenManager, _ wiring: Wiring) throws -> RefreshedTokens {
         do {
             return try manager.signInWithBrowser(
                 noBrowser ? .elsewhere : .here(timeout: timeout), issuers: { try wiring.issuers(manager.profile) },

@@ -39,17 +39,16 @@ struct SignOut: ParsableCommand, HelpExamples {
         let wiring = Wiring()
         let name = try profileOptions.name(wiring.environment)
         let manager: TokenManager
-        var scope: TokenManager.SignOutScope = local ? .local : global ? .global : .revoke
+        let scope: SignOutScope = local ? .local : global ? .global : .revoke
         do {
             manager = try wiring.tokenManager(profileOptions)
         } catch ConfigError.profileNotFound {
             // Without the profile there is no endpoint to revoke at, but the
             // local items can and should still go.
             Output.note("Profile '\(name)' is not configured: deleting its local items only.")
-            scope = .local
-            manager = wiring.profiles.localSession(name)
+            return report(removed: try wiring.profiles.forgetUnconfigured(name), remote: "", name, wiring)
         }
-        let result: TokenManager.SignOutResult
+        let result: SignOutResult
         do {
             result = try manager.signOut(scope)
         } catch {
@@ -67,10 +66,14 @@ struct SignOut: ParsableCommand, HelpExamples {
             "a machine has no refresh token to revoke, so nothing was sent to Cognito (its access token works until it expires); "
         case .notAsked: ""
         }
-        if result.removed == 0 {
+        report(removed: result.removed, remote: remote, name, wiring)
+    }
+
+    func report(removed: Int, remote: String, _ name: String, _ wiring: Wiring) {
+        if removed == 0 {
             Output.note("Profile '\(name)' was not signed in; nothing to delete.")
         } else {
-            Output.note("Signed out of profile '\(name)': \(remote)deleted \(result.removed) item(s) from \(wiring.storeName).")
+            Output.note("Signed out of profile '\(name)': \(remote)deleted \(removed) item(s) from \(wiring.storeName).")
         }
     }
 

@@ -41,6 +41,7 @@ struct TracedTokenStore: TokenStore {
                 case .found: "\(kind.rawValue) found"
                 case .absent: "\(kind.rawValue) absent"
                 case .boundElsewhere: "\(kind.rawValue) bound to another pool or client"
+                case .withheld: "\(kind.rawValue) kept by the agent"
                 }
             }
             return (found, each.joined(separator: ", "))
