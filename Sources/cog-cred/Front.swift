@@ -6,12 +6,23 @@ import CogCredRead
 import Glibc
 #endif
 
-/// Answers one read-only request from the stored tokens, or hands it over.
+/// Answers one read-only request from the stored tokens, or hands it over:
+/// one switch, whichever keeps the session (`source`).
 struct Front {
     let request: ReadRequest
     let environment: @Sendable (String) -> String?
-    /// Already connecting (see main.swift).
-    let store: SecretServiceStore
+    let source: Source
+
+    /// Where the tokens are read from.
+    enum Source {
+        /// The Secret Service, already connecting (see main.swift).
+        case keyring(SecretServiceStore)
+        /// The agent COG_CRED_AGENT names: a read is one request on its
+        /// socket, and no D-Bus at all. Whatever it answers is the answer:
+        /// its failure is said and exited with here, never retried on the
+        /// keyring.
+        case agent(AgentConnection)
+    }
 
     /// Writes the answer and exits, or hands the request over; never returns.
     func answer(_ handover: Handover) -> Never {
@@ -23,12 +34,15 @@ struct Front {
 
         switch request {
         case .dockerList:
+            guard case .keyring = source else { handover.run() }  // cog-cred-cli's, through the agent too
             finish(DockerCredential.handle(DockerCredential.Action.list.rawValue, helper(config, handover)))
         case .awsCredentials(let profile, let minTTL):
             // Called before every AWS CLI command: stored credentials with
             // enough life left are answered here; anything else (none, too
-            // old, another identity pool or user, a locked keyring) goes to cog-cred-cli.
-            guard let name = self.profile(profile), let settings = config.profiles[name], settings.identityPoolID != nil,
+            // old, another identity pool or user, a locked keyring, the
+            // agent's) goes to cog-cred-cli.
+            guard case .keyring(let store) = source, let name = self.profile(profile), let settings = config.profiles[name],
+                settings.identityPoolID != nil,
                 let found = try? store.read(AWSCredentials.kinds, profile: name, binding: settings.binding),
                 let credentials = AWSCredentials(found: found, identityPoolID: settings.identityPoolID),
                 credentials.isFresh(now: SystemClock().now(), margin: minTTL ?? AWSCredentials.defaultMinTTL)
@@ -37,11 +51,11 @@ struct Front {
         case .token(let token):
             guard let name = profile(token.profile), let (shape, needed) = resolved(token) else { handover.run() }
             // `--id-token`: the answer is the ID token, which a machine has not.
-            let tokens = stored(needed, of: name, minTTL: token.minTTL, idNeeded: token.choice == .id, config, handover)
+            let tokens = self.tokens(needed, of: name, minTTL: token.minTTL, idNeeded: token.choice == .id, config, handover)
             finish(render(shape, token.choice, tokens) + "\n")
         case .exec(let profile, let minTTL, let choice, let command):
             guard let name = self.profile(profile) else { handover.run() }
-            let tokens = stored([.access, .id], of: name, minTTL: minTTL, idNeeded: choice == .id, config, handover)
+            let tokens = self.tokens([.access, .id], of: name, minTTL: minTTL, idNeeded: choice == .id, config, handover)
             execute(command, access: tokens[.access]!, id: tokens[.id], authorizing: choice)
         case .gitGet(let profile):
             guard let input = try? StandardInput.readRequest() else { handover.run() }
@@ -55,11 +69,53 @@ struct Front {
         }
     }
 
+    /// The tokens of `kinds` for profile `name`, fresh for `minTTL` seconds
+    /// more: the stored ones, or the agent's. When they cannot be answered
+    /// here, hands over instead; an agent's failure is said and exited with
+    /// (`failing`: as the docker protocol has it, for its helper).
+    func tokens(
+        _ kinds: [SecretKind], of profileName: String, minTTL: Int64?, idNeeded: Bool, _ config: ConfigFile, _ handover: Handover,
+        failing: (AgentFailure) -> Never = { fail($0) }
+    ) -> [SecretKind: IssuedToken] {
+        switch source {
+        case .keyring(let store):
+            return stored(kinds, of: profileName, minTTL: minTTL, idNeeded: idNeeded, store, config, handover)
+        case .agent(let agent):
+            // A forwarded machine has no configuration: the agent's
+            // profile decides, and answers a machine's pair with its
+            // access token alone; `--id-token` of one is cog-cred-cli's to refuse.
+            let tokens = ask(agent, AgentRequest.Tokens(profile: profileName, kinds: kinds, minTTL: minTTL), failing: failing)
+            guard let first = kinds.first, tokens[kinds.count > 1 ? .access : first] != nil else {
+                failing(.broken(agent.path, "did not send the tokens asked for"))
+            }
+            if idNeeded && tokens[.id] == nil { handover.run() }
+            return tokens
+        }
+    }
+
+    /// The tokens the agent answers `asked` with: none for a git target or
+    /// registry no profile of its answers. Its notes (a warning) go to
+    /// stderr as they come.
+    func ask(_ agent: AgentConnection, _ asked: AgentRequest.Tokens, failing: (AgentFailure) -> Never) -> [SecretKind: IssuedToken] {
+        do throws(AgentFailure) {
+            let answer: TokensAnswer = try agent.ask(.tokens(asked)) { writeAll(2, $0.printable + "\n") }
+            var tokens: [SecretKind: IssuedToken] = [:]
+            for (kind, value) in answer.tokens {
+                guard let token = IssuedToken(value) else { throw .broken(agent.path, "sent a token that cannot be read") }
+                tokens[kind] = token
+            }
+            return tokens
+        } catch {
+            failing(error)
+        }
+    }
+
     /// The stored tokens of `kinds` for profile `name`, fresh for `minTTL`
     /// seconds more; when they cannot be answered from what is stored, hands
     /// over instead (and never returns).
     func stored(
-        _ kinds: [SecretKind], of profileName: String, minTTL: Int64?, idNeeded: Bool, _ config: ConfigFile, _ handover: Handover
+        _ kinds: [SecretKind], of profileName: String, minTTL: Int64?, idNeeded: Bool, _ store: SecretServiceStore, _ config: ConfigFile,
+        _ handover: Handover
     ) -> [SecretKind: IssuedToken] {
         guard let profile = config.profiles[profileName] else { handover.run() }
         // A machine (client credentials) has no ID token: `exec` and the env
@@ -146,6 +202,19 @@ struct Front {
         try? ProfileValidation.selectedName(flag: flag, environment: environment)
     }
 
+    /// An agent's failure (or one in reaching it), said on stderr, and its exit status.
+    static func fail(_ failure: AgentFailure) -> Never {
+        writeAll(2, "cog-cred: error: \(failure.message.printable)\n")
+        _exit(ExitStatus.code(for: failure.category))
+    }
+
+    /// The docker helper protocol's failure: the message on stdout, exit 1
+    /// (docker, skopeo and docker-py read it there).
+    func failDocker(_ message: String) -> Never {
+        writeOutputOrExit(message.printable + "\n")
+        _exit(1)
+    }
+
     /// Writes the answer and exits (74 when it could not all be written).
     func finish(_ output: String) -> Never {
         SecretServiceStore.disconnect()
@@ -154,10 +223,12 @@ struct Front {
     }
 }
 
-/// The stored tokens as the git and docker helper protocols ask for them.
-/// Only `get` and `list` come here; whatever cannot be answered from what
-/// is stored (malformed input, no profile for a registry, a token to
-/// refresh) is handed over to cog-cred-cli, so nothing fails here.
+/// The tokens as the git and docker helper protocols ask for them: the
+/// stored ones (the profile found in the configuration here), or the
+/// agent's (the profile found in its own). Only `get` and `list` come here;
+/// whatever cannot be answered here (malformed input, no profile for a
+/// registry, a token to refresh) is handed over to cog-cred-cli, so nothing
+/// fails here but an agent's failure, which is said as each protocol wants.
 struct StoredHelperTokens: GitCredentialStore, DockerCredentialStore {
     typealias Failure = Never
     let front: Front
@@ -171,15 +242,35 @@ struct StoredHelperTokens: GitCredentialStore, DockerCredentialStore {
     func input(limit: Int) -> [UInt8] { request }
     func malformed(_ error: GitCredential.ParseError) -> Never { handover.run() }
     func refused(_ refusal: DockerCredential.Refusal) -> Never { handover.run() }
+    func decline(_ refusal: GitCredential.Refusal) { writeAll(2, refusal.message + "\n") }
+
+    func token(for request: GitCredential.Request) -> GitCredential.Lookup {
+        guard case .agent(let agent) = front.source else {
+            return GitCredential.lookup(request, named: named, in: file) { accessToken(profile: $0) }
+        }
+        // The agent sees the target only (protocol, host, path): a value it
+        // cannot see, or a request for the profile named here, is checked
+        // here; the rest, by the profile the agent finds (it says why in a
+        // note), there.
+        if let refusal = GitCredential.refusal(of: request), named != nil || refusal.isInAValue { return .declined(refusal) }
+        guard let target = request.target else { return .none }
+        let git = AgentRequest.GitTarget(scheme: target.scheme, host: target.host, path: target.path)
+        let tokens = front.ask(agent, AgentRequest.Tokens(profile: named, git: git, kinds: [.access]), failing: { Front.fail($0) })
+        return tokens[.access].map { .token($0) } ?? .none
+    }
+
+    func token(forServerURL serverURL: String) -> IssuedToken? {
+        guard case .agent(let agent) = front.source else { return profile(forServerURL: serverURL).map { accessToken(profile: $0) } }
+        let asked = AgentRequest.Tokens(registry: DockerCredential.registryHost(serverURL), kinds: [.access])
+        return front.ask(agent, asked, failing: { front.failDocker("cog-cred: \($0.message)") })[.access]
+    }
 
     // No profile for this host: git asks its next helper.
     func profile(for request: GitCredential.Request) -> String? { GitCredential.profile(for: request, named: named, in: file) }
-    func gitURLs(profile: String) -> [String]? { file.profiles[profile]?.gitURLs }
-    func decline(_ refusal: GitCredential.Refusal) { writeAll(2, refusal.message + "\n") }
     func profile(forServerURL serverURL: String) -> String? { file.profile(forRegistry: DockerCredential.registryHost(serverURL)) }
 
     func accessToken(profile: String) -> IssuedToken {
-        front.stored([.access], of: profile, minTTL: nil, idNeeded: false, file, handover)[.access]!
+        front.tokens([.access], of: profile, minTTL: nil, idNeeded: false, file, handover)[.access]!
     }
 
     // Not read-only: cog-cred-cli's (only get and list come here).

@@ -32,6 +32,4 @@ let store = SecretServiceStore(environment: environment)
 let agent = AgentConnection.configured(environment)
 if agent == nil && ReadRequest.mayBeRead(arguments) { store.connect() }
 guard let request = ReadRequest.parse(arguments) else { handover.run() }
-let front = Front(request: request, environment: environment, store: store)
-if let agent { front.answer(through: agent, handover) }
-front.answer(handover)
+Front(request: request, environment: environment, source: agent.map { .agent($0) } ?? .keyring(store)).answer(handover)

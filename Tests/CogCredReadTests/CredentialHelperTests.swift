@@ -43,7 +43,9 @@ final class MemoryHelperStore: GitCredentialStore, DockerCredentialStore {
     }
     func malformed(_ error: GitCredential.ParseError) -> Failure { .malformed(error) }
     func profile(for request: GitCredential.Request) -> String? { GitCredential.profile(for: request, named: named, in: file) }
-    func gitURLs(profile: String) -> [String]? { file.profiles[profile]?.gitURLs }
+    func token(for request: GitCredential.Request) throws(Failure) -> GitCredential.Lookup {
+        try GitCredential.lookup(request, named: named, in: file) { (profile: String) throws(Failure) in try accessToken(profile: profile) }
+    }
     func decline(_ refusal: GitCredential.Refusal) { declined.append(refusal) }
     func forgetAccessToken(profile: String, onlyIf isIt: @escaping (String) -> Bool) {
         if let token = tokens[profile], isIt(token.value) { tokens[profile] = nil }
@@ -57,6 +59,9 @@ final class MemoryHelperStore: GitCredentialStore, DockerCredentialStore {
     func refused(_ refusal: DockerCredential.Refusal) -> Failure { .refused(refusal) }
     func profile(forServerURL serverURL: String) -> String? {
         named ?? file.profile(forRegistry: DockerCredential.registryHost(serverURL))
+    }
+    func token(forServerURL serverURL: String) throws(Failure) -> IssuedToken? {
+        try profile(forServerURL: serverURL).map { (profile: String) throws(Failure) in try accessToken(profile: profile) }
     }
     func forgetAccessToken(profile: String) { tokens[profile] = nil }
     func config() -> ConfigFile { file }

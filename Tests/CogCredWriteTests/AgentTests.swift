@@ -53,7 +53,7 @@ import CogCredTestSupport
         // And the agent says no more when asked for them by name.
         let answer = AgentService(
             config: { ConfigFile() }, manager: { _, _ in throw ConfigError.missingDomain }, store: store, describe: { AgentFailure(.other, "\($0)") }
-        ).answer(Array(AgentProtocol.request(.read, ["profile": .string("default"), "kinds": .array([.string("refresh")])]).utf8.dropLast())) { _ in }
+        ).answer(Array(AgentRequest.read(profile: "default", kinds: [.refresh], binding: nil).line.utf8.dropLast())) { _ in }
         #expect(!answer.contains("refresh-1"))
     }
 
@@ -114,7 +114,8 @@ import CogCredTestSupport
         #expect(try store.read(.refresh, profile: "default") == "refresh-2")
         let status = try client.status(profile: "default")
         #expect(status.signedIn && status.profile == "default" && status.accessTokenExpiresAt == now + 3500)
-        #expect(AgentWire.status(AgentWire.status(status)) == status)
+        // The one shape, status --json's, read back as it was.
+        #expect(StatusAnswer(fields: StatusAnswer(status).fields)?.status == status)
         #expect(try client.signOut(profile: "default", scope: .local, forgettingDevice: false).removed == 2)
         #expect(try store.read(.refresh, profile: "default") == nil)
         #expect(try client.profile("default") == testProfile)
@@ -175,13 +176,13 @@ import CogCredTestSupport
             #expect(service.answer(Array("{\"v\":\(version),\"op\":\"tokens\"}".utf8)) { _ in }.contains("\"category\":\"protocol\""))
         }
         // Tokens are access and ID tokens: asked for a refresh token, the agent refuses.
-        let refresh = service.answer(Array(AgentProtocol.request(.tokens, ["profile": .string("default"), "kinds": .array([.string("refresh")])]).utf8.dropLast())) { _ in }
+        let refresh = service.answer(Array(AgentRequest.tokens(AgentRequest.Tokens(profile: "default", kinds: [.refresh])).line.utf8.dropLast())) { _ in }
         #expect(refresh.contains("\"error\""))
     }
 
     @Test func noAgentAtThePathIs69NamingItAndTheVariable() {
         let path = "/nonexistent-\(UUID().uuidString)/agent"
-        #expect { try AgentConnection(path: path).ask(.status, [:]) { _ in } } throws: { error in
+        #expect { let _: StatusAnswer = try AgentConnection(path: path).ask(.status(profile: "default")) { _ in } } throws: { error in
             let failure = error as? AgentFailure
             return failure?.category == .secretServiceUnavailable && failure?.message.contains(path) == true
                 && failure?.message.contains("COG_CRED_AGENT") == true

@@ -53,18 +53,15 @@ public struct AgentConnection: Sendable {
         .unreachable(path, reason: reason, place: place)
     }
 
-    /// Sends one request and returns the `ok` object of the answer. The
-    /// agent's notes are passed to `note` as they arrive. The agent must run
-    /// as this process's user: one of another user (a squatted path, an
-    /// `ssh -R` that could not bind, root's, which serves root only) is
-    /// sent nothing.
-    public func ask(_ operation: AgentProtocol.Operation, _ fields: [String: JSONValue], note: (String) -> Void)
-        throws(AgentFailure) -> [String: JSONValue]
-    {
+    /// Sends one request and returns its answer. The agent's notes are
+    /// passed to `note` as they arrive. The agent must run as this
+    /// process's user: one of another user (a squatted path, an `ssh -R`
+    /// that could not bind, root's, which serves root only) is sent nothing.
+    public func ask<Answer: AgentAnswer>(_ request: AgentRequest, note: (String) -> Void) throws(AgentFailure) -> Answer {
         let fd = try connect()
         defer { close(fd) }
         _ = clinux_receive_timeout(fd, Self.quietSeconds)
-        guard sendAll(fd, AgentProtocol.request(operation, fields)) else {
+        guard sendAll(fd, request.line) else {
             throw unreachable("it closed the connection (\(String(cString: strerror(errno)))); is the agent behind this socket still running?")
         }
         var reader = LineReader(fd: fd, limit: AgentProtocol.answerLimit)
@@ -82,18 +79,19 @@ public struct AgentConnection: Sendable {
                 if reader.total == 0 { throw unreachable("it closed the connection without an answer; is the agent behind this socket still running?") }
                 throw .broken(path, "closed the connection in the middle of its answer")
             }
-            guard let answer = JSONValue.parse(line), let version = answer["v"] else {
+            guard let answer = JSONValue.parse(line), let version = answer[AgentProtocol.versionField] else {
                 throw .broken(path, "sent an answer that is not one JSON object a line")
             }
             guard version == .int(AgentProtocol.version) else {
                 throw .versionMismatch(theirs: AgentProtocol.version(of: version), ours: AgentProtocol.version, side: "agent at \(path)")
             }
-            if let text = answer["note"]?.stringValue {
+            if let text = answer[AgentProtocol.noteField]?.stringValue {
                 note(text)
-            } else if let ok = answer["ok"]?.objectValue {
-                return ok
-            } else if let error = answer["error"], let message = error["message"]?.stringValue {
-                throw AgentFailure(FailureCategory(wireName: error["category"]?.stringValue ?? ""), message)
+            } else if let ok = answer[AgentProtocol.okField]?.objectValue {
+                guard let read = Answer(fields: ok) else { throw .broken(path, "sent an answer that cannot be read") }
+                return read
+            } else if let failure = CheckAnswer.failure(answer[AgentProtocol.errorField]) {
+                throw failure
             } else {
                 throw .broken(path, "sent an answer that cannot be read")
             }

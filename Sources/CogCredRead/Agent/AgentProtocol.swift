@@ -2,7 +2,8 @@
 // UNIX socket: plain text, one JSON object a line, one request and one
 // answer a connection. Both sides build and read the lines here.
 //
-// A request: {"v": 1, "op": "tokens", ...the operation's fields}.
+// A request: {"v": 1, "op": "tokens", ...the operation's fields}, its
+// fields and the answers' named in AgentMessages.
 // The answer: any number of notes, {"v": 1, "note": "..."}, lines for the
 // person the agent's work produced (a still-valid token handed out after a
 // failed refresh), said as they happen; then {"v": 1, "ok": {...}} or
@@ -28,27 +29,12 @@ public enum AgentProtocol {
     /// A client that sends nothing for this long is dropped.
     public static let silenceLimit = 10
 
-    public enum Operation: String, Sendable {
-        /// Fresh tokens of `kinds` for `profile` (or the profile of a `git`
-        /// request or `registry` host), refreshed by the agent when due.
-        case tokens
-        case refresh
-        /// What is stored, without a secret in it (SessionStatus).
-        case status
-        /// Whether Cognito still honours the session (SessionCheck).
+    /// The operation a request names (AgentRequest says what each asks).
+    enum Operation: String, Sendable {
+        case tokens, refresh, status, profile, profiles, read, write, delete, stop
         case checkSession = "check-session"
         case signOut = "sign-out"
-        /// The profile's configuration on the agent's machine (no secret in it).
-        case profile
-        /// Items of the kinds a client may read (`AgentProtocol.readable`).
-        case read
-        case write
-        case delete
-        /// SECRET_HASH for a username, made with the client secret the agent keeps.
         case secretHash = "secret-hash"
-        /// The agent answers with its pid, then removes its socket and exits
-        /// (`cog-cred agent --stop`).
-        case stop
     }
 
     /// The version a line says, for a message: 0 when it is not a whole number.
@@ -61,36 +47,31 @@ public enum AgentProtocol {
     /// the client secret or a remembered device's keys.
     public static let readable: [SecretKind] = [.access, .id, .identityID, .awsCredentials]
 
-    /// A request's line, newline included.
-    public static func request(_ operation: Operation, _ fields: [String: JSONValue]) -> String {
+    /// The lines' own fields.
+    static let versionField = "v"
+    static let operationField = "op"
+    static let noteField = "note"
+    static let okField = "ok"
+    static let errorField = "error"
+
+    /// A request's line, newline included (AgentRequest.line).
+    static func request(_ operation: Operation, _ fields: [String: JSONValue]) -> String {
         var members = fields
-        members["v"] = .int(version)
-        members["op"] = .string(operation.rawValue)
+        members[versionField] = .int(version)
+        members[operationField] = .string(operation.rawValue)
         return JSONValue.object(members).compactText + "\n"
     }
 
     public static func note(_ text: String) -> String {
-        JSONValue.object(["v": .int(version), "note": .string(text)]).compactText + "\n"
+        JSONValue.object([versionField: .int(version), noteField: .string(text)]).compactText + "\n"
     }
 
-    public static func ok(_ fields: [String: JSONValue]) -> String {
-        JSONValue.object(["v": .int(version), "ok": .object(fields)]).compactText + "\n"
+    public static func ok<Answer: AgentAnswer>(_ answer: Answer) -> String {
+        JSONValue.object([versionField: .int(version), okField: .object(answer.fields)]).compactText + "\n"
     }
 
-    public static func error(_ category: FailureCategory, _ message: String) -> String {
-        let error: [String: JSONValue] = ["category": .string(category.wireName), "message": .string(message)]
-        return JSONValue.object(["v": .int(version), "error": .object(error)]).compactText + "\n"
-    }
-
-    /// Tokens by kind, as an answer carries them.
-    public static func tokens(_ tokens: [SecretKind: String]) -> JSONValue {
-        .object(tokens.reduce(into: [:]) { $0[$1.key.rawValue] = .string($1.value) })
-    }
-
-    public static func kinds(_ value: JSONValue?) -> [SecretKind]? {
-        guard let list = value?.arrayValue else { return nil }
-        let kinds = list.compactMap { $0.stringValue.flatMap(SecretKind.init(rawValue:)) }
-        return kinds.count == list.count ? kinds : nil
+    public static func error(_ failure: AgentFailure) -> String {
+        JSONValue.object([versionField: .int(version), errorField: CheckAnswer.failure(failure)]).compactText + "\n"
     }
 }
 

@@ -72,8 +72,10 @@ public protocol DockerCredentialStore {
     func refused(_ refusal: DockerCredential.Refusal) -> Failure
     /// The profile that answers for the registry of `serverURL`; nil: none.
     func profile(forServerURL serverURL: String) throws(Failure) -> String?
-    /// A fresh access token of `profile`.
-    func accessToken(profile: String) throws(Failure) -> IssuedToken
+    /// A fresh access token of the profile that answers for the registry
+    /// of `serverURL` (where the configuration is at hand: that profile's
+    /// `accessToken`; an agent's own); nil: none does.
+    func token(forServerURL serverURL: String) throws(Failure) -> IssuedToken?
     /// Forgets the access token of `profile`: the next get refreshes.
     func forgetAccessToken(profile: String) throws(Failure)
     /// The profiles, for `list`.
@@ -105,12 +107,13 @@ extension DockerCredential {
         switch action {
         case .get, .erase:
             let serverURL = serverURL(try store.input(limit: 65536))
-            guard let profile = try store.profile(forServerURL: serverURL) else { throw store.refused(.notFound) }
-            if action == .erase {
-                try store.forgetAccessToken(profile: profile)
-                return ""
+            if action == .get {
+                guard let token = try store.token(forServerURL: serverURL) else { throw store.refused(.notFound) }
+                return answer(serverURL: serverURL, token: token) + "\n"
             }
-            return answer(serverURL: serverURL, token: try store.accessToken(profile: profile)) + "\n"
+            guard let profile = try store.profile(forServerURL: serverURL) else { throw store.refused(.notFound) }
+            try store.forgetAccessToken(profile: profile)
+            return ""
         case .store:
             // Only checked: the tokens are Cognito's, never the ones docker was given.
             guard let credential = Credential(try store.input(limit: 1 << 20)) else { throw store.refused(.notACredential) }

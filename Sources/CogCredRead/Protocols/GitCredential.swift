@@ -94,6 +94,28 @@ public enum GitCredential {
         return config.profile(forGit: target.scheme, host: target.host, path: target.path)
     }
 
+    /// What `get` answers a request with.
+    public enum Lookup {
+        /// No profile answers for the host: git asks its next helper, in
+        /// silence (a helper set for every host is asked about every server).
+        case none
+        /// A profile answers, and may not have its token go there (said once).
+        case declined(Refusal)
+        case token(IssuedToken)
+    }
+
+    /// What a store with the profiles' configuration at hand answers
+    /// `request` with: the profile named (`--profile`), else the one whose
+    /// git URLs match, held to the helper's rules (`refusal`) with its own
+    /// git URLs; its token from `token`.
+    public static func lookup<Failure: Error>(
+        _ request: Request, named: String?, in config: ConfigFile, token: (String) throws(Failure) -> IssuedToken
+    ) throws(Failure) -> Lookup {
+        guard let profile = profile(for: request, named: named, in: config) else { return .none }
+        if let refusal = refusal(of: request, profile: profile, patterns: config.profiles[profile]?.gitURLs) { return .declined(refusal) }
+        return .token(try token(profile))
+    }
+
     /// The answer to `get`. With the authtype capability: a Bearer
     /// credential that git must not store (ephemeral); otherwise
     /// username/password, with the token's own expiry so git's storage
@@ -225,14 +247,14 @@ public protocol GitCredentialStore {
     func input() throws(Failure) -> [UInt8]
     /// Malformed input, as this store fails on it.
     func malformed(_ error: GitCredential.ParseError) -> Failure
-    /// The profile that answers `request`; nil: none (git asks its next helper).
-    func profile(for request: GitCredential.Request) throws(Failure) -> String?
-    /// The `git-url` patterns of `profile`, as configured (nil: none, or no such profile).
-    func gitURLs(profile: String) throws(Failure) -> [String]?
+    /// What `get` answers `request` with: the access token of the profile
+    /// that answers it (`GitCredential.lookup`, where the configuration is
+    /// at hand; an agent's own), nothing, or why not.
+    func token(for request: GitCredential.Request) throws(Failure) -> GitCredential.Lookup
     /// Says why no token is handed out (stderr, once).
     func decline(_ refusal: GitCredential.Refusal)
-    /// A fresh access token of `profile`.
-    func accessToken(profile: String) throws(Failure) -> IssuedToken
+    /// The profile an `erase` of `request` is for; nil: none.
+    func profile(for request: GitCredential.Request) throws(Failure) -> String?
     /// Forgets the access token of `profile` if `isIt` says it is the one.
     func forgetAccessToken(profile: String, onlyIf isIt: @escaping (String) -> Bool) throws(Failure)
 }
@@ -258,14 +280,13 @@ extension GitCredential {
         }
         switch action {
         case .get:
-            // No profile for this host: git asks its next helper, in silence
-            // (a helper set for every host is asked about every server).
-            guard let profile = try store.profile(for: request) else { return "" }
-            if let refusal = refusal(of: request, profile: profile, patterns: try store.gitURLs(profile: profile)) {
+            switch try store.token(for: request) {
+            case .none: return ""
+            case .declined(let refusal):
                 store.decline(refusal)
                 return ""
+            case .token(let token): return answer(request, token: token)
             }
-            return answer(request, token: try store.accessToken(profile: profile))
         case .erase:
             // The server rejected our token: the next get refreshes.
             guard let profile = try store.profile(for: request) else { return "" }

@@ -19,6 +19,35 @@ public func rfc3339(_ seconds: Int64) -> String {
         + "T\(pad(parts.tm_hour, 2)):\(pad(parts.tm_min, 2)):\(pad(parts.tm_sec, 2))Z"
 }
 
+/// The Unix seconds of an RFC 3339 UTC timestamp as `rfc3339` writes it
+/// (`2026-11-21T21:05:00Z`); nil for any other text.
+public func rfc3339Seconds(_ text: String) -> Int64? {
+    let bytes = Array(text.utf8)
+    guard bytes.count == 20, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"), bytes[10] == UInt8(ascii: "T"),
+        bytes[13] == UInt8(ascii: ":"), bytes[16] == UInt8(ascii: ":"), bytes[19] == UInt8(ascii: "Z")
+    else { return nil }
+    func number(_ range: Range<Int>) -> Int32? {
+        var value: Int32 = 0
+        for byte in bytes[range] {
+            guard byte >= 48 && byte <= 57 else { return nil }
+            value = value * 10 + Int32(byte - 48)
+        }
+        return value
+    }
+    guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10), let hour = number(11..<13),
+        let minute = number(14..<16), let second = number(17..<19), (1...12).contains(month), (1...31).contains(day), hour < 24,
+        minute < 60, second < 61
+    else { return nil }
+    var parts = tm()
+    parts.tm_year = year - 1900
+    parts.tm_mon = month - 1
+    parts.tm_mday = day
+    parts.tm_hour = hour
+    parts.tm_min = minute
+    parts.tm_sec = second
+    return Int64(timegm(&parts))
+}
+
 /// A short human duration such as `59m 12s` or `2h 3m`, for status output.
 public func humanDuration(_ seconds: Int64) -> String {
     let s = abs(seconds)

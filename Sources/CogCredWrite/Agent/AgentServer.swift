@@ -152,13 +152,13 @@ public struct AgentServer: Sendable {
             if connection.buffer.count > AgentProtocol.requestLimit {
                 drop(
                     fd, saying: "refused a request over \(AgentProtocol.requestLimit) bytes",
-                    answer: AgentProtocol.error(.protocolViolation, "the agent takes requests of at most \(AgentProtocol.requestLimit) bytes"))
+                    answer: AgentProtocol.error(AgentFailure(.protocolViolation, "the agent takes requests of at most \(AgentProtocol.requestLimit) bytes")))
                 return
             }
             if workers.held > bounds.requestBytes, let largest = reading.values.max(by: { $0.buffer.count < $1.buffer.count }) {
                 drop(
                     largest.fd, saying: "dropped the client sending the largest request: the requests held passed \(bounds.requestBytes >> 20) MiB",
-                    answer: AgentProtocol.error(.temporary, "the agent holds too much at once; send the request again"))
+                    answer: AgentProtocol.error(AgentFailure(.temporary, "the agent holds too much at once; send the request again")))
             }
         }
 

@@ -37,88 +37,71 @@ public struct AgentService: Sendable {
 
     /// The answer's last line to one request line; `note` says what comes before it.
     public func answer(_ line: [UInt8], note: @escaping @Sendable (String) -> Void) -> String {
-        guard let request = JSONValue.parse(line), let version = request["v"] else {
-            return AgentProtocol.error(.protocolViolation, "the agent reads one JSON object a line, with \"v\": \(AgentProtocol.version)")
-        }
-        guard version == .int(AgentProtocol.version) else {
-            let failure = AgentFailure.versionMismatch(theirs: AgentProtocol.version(of: version), ours: AgentProtocol.version, side: "client")
-            return AgentProtocol.error(failure.category, failure.message)
-        }
-        guard let name = request["op"]?.stringValue, let operation = AgentProtocol.Operation(rawValue: name) else {
-            return AgentProtocol.error(.protocolViolation, "the agent does not know the operation \(request["op"]?.compactText ?? "null")")
-        }
-        do {
-            return AgentProtocol.ok(try run(operation, request, note: note))
-        } catch {
-            let failure = describe(error)
-            return AgentProtocol.error(failure.category, failure.message)
+        switch AgentRequest.read(line) {
+        case .failure(let failure): return AgentProtocol.error(failure)
+        case .success(let request):
+            do {
+                return AgentProtocol.ok(try run(request, note: note))
+            } catch {
+                return AgentProtocol.error(describe(error))
+            }
         }
     }
 
-    func run(_ operation: AgentProtocol.Operation, _ request: JSONValue, note: @escaping @Sendable (String) -> Void) throws
-        -> [String: JSONValue]
-    {
-        switch operation {
-        case .tokens:
-            // Tokens are the access and ID tokens: nothing else is handed out.
-            guard let kinds = AgentProtocol.kinds(request["kinds"]), let first = kinds.first, kinds.allSatisfy({ $0 == .access || $0 == .id })
-            else { throw Self.malformed("kinds") }
-            guard let name = try profile(of: request, note: note) else { return [:] }
+    func run(_ request: AgentRequest, note: @escaping @Sendable (String) -> Void) throws -> any AgentAnswer {
+        if let name = request.profile, let problem = ProfileValidation.profileNameProblem(name) {
+            throw InputError("invalid profile name: \(problem)", category: .usage)
+        }
+        switch request {
+        case .tokens(let asked):
+            guard let name = try profile(of: asked, note: note) else { return TokensAnswer(profile: nil, tokens: [:]) }
             let session = try manager(name, note)
-            let minTTL = AgentWire.int(request["min-ttl"])
-            // The bounds the command lines take it within.
-            if let minTTL, !ReadRequest.tokenMinTTL.contains(minTTL) { throw Self.malformed("min-ttl") }
-            let policy = RefreshPolicy(minTTL: minTTL)
-            if kinds.count == 1 {
-                let token = try session.currentToken(first == .id ? .id : .access, policy: policy)
-                return ["profile": .string(name), "tokens": AgentProtocol.tokens([first: token.value])]
+            let policy = RefreshPolicy(minTTL: asked.minTTL)
+            if asked.kinds.count == 1 {
+                let kind = asked.kinds[0]
+                let token = try session.currentToken(kind == .id ? .id : .access, policy: policy)
+                return TokensAnswer(profile: name, tokens: [kind: token.value])
             }
-            return ["profile": .string(name), "tokens": Self.tokens(try session.currentTokens(policy: policy))]
-        case .refresh:
-            return ["tokens": Self.tokens(try manager(try named(request), note).refresh())]
-        case .status:
-            return ["status": AgentWire.status(try manager(try named(request), note).status())]
-        case .checkSession:
-            return ["check": AgentWire.check(try manager(try named(request), note).checkSession(), describe)]
-        case .signOut:
-            let scope = AgentWire.scopes.first { $0.1 == request["scope"]?.stringValue }?.0 ?? .local
-            let result = try manager(try named(request), note).signOut(scope, forgettingDevice: request["forget-device"] == .bool(true))
-            return ["removed": .int(Int64(result.removed)), "at-cognito": .string(result.atCognito.rawValue)]
-        case .profile:
-            let name = try named(request)
+            return TokensAnswer(profile: name, tokens: Self.tokens(try session.currentTokens(policy: policy)))
+        case .refresh(let name):
+            return TokensAnswer(profile: name, tokens: Self.tokens(try manager(name, note).refresh()))
+        case .status(let name):
+            return StatusAnswer(try manager(name, note).status())
+        case .checkSession(let name):
+            return CheckAnswer(try manager(name, note).checkSession().outcome { describe($0).message })
+        case .signOut(let name, let scope, let forgetDevice):
+            let result = try manager(name, note).signOut(SignOutScope(word: scope) ?? .local, forgettingDevice: forgetDevice)
+            return SignOutAnswer(removed: result.removed, atCognito: result.atCognito.rawValue)
+        case .profile(let name):
             let file = try config()
             guard let profile = file.profiles[name] else { throw file.notFound(name, path: "the agent's configuration") }
-            guard let config = JSONValue.parse(ConfigFile(profiles: [name: profile]).encoded()) else { throw Self.malformed("profile") }
-            return ["config": config]
-        case .read:
-            guard let kinds = AgentProtocol.kinds(request["kinds"]) else { throw Self.malformed("kinds") }
+            return ProfileAnswer(config: try Self.json(ConfigFile(profiles: [name: profile])))
+        case .profiles:
+            let file = try config()
+            let statuses = file.profiles.keys.reduce(into: [String: SessionStatus]()) { statuses, name in
+                statuses[name] = try? manager(name, note).status()
+            }
+            return ProfilesAnswer(config: try Self.json(file), statuses: statuses)
+        case .read(let name, let kinds, let binding):
             // Never the refresh token, the client secret or a device's keys.
             let readable = kinds.filter { AgentProtocol.readable.contains($0) }
-            let found = try store.read(readable, profile: try named(request), binding: AgentWire.binding(request["binding"]))
-            return ["items": .object(found.reduce(into: [:]) { $0[$1.key.rawValue] = AgentWire.stored($1.value) })]
-        case .write:
-            guard let kind = request["kind"]?.stringValue.flatMap(SecretKind.init(rawValue:)), let secret = request["secret"]?.stringValue,
-                let context = AgentWire.context(request["context"])
-            else { throw Self.malformed("write") }
-            let name = try named(request)
+            return ItemsAnswer(try store.read(readable, profile: name, binding: binding))
+        case .write(let name, let kind, let secret, let context):
             try admit(secret, for: name, context: context)
             try store.writePatiently(kind, profile: name, secret: secret, context: context)
-            return [:]
-        case .delete:
-            guard let kind = request["kind"]?.stringValue.flatMap(SecretKind.init(rawValue:)) else { throw Self.malformed("kind") }
-            return ["existed": .bool(try store.delete(kind, profile: try named(request)))]
-        case .secretHash:
-            let name = try named(request)
-            guard let username = request["username"]?.stringValue else { throw Self.malformed("username") }
+            return DoneAnswer()
+        case .delete(let name, let kind):
+            return DeletedAnswer(existed: try store.delete(kind, profile: name))
+        case .secretHash(let name, let username):
             let session = try manager(name, note)
             guard session.profile.clientSecretInKeyring == true,
                 let secret = try store.read(.clientSecret, profile: name, binding: session.profile.binding)
             else { throw ConfigError.clientSecretMissing(profile: name) }
-            return ["hash": .string(SecretHash.compute(username: username, clientID: session.profile.clientID, clientSecret: secret))]
+            return SecretHashAnswer(hash: SecretHash.compute(username: username, clientID: session.profile.clientID, clientSecret: secret))
         case .stop:
             // Once this answer is sent (AgentWorkers).
             control.stopAsked.withLock { $0 = true }
-            return ["pid": .int(Int64(getpid()))]
+            return StopAnswer(pid: Int64(getpid()))
         }
     }
 
@@ -127,22 +110,25 @@ public struct AgentService: Sendable {
     /// A git request's target is held to the git helper's rules
     /// (GitCredential.refusal), with the profile's git URLs as configured
     /// here: nil, and `note` says why, when it may not have a token.
-    func profile(of request: JSONValue, note: (String) -> Void) throws -> String? {
-        let named = request["profile"] == nil ? nil : try named(request)
-        if let git = request["git"], let scheme = git["protocol"]?.stringValue, let host = git["host"]?.stringValue {
+    func profile(of asked: AgentRequest.Tokens, note: (String) -> Void) throws -> String? {
+        if let git = asked.git {
             let file = try config()
             let target = GitCredential.Request(
-                attributes: [("protocol", scheme), ("host", host)] + (git["path"]?.stringValue.map { [("path", $0)] } ?? []))
-            guard let name = GitCredential.profile(for: target, named: named, in: file) else { return nil }
+                attributes: [("protocol", git.scheme), ("host", git.host)] + (git.path.map { [("path", $0)] } ?? []))
+            guard let name = GitCredential.profile(for: target, named: asked.profile, in: file) else { return nil }
             if let refusal = GitCredential.refusal(of: target, profile: name, patterns: file.profiles[name]?.gitURLs) {
                 note(refusal.message)
                 return nil
             }
             return name
         }
-        if let named { return named }
-        if let registry = request["registry"]?.stringValue { return try config().profile(forRegistry: registry) }
-        throw Self.malformed("profile")
+        if let named = asked.profile { return named }
+        return try asked.registry.flatMap { try config().profile(forRegistry: $0) }
+    }
+
+    static func json(_ file: ConfigFile) throws -> JSONValue {
+        guard let config = JSONValue.parse(file.encoded()) else { throw AgentFailure(.other, "the agent's configuration cannot be written out") }
+        return config
     }
 
     /// What the agent keeps is bounded for whoever reaches its socket: the
@@ -170,20 +156,10 @@ public struct AgentService: Sendable {
         }
     }
 
-    func named(_ request: JSONValue) throws -> String {
-        guard let name = request["profile"]?.stringValue else { throw Self.malformed("profile") }
-        if let problem = ProfileValidation.profileNameProblem(name) { throw InputError("invalid profile name: \(problem)", category: .usage) }
-        return name
-    }
-
-    static func tokens(_ tokens: RefreshedTokens) -> JSONValue {
+    static func tokens(_ tokens: RefreshedTokens) -> [SecretKind: String] {
         var values = [SecretKind.access: tokens.access.value]
         values[.id] = tokens.id?.value
-        return AgentProtocol.tokens(values)
-    }
-
-    static func malformed(_ field: String) -> AgentFailure {
-        AgentFailure(.protocolViolation, "the agent got a request whose \(field) cannot be read")
+        return values
     }
 }
 

@@ -17,24 +17,16 @@ public struct AgentTokenStore: TokenStore {
         var result = kinds.reduce(into: [SecretKind: StoredSecret]()) { $0[$1] = AgentProtocol.readable.contains($1) ? .absent : .withheld }
         let asked = kinds.filter { AgentProtocol.readable.contains($0) }
         if asked.isEmpty { return result }
-        let fields: [String: JSONValue] = [
-            "profile": .string(profile), "kinds": .array(asked.map { .string($0.rawValue) }), "binding": AgentWire.binding(binding),
-        ]
-        let items = try ask(.read, fields)["items"]
+        let answer: ItemsAnswer = try ask(.read(profile: profile, kinds: asked, binding: binding))
         for kind in asked {
-            guard let stored = AgentWire.stored(items?[kind.rawValue]) else {
-                throw .agent(.broken(agent.connection.path, "sent items that cannot be read"))
-            }
+            guard let stored = answer.items[kind] else { throw .agent(.broken(agent.connection.path, "sent items that cannot be read")) }
             result[kind] = stored
         }
         return result
     }
 
     public func write(_ kind: SecretKind, profile: String, secret: String, context: ItemContext) throws(SecretServiceError) {
-        let fields: [String: JSONValue] = [
-            "profile": .string(profile), "kind": .string(kind.rawValue), "secret": .string(secret), "context": AgentWire.context(context),
-        ]
-        _ = try ask(.write, fields)
+        let _: DoneAnswer = try ask(.write(profile: profile, kind: kind, secret: secret, context: context))
     }
 
     /// The agent writes a refresh token patiently itself.
@@ -43,14 +35,15 @@ public struct AgentTokenStore: TokenStore {
     }
 
     public func delete(_ kind: SecretKind, profile: String) throws(SecretServiceError) -> Bool {
-        try ask(.delete, ["profile": .string(profile), "kind": .string(kind.rawValue)])["existed"] == .bool(true)
+        let answer: DeletedAnswer = try ask(.delete(profile: profile, kind: kind))
+        return answer.existed
     }
 
     public func prepareWrites() {}
 
-    func ask(_ operation: AgentProtocol.Operation, _ fields: [String: JSONValue]) throws(SecretServiceError) -> [String: JSONValue] {
+    func ask<Answer: AgentAnswer>(_ request: AgentRequest) throws(SecretServiceError) -> Answer {
         do {
-            return try agent.ask(operation, fields)
+            return try agent.ask(request)
         } catch {
             throw .agent(error)
         }

@@ -93,15 +93,12 @@ final class AgentWorkers: Sendable {
         }
     }
 
-    /// Whose turn a request takes: the profile it names, else the git host
-    /// or registry the agent finds one for; read from a line of a
-    /// reasonable size only (a larger one is malformed, or a write, and
-    /// shares one turn with the others like it).
+    /// Whose turn a request takes (AgentRequest.turn), read from a line of a
+    /// reasonable size only, in the reading loop: a larger one is malformed,
+    /// or a write, and shares one turn with the others like it.
     static func key(of line: [UInt8]) -> String {
-        guard line.count <= 64 << 10, let request = JSONValue.parse(line) else { return "" }
-        if let profile = request["profile"]?.stringValue { return "profile " + profile }
-        if let host = request["git"]?["host"]?.stringValue { return "git " + host }
-        return request["registry"]?.stringValue.map { "registry " + $0 } ?? ""
+        guard line.count <= 64 << 10, case .success(let request) = AgentRequest.read(line) else { return "" }
+        return request.turn
     }
 }
 

@@ -17,19 +17,26 @@ public enum SessionCheck: Sendable {
     /// A machine profile: its token is the app client's own, with no
     /// session behind it to ask about.
     case noSession
-}
 
-/// The one call `checkSession` made: the cheapest one the stored tokens allow.
-public enum SessionCheckWay: Sendable, Equatable {
-    /// GetUser with the access token: it needs the token's
-    /// aws.cognito.signin.user.admin scope (the API's sign-ins have it).
-    case getUser
-    /// The managed login's userInfo endpoint: it needs `openid` (a
-    /// browser sign-in that asked for it).
-    case userInfo
-    /// A refresh, which stores the new tokens: for an access token with
-    /// neither scope, or one too near its end to be asked about.
-    case refresh
+    /// As said to a person: each failure in `words`.
+    public func outcome(_ words: (any CogCredFailure) -> String) -> CheckOutcome {
+        switch self {
+        case .stands(let way): return .stands(way: way)
+        case .refused(let failure): return .refused(AgentFailure(failure.category, words(failure)))
+        case .couldNotCheck(let failure): return .couldNotCheck(AgentFailure(failure.category, words(failure)))
+        case .noSession: return .noSession
+        }
+    }
+
+    /// An outcome said by an agent, its failures as it worded them.
+    public init(_ outcome: CheckOutcome) {
+        switch outcome {
+        case .stands(let way): self = .stands(way: way)
+        case .refused(let failure): self = .refused(failure)
+        case .couldNotCheck(let failure): self = .couldNotCheck(failure)
+        case .noSession: self = .noSession
+        }
+    }
 }
 
 extension LocalSession {

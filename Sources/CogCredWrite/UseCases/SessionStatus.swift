@@ -101,31 +101,3 @@ extension TokenManager {
         return StatusReport(session: session, checks: checks)
     }
 }
-
-
-/// The state of a profile's session: what `status` shows.
-public struct SessionStatus: Sendable, Equatable {
-    public var profile: String
-    /// A refresh token is stored, so tokens can be had without a password.
-    public var signedIn: Bool
-    /// Tokens are stored for the profile, but issued by another pool or
-    /// client than it names now (or saved unbound by cog-cred 0.1).
-    public var boundElsewhere: Bool
-    public var username: String?
-    public var accessTokenExpiresAt: Int64?
-    public var idTokenExpiresAt: Int64?
-    public var email: String?
-    public var emailVerified: Bool?
-    /// `cognito:username` from the ID token.
-    public var cognitoUsername: String?
-    public var sub: String?
-    /// When the user last typed a password (or passed MFA).
-    public var authTime: Int64?
-    /// The access token's granted scopes (space-separated).
-    public var scope: String?
-    /// The user's identity in the profile's identity pool, once asked for.
-    public var identityID: String?
-    /// When the stored AWS credentials expire.
-    public var awsCredentialsExpireAt: Int64?
-    public var now: Int64
-}

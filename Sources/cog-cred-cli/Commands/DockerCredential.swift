@@ -62,8 +62,8 @@ struct DockerCredentialCommand: ParsableCommand, HelpExamples {
             return try wiring.profiles.profileName(forRegistry: serverURL)
         }
 
-        func accessToken(profile: String) throws -> IssuedToken {
-            try wiring.tokenManager(named: profile).currentToken(.access)
+        func token(forServerURL serverURL: String) throws -> IssuedToken? {
+            try profile(forServerURL: serverURL).map { try wiring.tokenManager(named: $0).currentToken(.access) }
         }
 
         func forgetAccessToken(profile: String) throws { try wiring.tokenManager(named: profile).forgetAccessToken() }

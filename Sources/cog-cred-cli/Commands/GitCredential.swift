@@ -62,12 +62,13 @@ struct GitCredentialCommand: ParsableCommand, HelpExamples {
             return try wiring.profiles.profileName(for: request)
         }
 
-        func gitURLs(profile: String) throws -> [String]? { try wiring.profiles.load().profiles[profile]?.gitURLs }
-        func decline(_ refusal: GitCredential.Refusal) { Output.note(refusal.message) }
-
-        func accessToken(profile: String) throws -> IssuedToken {
-            try wiring.tokenManager(named: profile).currentToken(.access)
+        func token(for request: GitCredential.Request) throws -> GitCredential.Lookup {
+            try GitCredential.lookup(request, named: named, in: try wiring.profiles.load()) { (profile: String) throws -> IssuedToken in
+                try wiring.tokenManager(named: profile).currentToken(.access)
+            }
         }
+
+        func decline(_ refusal: GitCredential.Refusal) { Output.note(refusal.message) }
 
         func forgetAccessToken(profile: String, onlyIf isIt: @escaping (String) -> Bool) throws {
             try wiring.tokenManager(named: profile).forgetAccessToken(onlyIf: isIt)
