@@ -112,7 +112,8 @@ struct Wiring {
     /// The agent COG_CRED_AGENT names, unless this process is an agent.
     var agent: AgentClient? {
         guard Wiring.serving.withLock({ $0 }) == nil, let connection = AgentConnection.configured({ environment[$0] }) else { return nil }
-        return AgentClient(connection, warn: { Output.note($0) })
+        let trace: (@Sendable (String) -> Void)? = DebugTrace.enabled ? { @Sendable (line: String) in DebugTrace.line(line) } : nil
+        return AgentClient(connection, warn: { Output.note($0) }, trace: trace)
     }
 
     /// Where the sessions are, in a message's words.
@@ -295,7 +296,8 @@ extension Wiring {
     func connection(_ profile: Profile) -> Connection {
         Connection(
             transport: Wiring.transport, timeouts: profile.timeouts, deadline: deadline(profile),
-            caBundle: Endpoint.caBundle(profile: profile, environment: environment), proxies: ProxySettings(environment: environment))
+            caBundle: Endpoint.caBundle(profile: profile, environment: environment),
+            proxies: ProxySettings(environment: environment, agents: Wiring.serving.withLock { $0 } != nil))
     }
 
     func endpoint(_ profile: Profile) throws -> Endpoint.Resolved {

@@ -80,6 +80,10 @@ import CogCredTestSupport
         let store = ConfigStore(path: try temporaryDirectory() + "/config.json")
         #expect(throws: ConfigError.profileNotFound(profile: "work", path: store.path)) { try store.profile("work") }
         #expect(ConfigError.profileNotFound(profile: "work", path: store.path).message.contains("cog-cred configure --profile work"))
+        // Through an agent: its words, and no path of its machine.
+        let agents = ConfigError.profileNotInAgent(profile: "wrok", nearest: "work").message
+        #expect(agents.hasPrefix("the agent's configuration has no profile 'wrok'; did you mean 'work'?"))
+        #expect(!agents.contains(store.path) && ConfigError.profileNotInAgent(profile: "work").category == .configuration)
     }
 
     @Test(arguments: [

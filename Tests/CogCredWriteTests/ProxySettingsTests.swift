@@ -123,6 +123,15 @@ import Testing
         #expect(RetryingPost.retries(absent, repeatable: false))
         #expect(AuthError.reading(absent, .refresh(profile: "work")).category == .temporary)
         #expect(absent.summary.hasPrefix("cannot reach the proxy http://proxy:3128 (from HTTPS_PROXY)"))
+
+        // An agent's: its clients' shells may set no proxy at all.
+        guard case .through(let agents)? = try? ProxySettings(environment: ["HTTPS_PROXY": "http://u:p@proxy:3128"], agents: true)
+            .route(for: "https://cognito-idp.eu-west-1.amazonaws.com/")
+        else { Issue.record("no proxy"); return }
+        let theirs = CognitoError.transport(TransportError(.proxyRefused, "407", nothingSent: true, proxy: agents))
+        let (_, said) = AuthError.reading(theirs, .refresh(profile: "work"))
+        #expect(said.problem.hasPrefix("the agent's proxy http://proxy:3128 (its HTTPS_PROXY) refused the user name and password the agent's HTTPS_PROXY gives"))
+        #expect(said.nextStep == .checkProxy(variable: "the agent's HTTPS_PROXY"))
     }
 }
 

@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pytest
 
-from support import DOMAIN_PASSWORD, DOMAIN_USER, configure_on_double
+from support import DOMAIN_PASSWORD, DOMAIN_USER, PROXY_USER, SOCKS_PASSWORD, configure_on_double
 
 REPO = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
@@ -102,6 +102,21 @@ def tinyproxy(tmp_path):
     yield start
     for proxy in started:
         proxy.stop()
+
+
+@pytest.fixture
+def microsocks():
+    """Debian's microsocks, a SOCKS5 proxy that takes PROXY_USER and
+    SOCKS_PASSWORD (support.py), on 127.0.0.1: its port."""
+    if shutil.which("microsocks") is None:
+        pytest.skip("Debian's microsocks is not installed (scripts/install-deps installs it)")
+    port = free_port()
+    proc = subprocess.Popen(["microsocks", "-i", "127.0.0.1", "-p", str(port), "-u", PROXY_USER, "-P", SOCKS_PASSWORD],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    wait_until(lambda: listening(port), "microsocks")
+    yield port
+    proc.terminate()
+    proc.wait(timeout=10)
 
 
 RELEASE_FRONT = REPO / ".build" / "front" / "cog-cred"

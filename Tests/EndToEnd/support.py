@@ -403,6 +403,12 @@ def add_authenticator(cog, code_for=None):
 DOMAIN_USER = "mia@example.com"
 DOMAIN_PASSWORD = "Browser-Password-7"
 
+# The user name every test proxy takes, and the `microsocks` fixture's
+# password (conftest.py), which needs percent-encoding in a URL. Both start
+# with "Pr0xy", which a test looks for in any output, in any encoding.
+PROXY_USER = "Pr0xyUser"
+SOCKS_PASSWORD = "Pr0xy-P@ss:w/rd%"
+
 
 def sign_in_without_a_browser(address, username=DOMAIN_USER, password=DOMAIN_PASSWORD):
     """The sign-in page's form, filled and posted; the address it redirects to."""

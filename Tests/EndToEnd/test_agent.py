@@ -70,7 +70,7 @@ import git_server
 import token_servers
 from support import (DOUBLE_CLIENT_ID, DOUBLE_POOL_ID, KUBECTL_120, V1BETA1, admitted, claims, clear_fault_log,
                      configure_on_double, files_under, git, git_server_admin, kubeconfig, kubectl, lock_collection, plan,
-                     poll, release, signed_in_on_double, stored, wait_for_request, GIT_REFUSALS, git_refusal)
+                     poll, release, signed_in_on_double, stored, wait_for_request, GIT_REFUSALS, PROXY_USER, git_refusal)
 
 USER = "agnes@example.com"
 PASSWORD = "Agent-Password-1"
@@ -1592,3 +1592,91 @@ def test_a_gone_agent_with_no_bus_leads_to_a_memory_agent_and_a_forward_to_its_r
     gone = cog.run("token", env={"COG_CRED_AGENT": str(forward / "cog-cred.sock")})
     assert gone.returncode == 69 and 'eval "$(cog-cred agent --daemon)"' in gone.stderr, gone.stderr
     assert "or reconnect the forward that provides it" in gone.stderr and "unset COG_CRED_AGENT" in gone.stderr
+
+
+# --- 13. the forwarded box described as what it is (#62) ---------------------------------------------
+
+def test_a_box_with_an_empty_home_is_told_of_the_agents_configuration_and_lists_its_profiles(cog, double, agents,
+                                                                                           tmp_path):
+    agent, via, access = memory_agent_signed_in(cog, double, agents)
+    relay = Relay(tmp_path / "relay", agent.socket)
+    try:
+        away = forwarded(tmp_path, relay.path)
+        # One question, one answer: token and status (and the rest) say the
+        # same, in the agent's words, with no path of the agent's machine.
+        answers = {args[0]: cog.run(*args, env=away) for args in (["token", "-p", "nosuch"], ["status", "-p", "nosuch"],
+                                                                   ["whoami", "-p", "nosuch"], ["refresh", "-p", "nosuch"])}
+        for name, result in answers.items():
+            assert (result.returncode, result.stdout) == (78, ""), (name, result.stderr)
+            assert result.stderr.startswith("cog-cred: error: the agent's configuration has no profile 'nosuch'"), \
+                (name, result.stderr)
+            assert str(cog.config_file.parent) not in result.stderr and "config.json" not in result.stderr, result.stderr
+        assert len({result.stderr for result in answers.values()}) == 1, answers
+        typo = cog.run("token", "-p", "defualt", env=away)
+        assert typo.returncode == 78 and "did you mean 'default'?" in typo.stderr, typo.stderr
+
+        # profiles: the agent's, marked as such, as the reads find them.
+        listed = cog.run("profiles", env=away)
+        assert listed.returncode == 0, listed.stderr
+        rows = listed.stdout.splitlines()
+        assert rows[0].split()[0] == "PROFILE" and rows[1].split()[0] == "default" and " yes " in rows[1], rows
+        assert f"The agent's profiles ({relay.path})" in listed.stderr and "No profiles yet" not in listed.stderr
+        as_json = json.loads(cog.ok("profiles", "--json", env=away).stdout)
+        assert [(p["profile"], p["signed_in"], p["username"], p["agent"]) for p in as_json] == \
+            [("default", True, USER, relay.path)], as_json
+        # This machine's own list, for comparison: the same profile, its own.
+        assert [p["agent"] for p in json.loads(cog.ok("profiles", "--json").stdout)] == [None]
+        only = cog.run("profiles", "-p", "nosuch", env=away)
+        assert only.returncode == 78 and "the agent's configuration has no profile 'nosuch'" in only.stderr, only.stderr
+    finally:
+        relay.close()
+
+
+def test_an_agents_proxy_refusal_is_said_as_the_agents_to_a_shell_with_no_proxy(cog, double, agents, microsocks):
+    """The agent started with a SOCKS proxy whose password is wrong; the
+    client's shell sets no proxy: the agent's refresh is refused, in words
+    that name the agent's setting, never the client's."""
+    wrong = f"socks5h://{PROXY_USER}:not-it@127.0.0.1:{microsocks}"
+    agent = agents.start("--memory", env={"ALL_PROXY": wrong})
+    via = agent.client()
+    assert not any(name.lower().endswith("_proxy") for name in cog.env)
+    signed_in_through(cog, double, via)  # the sign-in is the client's: its own network, no proxy
+    refused = cog.run("refresh", env=via)
+    assert (refused.returncode, refused.stdout) == (78, ""), refused.stderr
+    said = (f"the agent's proxy socks5h://127.0.0.1:{microsocks} (its ALL_PROXY) refused the user name and password "
+            f"the agent's ALL_PROXY gives")
+    assert said in refused.stderr and "check the proxy URL in the agent's ALL_PROXY" in refused.stderr, refused.stderr
+    assert "not-it" not in refused.stderr and PROXY_USER not in refused.stderr
+    # status asks Cognito through the agent, which meets the same refusal
+    # (as status does without one), and says whose settings it used.
+    status = cog.run("status", env=via)
+    assert status.returncode == 78 and said in status.stderr, status.stderr
+    offline = cog.ok("status", "--offline", env=via).stdout
+    assert f"network:       the agent at {agent.socket} sends this profile's requests" in offline, offline
+
+
+def test_the_client_signs_in_on_its_network_and_the_agent_refreshes_on_its_own(cog, double, agents, tinyproxy):
+    """One rule: the requests the agent makes use its settings (here: none,
+    direct), the ones the client makes use the caller's (a proxy)."""
+    proxy = tinyproxy()
+    agent = agents.start("--memory")
+    shell = agent.client(http_proxy=proxy.url())
+    double.add_user(USER, PASSWORD)
+    cog.remember_secret(PASSWORD)
+    configure_on_double(cog, double.url, "--username", USER)
+    signed = cog.run("sign-in", "--password-stdin", "--debug", input=PASSWORD + "\n", env=shell)
+    assert signed.returncode == 0, signed.stderr
+    through = len(proxy.requests())
+    assert through >= 1 and f"through the proxy http://{proxy.address} (from http_proxy)" in signed.stderr
+    assert f"asked the agent at {agent.socket}: write (profile default): answered in" in signed.stderr
+
+    refreshes = double.calls("GetTokensFromRefreshToken")
+    refreshed = cog.run("refresh", "--debug", env=shell)
+    assert refreshed.returncode == 0, refreshed.stderr
+    assert double.calls("GetTokensFromRefreshToken") == refreshes + 1 and len(proxy.requests()) == through
+    assert (f"asked the agent at {agent.socket}: refresh (profile default): answered in" in refreshed.stderr
+            and "any request to Cognito for it is the agent's, with the agent's own network settings" in refreshed.stderr)
+    assert "through the proxy" not in refreshed.stderr
+    checked = json.loads(cog.ok("status", "--json", env=shell).stdout)
+    assert checked["session"] == "stands" and checked["requests_by_agent"] == str(agent.socket), checked
+    assert len(proxy.requests()) == through

@@ -19,15 +19,14 @@ import pytest
 
 import fault_server
 from conftest import free_port, listening, wait_until
-from support import (DOMAIN_PASSWORD, DOMAIN_USER, configure_on_double, moto_identity_pool, sign_in_by_pasting,
-                     sign_in_without_a_browser, stored)
+from support import (DOMAIN_PASSWORD, DOMAIN_USER, PROXY_USER, SOCKS_PASSWORD, configure_on_double, moto_identity_pool,
+                     sign_in_by_pasting, sign_in_without_a_browser, stored)
 
 USER, PASSWORD = "net@example.com", "Network-Password-4"
 # tinyproxy's configuration takes only a plain password; the SOCKS one
 # needs percent-encoding in the URL. Every one starts with "Pr0xy", which
 # shows_no_proxy_credentials looks for, in any encoding.
-PROXY_USER, PROXY_PASSWORD = "Pr0xyUser", "Pr0xy-Pass_w0rd"
-SOCKS_PASSWORD = "Pr0xy-P@ss:w/rd%"
+PROXY_PASSWORD = "Pr0xy-Pass_w0rd"
 SOCKS_PASSWORD_IN_URL = urllib.request.quote(SOCKS_PASSWORD, safe="")
 
 
@@ -188,19 +187,6 @@ def test_a_proxy_out_of_reach_is_75_naming_it_and_its_variable(cog, bus, pool):
 
 
 # --- SOCKS5 ----------------------------------------------------------------------------------------
-
-@pytest.fixture
-def microsocks():
-    if shutil.which("microsocks") is None:
-        pytest.skip("Debian's microsocks is not installed (scripts/install-deps installs it)")
-    port = free_port()
-    proc = subprocess.Popen(["microsocks", "-i", "127.0.0.1", "-p", str(port), "-u", PROXY_USER, "-P", SOCKS_PASSWORD],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    wait_until(lambda: listening(port), "microsocks")
-    yield port
-    proc.terminate()
-    proc.wait(timeout=10)
-
 
 def test_socks5h_with_a_user_and_password(cog, bus, pool, microsocks):
     cog.ok("configure", "--user-pool-id", pool.pool_id, "--client-id", pool.client_id, "--endpoint-url", pool.url,

@@ -188,6 +188,19 @@ public enum AgentRequest: Sendable, Equatable {
         }
     }
 
+    /// The request in a debug trace's words: its operation and whose turn
+    /// (`refresh (profile work)`); never a value it carries.
+    public var traced: String { turn.isEmpty ? operation.rawValue : "\(operation.rawValue) (\(turn))" }
+
+    /// The agent may send requests to Cognito to answer it (a refresh, the
+    /// session check, a revocation): with its own network settings.
+    public var mayReachCognito: Bool {
+        switch self {
+        case .tokens, .refresh, .checkSession, .signOut: return true
+        case .status, .profile, .profiles, .read, .write, .delete, .secretHash, .stop: return false
+        }
+    }
+
     /// Whose turn a request takes in the agent (AgentWorkers): the profile
     /// it names, else its git host or registry.
     public var turn: String {

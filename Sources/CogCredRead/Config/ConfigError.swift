@@ -6,6 +6,10 @@ public enum ConfigError: CogCredFailure, Equatable {
     /// No profile of that name in the config file; `nearest`, a configured
     /// one a typo away; `fromEnvironment`, the name came from COG_CRED_PROFILE.
     case profileNotFound(profile: String, path: String, nearest: String? = nil, fromEnvironment: Bool = false)
+    /// No profile of that name where the agent runs: said to its client in
+    /// the agent's words (no path of that machine's, no `configure` that
+    /// would only change the client's).
+    case profileNotInAgent(profile: String, nearest: String? = nil)
     /// The file exists but cannot be read or parsed.
     case unreadable(path: String, reason: String)
     /// The file could not be written.
@@ -39,6 +43,10 @@ public enum ConfigError: CogCredFailure, Equatable {
             let add = "cog-cred configure --profile \(profile) --user-pool-id POOL_ID --client-id CLIENT_ID"
             guard let nearest else { return "\(missing); run: \(add)" }
             return "\(missing); did you mean '\(nearest)'? (to add '\(profile)': \(add))"
+        case .profileNotInAgent(let profile, let nearest):
+            let missing = "the agent's configuration has no profile '\(profile)'"
+            let guess = nearest.map { "; did you mean '\($0)'?" } ?? ""
+            return "\(missing)\(guess) (cog-cred profiles lists the agent's; to add it, run cog-cred configure --profile \(profile) ... where the agent runs)"
         case .unreadable(let path, let reason):
             return "cannot read the config file \(path): \(reason.oneLine()); fix or remove it, then run cog-cred configure"
         case .unwritable(let path, let reason):

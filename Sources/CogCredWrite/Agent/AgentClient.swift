@@ -5,14 +5,34 @@
 public struct AgentClient: Sendable {
     public let connection: AgentConnection
     let warn: @Sendable (String) -> Void
+    /// The debug trace's line for each request (nil: no trace).
+    let trace: (@Sendable (String) -> Void)?
 
-    public init(_ connection: AgentConnection, warn: @escaping @Sendable (String) -> Void) {
+    public init(_ connection: AgentConnection, warn: @escaping @Sendable (String) -> Void, trace: (@Sendable (String) -> Void)? = nil) {
         self.connection = connection
         self.warn = warn
+        self.trace = trace
     }
 
     func ask<Answer: AgentAnswer>(_ request: AgentRequest) throws(AgentFailure) -> Answer {
-        try connection.ask(request, note: warn)
+        guard let trace else { return try connection.ask(request, note: warn) }
+        // Which machine's network a request goes out on: the agent's, for
+        // what it sends to Cognito itself (docs/headless.md, whose network settings).
+        let asked = "asked the agent at \(connection.path.printable): \(request.traced)"
+        let whose = request.mayReachCognito ? "; any request to Cognito for it is the agent's, with the agent's own network settings" : ""
+        let start = ContinuousClock.now
+        func took() -> String {
+            let elapsed = ContinuousClock.now - start
+            return "\(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000) ms"
+        }
+        do {
+            let answer: Answer = try connection.ask(request, note: warn)
+            trace("\(asked): answered in \(took())\(whose)")
+            return answer
+        } catch {
+            trace("\(asked): failed after \(took()): \(error.message.printable)\(whose)")
+            throw error
+        }
     }
 
     /// Fresh tokens of `kinds`, at most one refresh made by the agent; of a
@@ -51,6 +71,16 @@ public struct AgentClient: Sendable {
         guard let file = try? ConfigFile.decode(Array(answer.config.compactText.utf8), path: connection.path), let profile = file.profiles[name]
         else { throw .broken(connection.path, "sent a profile that cannot be read") }
         return profile
+    }
+
+    /// Every profile the agent's configuration has, each with its session's
+    /// status (none for one its store could not tell).
+    public func profiles() throws(AgentFailure) -> (config: ConfigFile, statuses: [String: SessionStatus]) {
+        let answer: ProfilesAnswer = try ask(.profiles)
+        guard let file = try? ConfigFile.decode(Array(answer.config.compactText.utf8), path: connection.path) else {
+            throw .broken(connection.path, "sent profiles that cannot be read")
+        }
+        return (file, answer.statuses)
     }
 
     /// SECRET_HASH for `username`, made by the agent with the client secret it keeps.

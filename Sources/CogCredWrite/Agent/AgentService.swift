@@ -42,6 +42,9 @@ public struct AgentService: Sendable {
         case .success(let request):
             do {
                 return AgentProtocol.ok(try run(request, note: note))
+            } catch ConfigError.profileNotFound(let profile, _, let nearest, _) {
+                // In the agent's words: its client's machine has no use for a path of this one's.
+                return AgentProtocol.error(describe(ConfigError.profileNotInAgent(profile: profile, nearest: nearest)))
             } catch {
                 return AgentProtocol.error(describe(error))
             }
@@ -74,7 +77,7 @@ public struct AgentService: Sendable {
             return SignOutAnswer(removed: result.removed, atCognito: result.atCognito.rawValue)
         case .profile(let name):
             let file = try config()
-            guard let profile = file.profiles[name] else { throw file.notFound(name, path: "the agent's configuration") }
+            guard let profile = file.profiles[name] else { throw file.notFound(name, path: "") }
             return ProfileAnswer(config: try Self.json(ConfigFile(profiles: [name: profile])))
         case .profiles:
             let file = try config()

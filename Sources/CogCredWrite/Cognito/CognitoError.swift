@@ -81,19 +81,19 @@ public enum CognitoError: Error, Sendable, Equatable {
             let waited = error.gaveUp.map { "; \($0.wait)" } ?? ""
             let detail = error.detail.oneLine() + waited
             // Through a proxy, the proxy is named too: a person may not know one is in the way.
-            let via = error.proxy.map { " through the proxy \($0.shown) (from \($0.variable))" } ?? ""
+            let via = error.proxy.map { " through \($0.named)" } ?? ""
             switch error.kind {
             case .timedOut: return "Cognito\(at) did not answer in time\(via) (\(detail))"
             case .tls: return "\(CognitoError.untrustedCertificate)\(at) (\(detail))"
             case .connectionFailed, .other: return "cannot reach Cognito\(at)\(via) (\(detail))"
             case .proxyUnreachable:
-                return "cannot reach the proxy \(error.proxy?.shown ?? "") (from \(error.proxy?.variable ?? "the environment"))\(at.isEmpty ? "" : " on the way to Cognito\(at)") (\(detail))"
+                return "cannot reach \(error.proxy?.named ?? "the proxy")\(at.isEmpty ? "" : " on the way to Cognito\(at)") (\(detail))"
             case .proxyRefused:
-                let (shown, variable) = (error.proxy?.shown ?? "", error.proxy?.variable ?? "the environment")
+                let source = error.proxy?.source ?? "the environment"
                 let refusal = error.proxy?.givesCredentials == true
-                    ? "refused the user name and password \(variable) gives"
-                    : "asks for a user name and password, and \(variable) gives none"
-                return "the proxy \(shown) (from \(variable)) \(refusal) (\(error.detail.oneLine(limit: 120)))"
+                    ? "refused the user name and password \(source) gives"
+                    : "asks for a user name and password, and \(source) gives none"
+                return "\(error.proxy?.named ?? "the proxy") \(refusal) (\(error.detail.oneLine(limit: 120)))"
             case .proxySetting: return error.detail.oneLine()
             }
         case .badResponse(let status, let detail):

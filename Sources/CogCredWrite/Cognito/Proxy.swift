@@ -16,6 +16,16 @@ public struct Proxy: Sendable, Equatable {
     /// The setting holds a user name (and password) for the proxy: what a
     /// refusal says was, or was not, given.
     public var givesCredentials = false
+    /// The agent's, from the environment it started with: what its
+    /// messages to a client (whose shell may set no proxy) say.
+    public var agents = false
+
+    /// "the proxy http://proxy.example:3128 (from HTTPS_PROXY)", or the
+    /// agent's: "the agent's proxy … (its HTTPS_PROXY)".
+    public var named: String { agents ? "the agent's proxy \(shown) (its \(variable))" : "the proxy \(shown) (from \(variable))" }
+
+    /// Where it was set: "HTTPS_PROXY", or "the agent's HTTPS_PROXY".
+    public var source: String { agents ? "the agent's \(variable)" : variable }
 }
 
 /// How one request reaches its URL.
@@ -35,7 +45,7 @@ public enum ProxyRoute: Sendable, Equatable {
     /// and `status`.
     public var described: String {
         switch self {
-        case .through(let proxy): return "through the proxy \(proxy.shown) (from \(proxy.variable))"
+        case .through(let proxy): return "through \(proxy.named)"
         case .direct(let exempted?): return "direct (\(exempted) names the host)"
         case .direct(nil): return "direct"
         }
@@ -64,11 +74,15 @@ public struct ProxySettingError: Error, Sendable, Equatable {
 ///   address is proxied too unless NO_PROXY names it, as in curl.
 public struct ProxySettings: Sendable, Equatable {
     let variables: [String: String]
+    /// The agent's own (Proxy.agents).
+    let agents: Bool
 
     static let names = ["https_proxy", "HTTPS_PROXY", "http_proxy", "all_proxy", "ALL_PROXY", "no_proxy", "NO_PROXY"]
 
-    public init(environment: [String: String]) {
+    /// `agents`: the settings of an agent, which its clients' messages name as such.
+    public init(environment: [String: String], agents: Bool = false) {
         variables = environment.filter { Self.names.contains($0.key) && !$0.value.isEmpty }
+        self.agents = agents
     }
 
     /// No proxy at all, whatever the environment says.
@@ -86,7 +100,9 @@ public struct ProxySettings: Sendable, Equatable {
         {
             return .direct(exempted: exemptions)
         }
-        return .through(try ProxySettings.proxy(setting, from: variable))
+        var proxy = try ProxySettings.proxy(setting, from: variable)
+        proxy.agents = agents
+        return .through(proxy)
     }
 
     /// Proxy URL schemes libcurl speaks, with its default port for each

@@ -26,7 +26,7 @@ extension AuthError {
             return (.temporary, Explanation(CognitoError.untrustedCertificate, nextStep: .trustPrivateCA, cause: failure.detail.oneLine()))
         }
         if case .transport(let failure) = error, failure.kind == .proxyRefused || failure.kind == .proxySetting {
-            return (.configuration, Explanation(error.summary, nextStep: .checkProxy(variable: failure.proxy?.variable)))
+            return (.configuration, Explanation(error.summary, nextStep: .checkProxy(variable: failure.proxy?.source)))
         }
         if error.isTemporary {
             return (.temporary, Explanation("\(error.summary); try again later"))

@@ -7,6 +7,8 @@ extension ConfiguredProfiles {
         public var profile: Profile
         /// nil: the keyring could not be asked.
         public var status: SessionStatus?
+        /// The socket of the agent whose profile (and session) it is; nil: this machine's.
+        public var agent: String? = nil
     }
 
     /// Every profile by name, with its session's status while the keyring
@@ -35,5 +37,17 @@ extension ConfiguredProfiles {
             summaries.append(summary)
         }
         return (summaries, failure)
+    }
+
+    /// The profiles the agent `agent` serves, as its configuration has
+    /// them, each with its session's status there; `only` as above.
+    public static func summaries(of agent: AgentClient, only: String? = nil) throws -> [Summary] {
+        let (file, statuses) = try agent.profiles()
+        if let only, file.profiles[only] == nil {
+            throw ConfigError.profileNotInAgent(profile: only, nearest: NearMiss.closest(to: only, in: file.profiles.keys.sorted()))
+        }
+        return file.profiles.sorted(by: { $0.key < $1.key }).filter { only == nil || $0.key == only }.map { name, profile in
+            Summary(name: name, profile: profile, status: statuses[name], agent: agent.connection.path)
+        }
     }
 }

@@ -10,6 +10,11 @@ struct Profiles: ParsableCommand, HelpExamples {
             (locked, no Secret Service) the list is still printed, with the signed-in column \
             unknown, and the command exits 69. --profile lists that profile alone (78 when it \
             is not configured).
+
+            With an agent (COG_CRED_AGENT), the profiles are the agent's: those its \
+            machine configures, with their sessions there. The table says so first (on \
+            stderr), and each JSON entry names the agent's socket in "agent" (null for \
+            this machine's own).
             """)
     static let examples = [
         "cog-cred profiles",
@@ -23,13 +28,22 @@ struct Profiles: ParsableCommand, HelpExamples {
     var json = false
 
     func run() throws {
-        let (summaries, keyringFailure) = try Wiring().profiles.summaries(only: globals.profile)
+        let wiring = Wiring()
+        var keyringFailure: SecretServiceError? = nil
+        let summaries: [ConfiguredProfiles.Summary]
+        if let agent = wiring.agent {
+            summaries = try ConfiguredProfiles.summaries(of: agent, only: globals.profile)
+        } else {
+            (summaries, keyringFailure) = try wiring.profiles.summaries(only: globals.profile)
+        }
         let rows = summaries.map(Row.init)
         if json {
             Output.data(JSONValue.array(rows.map(\.json)).compactText)
         } else if rows.isEmpty {
-            Output.note("No profiles yet: cog-cred configure --user-pool-id POOL_ID --client-id CLIENT_ID")
+            Output.note(wiring.agent.map { "The agent at \($0.connection.path.oneLine(limit: 200)) serves no profile: configure one where it runs (cog-cred configure ...)" }
+                ?? "No profiles yet: cog-cred configure --user-pool-id POOL_ID --client-id CLIENT_ID")
         } else {
+            if let agent = wiring.agent { Output.note("The agent's profiles (\(agent.connection.path.oneLine(limit: 200))):") }
             let table = [["PROFILE", "USER POOL", "APP CLIENT", "USERNAME", "SIGNED IN", "ACCESS TOKEN"]] + rows.map(\.cells)
             let widths = (0..<table[0].count).map { column in table.map { $0[column].count }.max() ?? 0 }
             for line in table {
@@ -47,6 +61,7 @@ struct Profiles: ParsableCommand, HelpExamples {
         var username: String?
         var accessTokenExpiresAt: Int64?
         var now: Int64
+        var agent: String?
 
         init(_ summary: ConfiguredProfiles.Summary) {
             name = summary.name
@@ -55,6 +70,7 @@ struct Profiles: ParsableCommand, HelpExamples {
             username = summary.status?.username ?? profile.username
             accessTokenExpiresAt = summary.status?.accessTokenExpiresAt
             now = summary.status?.now ?? 0
+            agent = summary.agent
         }
 
         var cells: [String] {
@@ -73,6 +89,7 @@ struct Profiles: ParsableCommand, HelpExamples {
             ]
             members["username"] = (username ?? profile.username).map { .string($0) } ?? .null
             members["access_token_expires_at"] = accessTokenExpiresAt.map { .string(rfc3339($0)) } ?? .null
+            members["agent"] = agent.map { .string($0) } ?? .null
             return .object(members)
         }
     }
