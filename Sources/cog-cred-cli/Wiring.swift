@@ -118,7 +118,7 @@ struct Wiring {
 
     /// Where the sessions are, in a message's words.
     var storeName: String {
-        agent.map { "the agent at \($0.connection.path)" } ?? "the Secret Service"
+        agent?.connection.described ?? "the Secret Service"
     }
 
     /// Set once by `cog-cred agent`: the store it serves its sessions from.

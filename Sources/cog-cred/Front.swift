@@ -27,6 +27,7 @@ struct Front {
     /// Writes the answer and exits, or hands the request over; never returns.
     func answer(_ handover: Handover) -> Never {
         var handover = handover
+        if request.needsAgent, case .keyring = source { handover.run() }
         // The config is read on every call, like the tokens: an edited or
         // removed profile counts at once.
         let paths = Paths(environment: ["HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME"].reduce(into: [:]) { $0[$1] = environment($1) })
@@ -57,15 +58,38 @@ struct Front {
             guard let name = self.profile(profile) else { handover.run() }
             let tokens = self.tokens([.access, .id], of: name, minTTL: minTTL, idNeeded: choice == .id, config, handover)
             execute(command, access: tokens[.access]!, id: tokens[.id], authorizing: choice)
-        case .gitGet(let profile):
-            guard let input = try? StandardInput.readRequest() else { handover.run() }
-            // cog-cred-cli reads the same bytes if the request goes there.
-            handover.input = input
-            finish(GitCredential.handle(GitCredential.Action.get.rawValue, helper(config, handover, named: profile, input: input)))
+        case .git(let action, let profile):
+            // `capability` reads nothing; `store` reads the request and keeps
+            // nothing; `erase` forgets the token git says was refused.
+            var input: [UInt8] = []
+            if action != .capability {
+                guard let read = try? StandardInput.readRequest() else { handover.run() }
+                input = read
+                // cog-cred-cli reads the same bytes if the request goes there.
+                handover.input = input
+            }
+            finish(GitCredential.handle(action.rawValue, helper(config, handover, named: profile, input: input)))
         case .dockerGet:
             guard let input = try? StandardInput.readAll(limit: 65536) else { handover.run() }
             handover.input = input
             finish(DockerCredential.handle(DockerCredential.Action.get.rawValue, helper(config, handover, input: input)))
+        case .whoami(let profile, let json):
+            guard let name = self.profile(profile), case .agent(let agent) = source else { handover.run() }
+            whoami(name, json: json, agent)
+        case .status(let profile, let json, let offline):
+            guard let name = self.profile(profile), case .agent(let agent) = source else { handover.run() }
+            status(name, json: json, offline: offline, config, agent)
+        case .refresh(let profile):
+            guard let name = self.profile(profile), case .agent(let agent) = source else { handover.run() }
+            refresh(name, agent)
+        case .signOut(let profile, let scope):
+            guard let name = self.profile(profile), case .agent(let agent) = source else { handover.run() }
+            // A managed login's --global opens its logout page in a browser
+            // where there is one: cog-cred-cli's to open.
+            if scope == .global && ["DISPLAY", "WAYLAND_DISPLAY", "BROWSER"].contains(where: { !(environment($0) ?? "").isEmpty }) {
+                handover.run()
+            }
+            signOut(name, scope, agent)
         }
     }
 
@@ -225,10 +249,12 @@ struct Front {
 
 /// The tokens as the git and docker helper protocols ask for them: the
 /// stored ones (the profile found in the configuration here), or the
-/// agent's (the profile found in its own). Only `get` and `list` come here;
-/// whatever cannot be answered here (malformed input, no profile for a
-/// registry, a token to refresh) is handed over to cog-cred-cli, so nothing
-/// fails here but an agent's failure, which is said as each protocol wants.
+/// agent's (the profile found in its own). git's actions and docker's `get`
+/// and `list` come here; whatever cannot be answered here (malformed
+/// input, no profile for a registry, a token to refresh, a token to forget
+/// from the keyring) is handed over to cog-cred-cli, so nothing fails here
+/// but an agent's failure, which is said as each protocol wants. Through an
+/// agent, git's `erase` forgets the refused token here: the next `get` refreshes.
 struct StoredHelperTokens: GitCredentialStore, DockerCredentialStore {
     typealias Failure = Never
     let front: Front
@@ -273,8 +299,14 @@ struct StoredHelperTokens: GitCredentialStore, DockerCredentialStore {
         front.tokens([.access], of: profile, minTTL: nil, idNeeded: false, file, handover)[.access]!
     }
 
-    // Not read-only: cog-cred-cli's (only get and list come here).
-    func forgetAccessToken(profile: String, onlyIf isIt: @escaping (String) -> Bool) { handover.run() }
+    func forgetAccessToken(profile: String, onlyIf isIt: @escaping (String) -> Bool) {
+        guard case .agent(let agent) = front.source else { handover.run() }
+        let stored: ItemsAnswer = front.ask(agent, .read(profile: profile, kinds: [.access], binding: nil))
+        guard case .found(let token)? = stored.items[.access], isIt(token) else { return }
+        let _: DeletedAnswer = front.ask(agent, .delete(profile: profile, kind: .access))
+    }
+
+    // Not read-only: cog-cred-cli's.
     func forgetAccessToken(profile: String) { handover.run() }
     func version() -> String { handover.run() }
     func config() -> ConfigFile { file }

@@ -75,7 +75,14 @@ struct Handover {
     func run() -> Never {
         SecretServiceStore.disconnect()
         guard let cli = Self.cliPath() else {
-            writeAll(2, "cog-cred: error: cannot find cog-cred-cli next to this program or in ../lib/cog-cred; reinstall cog-cred\n")
+            // Which file is missing, and what it is for: a machine may have
+            // been given this binary alone (docs/headless.md).
+            let command = ReadRequest.commandWords(arguments).first.map { "'\($0.printable)'" } ?? "'cog-cred' without a command"
+            let directory = Self.directory() ?? "."
+            writeAll(
+                2,
+                "cog-cred: error: \(command) needs cog-cred-cli, which is neither at \(directory)/cog-cred-cli nor at \(directory)/../lib/cog-cred/cog-cred-cli: this cog-cred answers the reads alone (and whoami, status, refresh and sign-out through an agent), cog-cred-cli every other command, help and --debug; install the whole cog-cred package\n"
+            )
             _exit(1)
         }
         if let input {
@@ -99,11 +106,7 @@ struct Handover {
     /// caller's tokens, so one that another user could have written or
     /// swapped (a copy in a shared or group-writable directory) is refused.
     static func cliPath() -> String? {
-        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-        guard length > 0 else { return nil }
-        let exe = String(decoding: buffer[0..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        let directory = String(exe[..<(exe.lastIndex(of: "/") ?? exe.startIndex)])
+        guard let directory = directory() else { return nil }
         for candidate in [directory + "/cog-cred-cli", directory + "/../lib/cog-cred/cog-cred-cli"]
         where access(candidate, X_OK) == 0 {
             switch trustedProgram(candidate) {
@@ -114,5 +117,14 @@ struct Handover {
             }
         }
         return nil
+    }
+
+    /// The directory this program is in.
+    static func directory() -> String? {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        guard length > 0 else { return nil }
+        let exe = String(decoding: buffer[0..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return String(exe[..<(exe.lastIndex(of: "/") ?? exe.startIndex)])
     }
 }

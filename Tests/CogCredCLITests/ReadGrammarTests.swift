@@ -23,7 +23,14 @@ import Testing
         ["--json", "--format", "json"], ["--json", "--format", "env"],
     ]
     static let idTokens: [[String]] = [[], ["--id-token"]]
-    static let commands = ["token", "get-header", "kubectl-credential", "exec", "aws-credentials", "git-credential", "docker-credential"]
+    static let jsons: [[String]] = [[], ["--json"], ["--json", "--json"]]
+    static let statusFlags: [[String]] = [[], ["--offline"], ["--verify"], ["--offline", "--verify"], ["--offline", "--offline"]]
+    static let scopes: [[String]] = [[], ["--global"], ["--local"], ["--global", "--local"], ["--local", "--local"]]
+    static let commands = [
+        "token", "get-header", "kubectl-credential", "exec", "aws-credentials", "git-credential", "docker-credential",
+        // Answered by the front through an agent.
+        "whoami", "status", "refresh", "sign-out",
+    ]
 
     /// (program name, words after it) for every list.
     static func argumentLists() -> [(String, [String])] {
@@ -62,8 +69,29 @@ import Testing
                 lists.append(("cog-cred", ["token"] + options + formats[row[3]] + idTokens[row[4]]))
             }
         }
+        switch command {
+        case "whoami":
+            for row in allPairs([profiles.count, prompts.count, jsons.count]) {
+                lists.append(("cog-cred", ["whoami"] + profiles[row[0]] + prompts[row[1]] + jsons[row[2]]))
+            }
+        case "status":
+            for row in allPairs([profiles.count, prompts.count, jsons.count, statusFlags.count]) {
+                lists.append(("cog-cred", ["status"] + statusFlags[row[3]] + profiles[row[0]] + prompts[row[1]] + jsons[row[2]]))
+            }
+        case "refresh":
+            for row in allPairs([profiles.count, prompts.count]) {
+                lists.append(("cog-cred", profiles[row[0]] + ["refresh"] + prompts[row[1]]))
+            }
+        case "sign-out":
+            for row in allPairs([profiles.count, prompts.count, scopes.count]) {
+                for name in ["sign-out", "logout"] {
+                    lists.append(("cog-cred", [name] + scopes[row[2]] + profiles[row[0]] + prompts[row[1]]))
+                }
+            }
+        default: break
+        }
         for profile in profiles {
-            for action in ["get", "store", "list"] {
+            for action in ["get", "store", "erase", "capability", "list"] {
                 switch command {
                 case "git-credential":
                     lists.append(("cog-cred", ["git-credential"] + profile + [action]))
@@ -189,6 +217,8 @@ import Testing
         var idToken = false
         var format: String? = nil
         var arguments: [String] = []
+        /// The session commands' flags, as typed once.
+        var flags: [String] = []
     }
 
     static func meaning(of request: ReadRequest) -> Meaning {
@@ -205,7 +235,13 @@ import Testing
             return Meaning(command: "exec", profile: profile, minTTL: minTTL, idToken: choice == .id, arguments: command)
         case .awsCredentials(let profile, let minTTL):
             return Meaning(command: "aws-credentials", profile: profile, minTTL: minTTL)
-        case .gitGet(let profile): return Meaning(command: "git-credential", profile: profile, arguments: ["get"])
+        case .git(let action, let profile): return Meaning(command: "git-credential", profile: profile, arguments: [action.rawValue])
+        case .whoami(let profile, let json): return Meaning(command: "whoami", profile: profile, flags: json ? ["--json"] : [])
+        case .status(let profile, let json, let offline):
+            return Meaning(command: "status", profile: profile, flags: (json ? ["--json"] : []) + (offline ? ["--offline"] : []))
+        case .refresh(let profile): return Meaning(command: "refresh", profile: profile)
+        case .signOut(let profile, let scope):
+            return Meaning(command: "sign-out", profile: profile, flags: scope == .revoke ? [] : ["--\(scope == .global ? "global" : "local")"])
         case .dockerGet: return Meaning(command: "docker-credential", arguments: ["get"])
         case .dockerList: return Meaning(command: "docker-credential", arguments: ["list"])
         }
@@ -232,6 +268,16 @@ import Testing
             return Meaning(command: "git-credential", profile: git.profile, arguments: [git.action])
         case let docker as DockerCredentialCommand:
             return Meaning(command: "docker-credential", arguments: [docker.action])
+        case let whoami as Whoami:
+            return Meaning(command: "whoami", profile: whoami.profileOptions.profile, flags: whoami.json ? ["--json"] : [])
+        case let status as Status:
+            let flags = (status.json ? ["--json"] : []) + (status.offline ? ["--offline"] : []) + (status.verify ? ["--verify"] : [])
+            return Meaning(command: "status", profile: status.profileOptions.profile, flags: flags)
+        case let refresh as Refresh:
+            return Meaning(command: "refresh", profile: refresh.profileOptions.profile)
+        case let signOut as SignOut:
+            let flags = (signOut.global ? ["--global"] : []) + (signOut.local ? ["--local"] : [])
+            return Meaning(command: "sign-out", profile: signOut.profileOptions.profile, flags: flags)
         default:
             return Meaning(command: "\(type(of: command))")
         }

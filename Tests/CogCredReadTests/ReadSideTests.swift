@@ -25,9 +25,9 @@ import CogCredTestSupport
         // Contradictions are cog-cred-cli's to word.
         #expect(parse("token --json --format env") == nil)
         #expect(parse("token --json --json") == nil)
-        #expect(parse("git-credential get") == .gitGet(profile: nil))
-        #expect(parse("git-credential --profile p get") == .gitGet(profile: "p"))
-        #expect(parse("get", as: "/x/git-credential-cog-cred") == .gitGet(profile: nil))
+        #expect(parse("git-credential get") == .git(.get, profile: nil))
+        #expect(parse("git-credential --profile p get") == .git(.get, profile: "p"))
+        #expect(parse("get", as: "/x/git-credential-cog-cred") == .git(.get, profile: nil))
         #expect(parse("get", as: "docker-credential-cog-cred") == .dockerGet)
         #expect(parse("docker-credential list") == .dockerList)
         // The profile before the subcommand, as aws and gh take it, and -p.
@@ -35,8 +35,20 @@ import CogCredTestSupport
         for words in ["--profile work token", "-p work token", "--profile=work token", "token -p work"] {
             #expect(parse(words) == work, "\(words)")
         }
-        #expect(parse("-p w git-credential get") == .gitGet(profile: "w"))
-        #expect(parse("-p w get", as: "git-credential-cog-cred") == .gitGet(profile: "w"))
+        #expect(parse("-p w git-credential get") == .git(.get, profile: "w"))
+        #expect(parse("-p w get", as: "git-credential-cog-cred") == .git(.get, profile: "w"))
+        #expect(parse("git-credential store") == .git(.store, profile: nil))
+        #expect(parse("git-credential erase") == .git(.erase, profile: nil))
+        // Through an agent, the session's other commands.
+        #expect(parse("whoami --json -p w") == .whoami(profile: "w", json: true))
+        #expect(parse("status --offline --no-prompt") == .status(profile: nil, json: false, offline: true))
+        #expect(parse("status --verify") == nil)  // fetches the pool's keys: cog-cred-cli's
+        #expect(parse("refresh --profile=w") == .refresh(profile: "w"))
+        #expect(parse("logout --global") == .signOut(profile: nil, scope: .global))
+        #expect(parse("sign-out --local -p w") == .signOut(profile: "w", scope: .local))
+        #expect(parse("sign-out") == .signOut(profile: nil, scope: .revoke))
+        #expect(parse("sign-out --local --global") == nil)
+        #expect(ReadRequest.signOut(profile: nil, scope: .revoke).needsAgent && !ReadRequest.dockerList.needsAgent)
     }
 
     @Test func theArgumentsAreReadAsTheStandardLibraryReadsThem() {
@@ -84,7 +96,7 @@ import CogCredTestSupport
         #expect(normalized(["-p", "w", "status"]) == ["status", "-p", "w"])
         #expect(normalized(["token", "-p"]) == ["token", "-p"])
         #expect(parse("-pwork token") == .token(.init(shape: .token(.bare), choice: .access, profile: "work", minTTL: nil)))
-        #expect(parse("git-credential -pwork get") == .gitGet(profile: "work"))
+        #expect(parse("git-credential -pwork get") == .git(.get, profile: "work"))
     }
 
     @Test func aNearMissIsNamedAndAStrangerIsNot() {
@@ -99,8 +111,8 @@ import CogCredTestSupport
         "", "--help", "token --help", "token -h", "tokn", "token --bogus", "token --format yaml", "token --min-ttl -5",
         "token --min-ttl 86401", "token --min-ttl x", "token --profile", "token --profile bad/name", "token --profile a --profile b",
         "token --id-token --id-token", "get-header --id-token --id-token", "get-header --format json", "exec", "exec --", "exec true",
-        "git-credential store", "git-credential erase", "git-credential capability", "git-credential", "docker-credential store",
-        "docker-credential get extra", "refresh", "status", "sign-in", "--profile p status", "--profile p tokn", "token extra",
+        "git-credential forget", "git-credential", "docker-credential store", "docker-credential get extra", "refresh extra",
+        "status --verify", "whoami --bogus", "sign-in", "--profile p status --json --json", "--profile p tokn", "token extra",
         "-p a token --profile b", "--profile", "-p p", "token -p", "version", "--version", "version extra", "-p work version",
         "setup-docker registry.example.com",
     ])

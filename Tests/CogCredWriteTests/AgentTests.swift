@@ -18,18 +18,7 @@ import CogCredTestSupport
         _ store: InMemoryTokenStore, _ cognito: FakeCognito = FakeCognito(), profile: Profile = testProfile,
         bounds: AgentServer.Bounds = AgentServer.Bounds(connections: 64, requestBytes: 16 << 20, answering: 8, answeringForOne: 4)
     ) throws -> AgentConnection {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("agent-\(UUID().uuidString.prefix(8))").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
-        let clock = FakeClock(now)
-        let service = AgentService(
-            config: { ConfigFile(profiles: ["default": profile]) },
-            manager: { name, warn in makeManager(store: store, cognito: cognito, profile: profile, clock: clock, warn: warn) },
-            store: store, describe: { error in AgentFailure((error as? any CogCredFailure)?.category ?? .other, "\(error)") })
-        guard case .success(let socket) = AgentSocket.listen(at: directory + "/agent", environment: { _ in nil }) else {
-            throw AgentFailure(.other, "cannot listen")
-        }
-        AgentServer.onThread { AgentServer(socket: socket, service: service, bounds: bounds, log: { _ in }).serve() }
-        return AgentConnection(path: socket.path)
+        try servingAgent(store, cognito, profile: profile, clock: FakeClock(now), bounds: bounds)
     }
 
     func signedIn(_ store: InMemoryTokenStore, iat: Int64) throws {

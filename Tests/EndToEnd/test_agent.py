@@ -1680,3 +1680,111 @@ def test_the_client_signs_in_on_its_network_and_the_agent_refreshes_on_its_own(c
     checked = json.loads(cog.ok("status", "--json", env=shell).stdout)
     assert checked["session"] == "stands" and checked["requests_by_agent"] == str(agent.socket), checked
     assert len(proxy.requests()) == through
+
+
+def test_sign_out_through_a_memory_agent_against_moto_says_where_the_items_were_deleted(cog, pool, agents):
+    agent = agents.start("--memory")
+    via = agent.client()
+    cog.ok("configure", "--user-pool-id", pool.pool_id, "--client-id", pool.client_id, "--endpoint-url", pool.url,
+           "--username", pool.username)
+    cog.remember_secret(pool.password)
+    deleted = re.compile(rf"deleted (\d+) item\(s\) from the agent at {re.escape(str(agent.socket))}")
+    # moto has no RevokeToken: the revocation fails, and the items are gone
+    # all the same (75), in the same words from the front and from
+    # cog-cred-cli (which COG_CRED_DEBUG sends the command to).
+    said = []
+    for extra in ({}, {"COG_CRED_DEBUG": "1"}):
+        cog.ok("sign-in", "--password-stdin", input=pool.password + "\n", env=via)
+        out = cog.run("sign-out", env={**via, **extra})
+        assert (out.returncode, out.stdout) == (75, ""), out.stderr
+        error = [line for line in out.stderr.splitlines() if line.startswith("cog-cred: error: ")]
+        assert len(error) == 1 and deleted.search(error[0]), out.stderr
+        assert ", but revoking the session at Cognito failed (" in error[0] and "they expire" in error[0], error
+        assert "Secret Service" not in out.stderr
+        said.append(error[0])
+        after = cog.run("token", env=via)
+        assert after.returncode == 77 and "not signed in" in after.stderr, after.stderr
+    assert said[0] == said[1]
+    # GlobalSignOut, which moto has.
+    cog.ok("sign-in", "--password-stdin", input=pool.password + "\n", env=via)
+    everywhere = cog.run("sign-out", "--global", env=via)
+    assert everywhere.returncode == 0, everywhere.stderr
+    assert "signed out everywhere; " in everywhere.stderr and deleted.search(everywhere.stderr), everywhere.stderr
+
+
+# --- 14. the cog-cred binary alone serves a box (#62) ----------------------------------------------------
+
+def only_cog_cred(cog, tmp_path):
+    """A directory holding the `cog-cred` binary and nothing else."""
+    directory = tmp_path / "only"
+    directory.mkdir()
+    shutil.copy(Path(cog.binary).resolve(), directory / "cog-cred")
+    (directory / "cog-cred").chmod(0o755)
+    return directory
+
+
+def test_a_directory_holding_only_cog_cred_serves_a_box_through_the_agent(cog, double, agents, tmp_path):
+    agent, via, access = memory_agent_signed_in(cog, double, agents)
+    cog.ok("configure", "--git-url", "https://git.example.com/")  # on the agent's machine
+    only = only_cog_cred(cog, tmp_path)
+    box = {k: v for k, v in {**forwarded(tmp_path, agent.socket), "PATH": f"{only}:/usr/bin:/bin",
+                             "GIT_CONFIG_NOSYSTEM": "1", "GIT_TERMINAL_PROMPT": "0"}.items() if v is not None}
+
+    def run(*args, input=None):
+        return subprocess.run([str(only / "cog-cred"), *args], env=box, input=input, capture_output=True, text=True,
+                              timeout=60)
+
+    def git_credential(helper, action, request):
+        return subprocess.run(["git", "-c", "credential.helper=", "-c", f"credential.helper={helper}", "credential", action],
+                              env=box, input=request, capture_output=True, text=True, timeout=60)
+
+    assert run("token").stdout == access + "\n"
+    assert run("whoami").stdout == USER + "\n"
+    assert json.loads(run("whoami", "--json").stdout) == {"profile": "default", "name": USER, "grant": "user"}
+    checks = double.calls("GetUser")
+    status = run("status")
+    assert status.returncode == 0, status.stderr
+    assert "signed in:     yes" in status.stdout and "session:       stands (Cognito answered GetUser)" in status.stdout
+    assert f"network:       the agent at {agent.socket} sends this profile's requests" in status.stdout
+    assert double.calls("GetUser") == checks + 1
+    assert "session:       not checked (--offline)" in run("status", "--offline").stdout
+    # One shape: the front's status --json is cog-cred-cli's (COG_CRED_DEBUG sends it there).
+    front = json.loads(run("status", "--json").stdout)
+    cli = json.loads(cog.ok("status", "--json", env={**via, "COG_CRED_DEBUG": "1"}).stdout)
+    assert (front["signed_in"], front["session"], front["requests_by_agent"]) == (True, "stands", str(agent.socket))
+    assert front == cli
+
+    refreshes = double.calls("GetTokensFromRefreshToken")
+    refreshed = run("refresh")
+    assert refreshed.returncode == 0 and refreshed.stdout == "", refreshed.stderr
+    assert refreshed.stderr.startswith("Refreshed (profile 'default'); access token valid until ")
+    assert double.calls("GetTokensFromRefreshToken") == refreshes + 1
+    second = run("token").stdout.strip()
+    cog.remember_secret(second)
+
+    # git with the one line docs/headless.md gives, no link: the agent's
+    # profile by its git URL; approve keeps nothing, reject forgets the token.
+    request = "protocol=https\nhost=git.example.com\npath=team/repo.git\n\n"
+    filled = git_credential("!cog-cred git-credential", "fill", request)
+    assert filled.returncode == 0 and f"password={second}\n" in filled.stdout, filled.stderr
+    approved = git_credential("!cog-cred git-credential", "approve", filled.stdout)
+    assert (approved.returncode, approved.stderr) == (0, ""), approved.stderr
+    rejected = git_credential("!cog-cred git-credential --profile default", "reject", filled.stdout)
+    assert (rejected.returncode, rejected.stderr) == (0, ""), rejected.stderr
+    third = run("token").stdout.strip()
+    cog.remember_secret(third)
+    assert third != second and double.calls("GetTokensFromRefreshToken") == refreshes + 2
+
+    # What needs cog-cred-cli says which file is missing, and what it is for.
+    for args in (["sign-in"], ["status", "--verify"], ["token", "--help"]):
+        missing = run(*args)
+        assert (missing.returncode, missing.stdout) == (1, ""), (args, missing.stderr)
+        assert (f"'{args[0]}' needs cog-cred-cli, which is neither at {only}/cog-cred-cli nor at "
+                f"{only}/../lib/cog-cred/cog-cred-cli") in missing.stderr, missing.stderr
+
+    signed_out = run("sign-out")
+    assert signed_out.returncode == 0, signed_out.stderr
+    assert signed_out.stderr == (f"Signed out of profile 'default': session revoked at Cognito; deleted 3 item(s) "
+                                 f"from the agent at {agent.socket}.\n")
+    assert run("token").returncode == 77 and run("whoami").returncode == 77
+    assert run("status").returncode == 77

@@ -57,6 +57,9 @@ public struct AgentConnection: Sendable {
     /// passed to `note` as they arrive. The agent must run as this
     /// process's user: one of another user (a squatted path, an `ssh -R`
     /// that could not bind, root's, which serves root only) is sent nothing.
+    /// Where a session through it is kept, in a message's words.
+    public var described: String { "the agent at \(path)" }
+
     public func ask<Answer: AgentAnswer>(_ request: AgentRequest, note: (String) -> Void) throws(AgentFailure) -> Answer {
         let fd = try connect()
         defer { close(fd) }

@@ -12,7 +12,9 @@ public enum AgentRequest: Sendable, Equatable {
     case status(profile: String)
     /// Whether Cognito still honours the session (SessionCheck).
     case checkSession(profile: String)
-    case signOut(profile: String, scope: String, forgetDevice: Bool)
+    case signOut(profile: String, scope: SignOutScope, forgetDevice: Bool)
+    /// Who is signed in (`whoami`), from what is stored: no network.
+    case whoami(profile: String)
     /// A profile as the agent's machine configures it (no secret in it).
     case profile(String)
     /// Every profile the agent's machine configures, with its status.
@@ -67,6 +69,7 @@ public enum AgentRequest: Sendable, Equatable {
         case .status: return .status
         case .checkSession: return .checkSession
         case .signOut: return .signOut
+        case .whoami: return .whoami
         case .profile: return .profile
         case .profiles: return .profiles
         case .read: return .read
@@ -90,10 +93,10 @@ public enum AgentRequest: Sendable, Equatable {
             if let registry = asked.registry { fields[Field.registry] = .string(registry) }
             if let minTTL = asked.minTTL { fields[Field.minTTL] = .int(minTTL) }
             return fields
-        case .refresh(let profile), .status(let profile), .checkSession(let profile), .profile(let profile):
+        case .refresh(let profile), .status(let profile), .checkSession(let profile), .profile(let profile), .whoami(let profile):
             return [Field.profile: .string(profile)]
         case .signOut(let profile, let scope, let forgetDevice):
-            return [Field.profile: .string(profile), Field.scope: .string(scope), Field.forgetDevice: .bool(forgetDevice)]
+            return [Field.profile: .string(profile), Field.scope: .string(scope.rawValue), Field.forgetDevice: .bool(forgetDevice)]
         case .profiles, .stop:
             return [:]
         case .read(let profile, let kinds, let binding):
@@ -157,8 +160,11 @@ public enum AgentRequest: Sendable, Equatable {
             case .status: return .success(.status(profile: try text(Field.profile)))
             case .checkSession: return .success(.checkSession(profile: try text(Field.profile)))
             case .signOut:
-                let scope = request[Field.scope]?.stringValue ?? "local"
+                guard let scope = SignOutScope(rawValue: request[Field.scope]?.stringValue ?? SignOutScope.local.rawValue) else {
+                    throw malformed(Field.scope)
+                }
                 return .success(.signOut(profile: try text(Field.profile), scope: scope, forgetDevice: request[Field.forgetDevice] == .bool(true)))
+            case .whoami: return .success(.whoami(profile: try text(Field.profile)))
             case .profile: return .success(.profile(try text(Field.profile)))
             case .profiles: return .success(.profiles)
             case .read:
@@ -182,7 +188,7 @@ public enum AgentRequest: Sendable, Equatable {
         switch self {
         case .tokens(let asked): return asked.profile
         case .refresh(let profile), .status(let profile), .checkSession(let profile), .profile(let profile), .signOut(let profile, _, _),
-            .read(let profile, _, _), .write(let profile, _, _, _), .delete(let profile, _), .secretHash(let profile, _):
+            .whoami(let profile), .read(let profile, _, _), .write(let profile, _, _, _), .delete(let profile, _), .secretHash(let profile, _):
             return profile
         case .profiles, .stop: return nil
         }
@@ -197,7 +203,7 @@ public enum AgentRequest: Sendable, Equatable {
     public var mayReachCognito: Bool {
         switch self {
         case .tokens, .refresh, .checkSession, .signOut: return true
-        case .status, .profile, .profiles, .read, .write, .delete, .secretHash, .stop: return false
+        case .status, .whoami, .profile, .profiles, .read, .write, .delete, .secretHash, .stop: return false
         }
     }
 
@@ -327,23 +333,46 @@ public struct CheckAnswer: AgentAnswer {
     }
 }
 
-/// `sign-out`: the items deleted, and what Cognito was asked and said
-/// (SignOutResult.AtCognito's words).
+/// `sign-out`: what it did (SignOutResult).
 public struct SignOutAnswer: AgentAnswer, Equatable {
-    public var removed: Int
-    public var atCognito: String
+    public var result: SignOutResult
 
-    public init(removed: Int, atCognito: String) {
-        self.removed = removed
-        self.atCognito = atCognito
+    public init(_ result: SignOutResult) { self.result = result }
+
+    public var fields: [String: JSONValue] {
+        var fields: [String: JSONValue] = [Field.removed: .int(Int64(result.removed)), Field.atCognito: .string(result.atCognito.rawValue)]
+        if let failure = result.failure { fields[Field.message] = .string(failure) }
+        if let logout = result.logout { fields[Field.logout] = .string(logout) }
+        return fields
     }
-
-    public var fields: [String: JSONValue] { [Field.removed: .int(Int64(removed)), Field.atCognito: .string(atCognito)] }
 
     public init?(fields: [String: JSONValue]) {
         guard case .int(let removed)? = fields[Field.removed] else { return nil }
         // An agent that does not say what Cognito was asked is not taken to have asked.
-        self.init(removed: Int(removed), atCognito: fields[Field.atCognito]?.stringValue ?? "not-asked")
+        let atCognito = fields[Field.atCognito]?.stringValue.flatMap(SignOutResult.AtCognito.init(rawValue:)) ?? .notAsked
+        self.init(
+            SignOutResult(
+                removed: Int(removed), atCognito: atCognito, failure: fields[Field.message]?.stringValue,
+                logout: fields[Field.logout]?.stringValue))
+    }
+}
+
+/// `whoami`: the signed-in user's name (a machine's: its app client), and
+/// the profile's grant.
+public struct NameAnswer: AgentAnswer, Equatable {
+    public var name: String
+    public var grant: String
+
+    public init(name: String, grant: String) {
+        self.name = name
+        self.grant = grant
+    }
+
+    public var fields: [String: JSONValue] { [Field.name: .string(name), Field.grant: .string(grant)] }
+
+    public init?(fields: [String: JSONValue]) {
+        guard let name = fields[Field.name]?.stringValue, let grant = fields[Field.grant]?.stringValue else { return nil }
+        self.init(name: name, grant: grant)
     }
 }
 
@@ -501,6 +530,9 @@ enum Field {
     static let message = "message"
     static let removed = "removed"
     static let atCognito = "at-cognito"
+    static let logout = "logout"
+    static let name = "name"
+    static let grant = "grant"
     static let config = "config"
     static let items = "items"
     static let found = "found"

@@ -32,6 +32,7 @@ public enum AgentProtocol {
     /// The operation a request names (AgentRequest says what each asks).
     enum Operation: String, Sendable {
         case tokens, refresh, status, profile, profiles, read, write, delete, stop
+        case whoami
         case checkSession = "check-session"
         case signOut = "sign-out"
         case secretHash = "secret-hash"

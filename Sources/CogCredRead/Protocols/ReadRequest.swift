@@ -1,14 +1,19 @@
-/// A read-only request the front binary answers itself: the command lines that hand
-/// out a stored token. Parsed strictly: anything this does not recognise
-/// exactly (help, a typo, an invalid value, a write) is nil and goes to
-/// cog-cred-cli, which owns the command line and says what is wrong.
+/// A request the front binary answers itself: the command lines that hand
+/// out a stored token, and through an agent the session's other commands
+/// (`whoami`, `status`, `refresh`, `sign-out`: the agent does the work), so
+/// that a machine served by an agent needs the `cog-cred` binary alone.
+/// Parsed strictly: anything this does not recognise exactly (help, a
+/// typo, an invalid value, a write) is nil and goes to cog-cred-cli, which
+/// owns the command line and says what is wrong.
 public enum ReadRequest: Equatable, Sendable {
     /// `token [--id-token] [--format F | --json]`, `get-header [--id-token]`, `kubectl-credential [--id-token]`.
     case token(TokenRequest)
     /// `exec [options] -- COMMAND...`; `choice` is the token COG_CRED_AUTHORIZATION carries.
     case exec(profile: String?, minTTL: Int64?, choice: TokenChoice, command: [String])
-    /// `git-credential [--profile P] get`, also run as `git-credential-cog-cred get`.
-    case gitGet(profile: String?)
+    /// `git-credential [--profile P] get` (and `store`, `erase`,
+    /// `capability`), also run as `git-credential-cog-cred get`. An erase
+    /// that forgets a stored token is cog-cred-cli's, but through an agent.
+    case git(GitCredential.Action, profile: String?)
     /// `docker-credential get`, also run as `docker-credential-cog-cred get`.
     case dockerGet
     /// `docker-credential list`.
@@ -16,6 +21,23 @@ public enum ReadRequest: Equatable, Sendable {
     /// `aws-credentials [--profile P] [--min-ttl S]`: stored identity-pool
     /// credentials with enough life left, for credential_process.
     case awsCredentials(profile: String?, minTTL: Int64?)
+    /// `whoami [--json]`: through an agent only, as are the three below.
+    case whoami(profile: String?, json: Bool)
+    /// `status [--json] [--offline]` (`--verify` fetches the pool's keys: cog-cred-cli's).
+    case status(profile: String?, json: Bool, offline: Bool)
+    /// `refresh`.
+    case refresh(profile: String?)
+    /// `sign-out [--global | --local]`, also `logout`.
+    case signOut(profile: String?, scope: SignOutScope)
+
+    /// Answered here only through an agent: the agent does the work these
+    /// need (a refresh, a revocation), which cog-cred-cli does without one.
+    public var needsAgent: Bool {
+        switch self {
+        case .whoami, .status, .refresh, .signOut: return true
+        case .token, .exec, .git, .dockerGet, .dockerList, .awsCredentials: return false
+        }
+    }
 
     public struct TokenRequest: Equatable, Sendable {
         public enum Shape: Equatable, Sendable {
@@ -66,8 +88,9 @@ public enum ReadRequest: Equatable, Sendable {
         return seconds
     }
 
-    /// True when `arguments` name a command that `parse` may take: a cheap
-    /// first look, so the Secret Service can be asked early.
+    /// True when `arguments` name a command that `parse` may take and the
+    /// Secret Service may answer: a cheap first look, so that it can be
+    /// asked early.
     public static func mayBeRead(_ arguments: [String]) -> Bool {
         // Arrays, not sets: this runs first in every process, where each new
         // generic type costs its metadata's set-up.
@@ -115,14 +138,33 @@ public enum ReadRequest: Equatable, Sendable {
             else { return nil }
             return .awsCredentials(profile: profile, minTTL: minTTL)
         case "git-credential":
-            guard let profile = options.profile(), options.positional() == GitCredential.Action.get.rawValue, options.isEmpty else { return nil }
-            return .gitGet(profile: profile)
+            guard let profile = options.profile(), let action = options.positional().flatMap(GitCredential.Action.init(rawValue:)),
+                options.isEmpty
+            else { return nil }
+            return .git(action, profile: profile)
         case "docker-credential":
             switch options.positional().flatMap(DockerCredential.Action.init(rawValue:)) {
             case .get where options.isEmpty: return .dockerGet
             case .list where options.isEmpty: return .dockerList
             default: return nil
             }
+        case "whoami":
+            guard let profile = options.profile(), options.flag("--no-prompt") != nil, let json = options.flag("--json"), options.isEmpty
+            else { return nil }
+            return .whoami(profile: profile, json: json)
+        case "status":
+            guard let profile = options.profile(), options.flag("--no-prompt") != nil, let json = options.flag("--json"),
+                let offline = options.flag("--offline"), options.isEmpty
+            else { return nil }
+            return .status(profile: profile, json: json, offline: offline)
+        case "refresh":
+            guard let profile = options.profile(), options.flag("--no-prompt") != nil, options.isEmpty else { return nil }
+            return .refresh(profile: profile)
+        case "sign-out", "logout":
+            guard let profile = options.profile(), options.flag("--no-prompt") != nil, let global = options.flag("--global"),
+                let local = options.flag("--local"), !(global && local), options.isEmpty
+            else { return nil }
+            return .signOut(profile: profile, scope: local ? .local : global ? .global : .revoke)
         default:
             return nil
         }

@@ -1,5 +1,5 @@
 /// The documented exit statuses (sysexits.h values), one per failure category:
-/// cog-cred-cli's, and the front's for what the agent answers (AgentFront).
+/// cog-cred-cli's, and the front's for what the agent answers (Front).
 public enum ExitStatus {
     public static let usage: Int32 = 64
     public static let dataError: Int32 = 65

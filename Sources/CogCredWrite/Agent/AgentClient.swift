@@ -59,9 +59,8 @@ public struct AgentClient: Sendable {
     }
 
     public func signOut(profile: String, scope: SignOutScope, forgettingDevice: Bool) throws(AgentFailure) -> SignOutResult {
-        let answer: SignOutAnswer = try ask(.signOut(profile: profile, scope: scope.word, forgetDevice: forgettingDevice))
-        // An agent that does not say what Cognito was asked is not taken to have asked.
-        return SignOutResult(removed: answer.removed, atCognito: SignOutResult.AtCognito(rawValue: answer.atCognito) ?? .notAsked)
+        let answer: SignOutAnswer = try ask(.signOut(profile: profile, scope: scope, forgetDevice: forgettingDevice))
+        return answer.result
     }
 
     /// The profile as configured where the agent runs: a machine the
@@ -102,21 +101,5 @@ public struct AgentClient: Sendable {
             tokens[kind] = token
         }
         return tokens
-    }
-}
-
-extension SignOutScope {
-    /// Its name on the agent's socket.
-    var word: String {
-        switch self {
-        case .local: return "local"
-        case .revoke: return "revoke"
-        case .global: return "global"
-        }
-    }
-
-    init?(word: String) {
-        guard let scope = [SignOutScope.local, .revoke, .global].first(where: { $0.word == word }) else { return nil }
-        self = scope
     }
 }

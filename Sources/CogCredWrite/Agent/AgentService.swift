@@ -73,8 +73,10 @@ public struct AgentService: Sendable {
         case .checkSession(let name):
             return CheckAnswer(try manager(name, note).checkSession().outcome { describe($0).message })
         case .signOut(let name, let scope, let forgetDevice):
-            let result = try manager(name, note).signOut(SignOutScope(word: scope) ?? .local, forgettingDevice: forgetDevice)
-            return SignOutAnswer(removed: result.removed, atCognito: result.atCognito.rawValue)
+            return SignOutAnswer(try manager(name, note).signOut(scope, forgettingDevice: forgetDevice))
+        case .whoami(let name):
+            let session = try manager(name, note)
+            return NameAnswer(name: try session.signedInName(), grant: session.profile.effectiveGrant.rawValue)
         case .profile(let name):
             let file = try config()
             guard let profile = file.profiles[name] else { throw file.notFound(name, path: "") }

@@ -61,37 +61,3 @@ public struct RefreshedTokens: Sendable, Equatable {
         self.device = device
     }
 }
-
-/// How far sign-out reaches.
-public enum SignOutScope: Sendable {
-    /// Only the local items.
-    case local
-    /// RevokeToken: this refresh token and the tokens issued from it.
-    case revoke
-    /// GlobalSignOut: every token of the user, on every device.
-    case global
-}
-
-/// What a sign-out did: the items it deleted, and what Cognito was asked
-/// and said, so that "revoked" is said only when it was.
-public struct SignOutResult: Sendable, Equatable {
-    public enum AtCognito: String, Sendable, CaseIterable {
-        /// The refresh token was revoked (RevokeToken or /oauth2/revoke) and Cognito accepted it.
-        case revoked
-        /// GlobalSignOut was sent and accepted.
-        case signedOutEverywhere = "signed-out-everywhere"
-        /// Cognito said the session had already ended (NotAuthorized).
-        case alreadyEnded = "already-ended"
-        /// Nothing was sent: `--local`, no refresh token stored (a
-        /// machine has none), or tokens of another pool or client.
-        case notAsked = "not-asked"
-    }
-
-    public var removed: Int
-    public var atCognito: AtCognito
-
-    public init(removed: Int, atCognito: AtCognito) {
-        self.removed = removed
-        self.atCognito = atCognito
-    }
-}

@@ -12,8 +12,9 @@ public enum AuthError: ExplainedFailure, Equatable {
     case challengeNeedsInput(challenge: String, input: ChallengeInput)
     /// Setting a new password also asks for user attributes cog-cred does not collect.
     case requiredAttributes([String])
-    /// GlobalSignOut or RevokeToken failed; the local items were deleted anyway.
-    case remoteSignOutFailed(CognitoError)
+    /// GlobalSignOut or RevokeToken failed (`cause`, in words); the
+    /// `removed` items were deleted from `store` anyway.
+    case remoteSignOutFailed(removed: Int, store: String, cause: String)
     /// `status --verify` found a token that does not check out.
     case verificationFailed(String)
     /// Cognito returned a token that cannot be decoded.
@@ -61,9 +62,8 @@ public enum AuthError: ExplainedFailure, Equatable {
         case .requiredAttributes(let names):
             return Explanation(
                 "Cognito requires these attributes before the new password can be set: \(names.joined(separator: ", ")); set them in the AWS console or with an administrator")
-        case .remoteSignOutFailed(let error):
-            return Explanation(
-                "the tokens were deleted from the Secret Service, but revoking them at Cognito failed (\(error.summary)); they stay valid until they expire")
+        case .remoteSignOutFailed(let removed, let store, let cause):
+            return Explanation(SessionWords.revocationFailed(removed: removed, from: store, cause: cause))
         case .verificationFailed(let what):
             return Explanation("verification failed: \(what)")
         case .malformedToken(let kind):

@@ -4,8 +4,8 @@ extension LocalSession {
     /// Ends the session at Cognito (unless `.local`), then deletes the
     /// profile's tokens: access first and refresh last, so an interrupted
     /// sign-out can be run again. The local items go even when the remote
-    /// call fails; that failure is thrown afterwards. Returns how many items
-    /// existed and what Cognito was asked.
+    /// call fails, which the result says (`.failed`, with its words).
+    /// Returns how many items existed and what Cognito was asked.
     ///
     /// This machine stays a remembered device of the user's, as in Amazon's
     /// SDKs (the next sign-in skips MFA), unless `forgettingDevice`: a profile
@@ -23,6 +23,7 @@ extension LocalSession {
     func signOutHoldingLock(_ scope: SignOutScope, forgettingDevice: Bool) throws -> SignOutResult {
         var remoteFailure: (any Error)? = nil
         var atCognito = SignOutResult.AtCognito.notAsked
+        var failure: String? = nil
         // Tokens bound to another pool or client are only deleted: sending
         // them to this profile's client would fail, or reach the wrong pool.
         if scope != .local, let refreshToken = try store.read(.refresh, profile: profileName, binding: profile.binding) {
@@ -47,21 +48,21 @@ extension LocalSession {
                 }
             } catch {
                 // NotAuthorized means the session is already dead at Cognito:
-                // nothing is left to revoke. Anything else is reported after
-                // the local items are gone, as the user asked.
+                // nothing is left to revoke. Cognito's other answers, and
+                // not reaching it, are said in the result; anything else is
+                // thrown once the local items are gone, as the user asked.
                 let cause = (error as? CognitoError) ?? { if case .cognito(let c, _)? = error as? AuthError { return c } else { return nil } }()
-                if case .refused? = cause?.reason { atCognito = .alreadyEnded } else { remoteFailure = error }
+                if let cause {
+                    if case .refused? = cause.reason { atCognito = .alreadyEnded } else { (atCognito, failure) = (.failed, cause.summary) }
+                } else {
+                    remoteFailure = error
+                }
             }
+        } else if scope != .local && profile.effectiveGrant == .clientCredentials {
+            atCognito = .nothingToRevoke
         }
         let removed = try stored.deleteItemsHoldingLock(forgettingDevice: forgettingDevice)
-        switch remoteFailure {
-        case nil: break
-        case let error as CognitoError: throw AuthError.remoteSignOutFailed(error)
-        case let error as AuthError:
-            if case .cognito(let cause, _) = error { throw AuthError.remoteSignOutFailed(cause) }
-            throw error
-        case let error?: throw error
-        }
-        return SignOutResult(removed: removed, atCognito: atCognito)
+        if let remoteFailure { throw remoteFailure }
+        return SignOutResult(removed: removed, atCognito: atCognito, failure: failure)
     }
 }

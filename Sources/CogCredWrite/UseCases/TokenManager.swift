@@ -104,9 +104,16 @@ extension TokenManager: Session {
 
     public func checkSession() throws -> SessionCheck { try session.checkSession() }
 
+    /// The session's sign-out; with `--global`, a managed login's session
+    /// also gets the address that ends its own session in the browser (its
+    /// cookie), which revoking the tokens does not.
     @discardableResult
     public func signOut(_ scope: SignOutScope, forgettingDevice: Bool) throws -> SignOutResult {
-        try session.signOut(scope, forgettingDevice: forgettingDevice)
+        var result = try session.signOut(scope, forgettingDevice: forgettingDevice)
+        if scope == .global && profile.effectiveAuthFlow == .browser && result.logout == nil {
+            result.logout = logoutURL().map { LibcurlURL.shown($0) }
+        }
+        return result
     }
 
     public func deleteItems(forgettingDevice: Bool) throws -> Int { try session.deleteItems(forgettingDevice: forgettingDevice) }

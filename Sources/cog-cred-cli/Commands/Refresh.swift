@@ -14,7 +14,6 @@ struct Refresh: ParsableCommand, HelpExamples {
     func run() throws {
         let manager = try Wiring().tokenManager(profileOptions)
         let tokens = try manager.refresh()
-        let until = tokens.access.claims.exp.map { "; access token valid until \(rfc3339($0))" } ?? ""
-        Output.note("Refreshed (profile '\(manager.profileName)')\(until).")
+        Output.note(SessionWords.refreshed(profile: manager.profileName, accessExpiresAt: tokens.access.claims.exp))
     }
 }

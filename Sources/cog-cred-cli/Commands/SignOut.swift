@@ -46,46 +46,20 @@ struct SignOut: ParsableCommand, HelpExamples {
             // Without the profile there is no endpoint to revoke at, but the
             // local items can and should still go.
             Output.note("Profile '\(name)' is not configured: deleting its local items only.")
-            return report(removed: try wiring.profiles.forgetUnconfigured(name), remote: "", name, wiring)
+            let removed = try wiring.profiles.forgetUnconfigured(name)
+            return Output.note(SessionWords.signedOut(profile: name, SignOutResult(removed: removed, atCognito: .notAsked), from: wiring.storeName)!)
         }
-        let result: SignOutResult
-        do {
-            result = try manager.signOut(scope)
-        } catch {
-            if scope == .global { endManagedLoginSession(manager, wiring) }
-            throw error
+        let result = try manager.signOut(scope)
+        if let url = result.logout {
+            // Without the domain's credentials, if it has any: the browser's
+            // command line is every local user's to read, and the managed login
+            // does not use them (LibcurlURL.shown).
+            let seen = ["DISPLAY", "WAYLAND_DISPLAY", "BROWSER"].contains { !(wiring.environment[$0] ?? "").isEmpty }
+            Output.note(SessionWords.logout(url, opened: seen && Browser.open(url, environment: wiring.environment)))
         }
-        if scope == .global { endManagedLoginSession(manager, wiring) }
-        // What Cognito was asked and said, as it happened: "revoked" only
-        // when a revocation was sent and accepted.
-        let remote = switch result.atCognito {
-        case .revoked: "session revoked at Cognito; "
-        case .signedOutEverywhere: "signed out everywhere; "
-        case .alreadyEnded: "Cognito had already ended the session; "
-        case .notAsked where scope != .local && manager.profile.effectiveGrant == .clientCredentials:
-            "a machine has no refresh token to revoke, so nothing was sent to Cognito (its access token works until it expires); "
-        case .notAsked: ""
+        guard let said = SessionWords.signedOut(profile: name, result, from: wiring.storeName) else {
+            throw AuthError.remoteSignOutFailed(removed: result.removed, store: wiring.storeName, cause: result.failure ?? "no reason given")
         }
-        report(removed: result.removed, remote: remote, name, wiring)
-    }
-
-    func report(removed: Int, remote: String, _ name: String, _ wiring: Wiring) {
-        if removed == 0 {
-            Output.note("Profile '\(name)' was not signed in; nothing to delete.")
-        } else {
-            Output.note("Signed out of profile '\(name)': \(remote)deleted \(removed) item(s) from \(wiring.storeName).")
-        }
-    }
-
-    /// The managed login keeps its own session in the browser (a cookie):
-    /// revoking the tokens does not end it, `<domain>/logout` does.
-    func endManagedLoginSession(_ manager: TokenManager, _ wiring: Wiring) {
-        // Without the domain's credentials, if it has any: the browser's
-        // command line is every local user's to read, and the managed login
-        // does not use them.
-        guard manager.profile.effectiveAuthFlow == .browser, let url = manager.logoutURL().map({ LibcurlURL.shown($0) }) else { return }
-        let seen = ["DISPLAY", "WAYLAND_DISPLAY", "BROWSER"].contains { !(wiring.environment[$0] ?? "").isEmpty }
-        let opened = seen && Browser.open(url, environment: wiring.environment)
-        Output.note("\(opened ? "Opened" : "To end the managed login's session in the browser too, open"): \(url)")
+        Output.note(said)
     }
 }

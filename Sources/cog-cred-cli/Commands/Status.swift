@@ -51,17 +51,17 @@ struct Status: ParsableCommand, HelpExamples {
     func run() throws {
         let wiring = Wiring()
         let manager = try wiring.tokenManager(profileOptions)
-        var report = try manager.status(verifying: verify ? { try wiring.poolKeySource(manager.profile) } : nil)
-        let check = report.session.signedIn && !offline ? try manager.checkSession() : nil
-        if case .refused = check { report.session.signedIn = false }
+        let report = try manager.status(verifying: verify ? { try wiring.poolKeySource(manager.profile) } : nil)
+        let check = report.session.signedIn && !offline ? try manager.checkSession().outcome { ErrorWording.line($0) } : nil
         // With an agent, the agent asks Cognito, with its own environment's
         // proxy and FIPS settings, not this shell's.
         let agent = wiring.agent?.connection.path
+        let words = StatusWords(report.session, manager.profile, check: check, offline: offline, agent: agent)
         let path = agent == nil ? NetworkPath(profile: manager.profile, environment: wiring.environment) : nil
         if json {
-            Output.data(StatusJSON(report, manager.profile, check: check, path: path, agent: agent).encoded())
+            Output.data(JSONValue.object(words.json.merging(Status.json(path, report), uniquingKeysWith: { $1 })).compactText)
         } else {
-            for line in text(report.session, manager.profile, check: check) + Status.text(path, agent: agent) { Output.data(line) }
+            for line in words.lines + Status.text(path) { Output.data(line) }
             for (kind, list) in report.checks ?? [] {
                 for check in list {
                     Output.data("verify \(kind.rawValue):".padding(16) + "\(check.passed ? "ok  " : "FAIL") \(check.name): \(check.detail.oneLine())")
@@ -71,82 +71,16 @@ struct Status: ParsableCommand, HelpExamples {
         // What --verify found first: asked for, and more precise than a
         // refusal of the same forged or foreign token.
         if let failure = report.verificationFailure { throw failure }
-        switch check {
-        case .refused(let failure): throw failure
-        case .couldNotCheck(let failure):
-            Output.error("could not check the session with Cognito: \(ErrorWording.line(failure)) (cog-cred status --offline shows what is stored)")
-            throw ExitCode(ExitStatus.temporaryFailure)
-        default: break
-        }
-        if !report.session.signedIn { throw ExitCode(ExitStatus.notAuthenticated) }
-    }
-
-    /// The `session:` line: what Cognito said, or why it was not asked.
-    static func sessionLine(_ check: SessionCheck?, offline: Bool) -> String? {
-        switch check {
-        case .stands(.getUser): return "stands (Cognito answered GetUser)"
-        case .stands(.userInfo): return "stands (the managed login's userInfo answered)"
-        case .stands(.refresh): return "stands (Cognito refreshed the tokens)"
-        case .refused: return "refused by Cognito: sign in again"
-        case .couldNotCheck: return "not checked: Cognito could not be asked"
-        case .noSession: return nil
-        case nil: return offline ? "not checked (--offline)" : nil
-        }
-    }
-
-    func text(_ s: SessionStatus, _ profile: Profile, check: SessionCheck?) -> [String] {
-        func expiry(_ exp: Int64?) -> String {
-            guard let exp else { return "none stored" }
-            return exp > s.now ? "expires \(rfc3339(exp)) (\(humanDuration(exp - s.now)))" : "expired \(rfc3339(exp))"
-        }
-        var lines = [
-            "profile:       \(s.profile)",
-            "signed in:     \(s.signedIn ? "yes" : "no")",
-        ]
-        if let session = Status.sessionLine(check, offline: offline) { lines.append("session:       \(session)") }
-        // Claims are text from the network: one printable line each, so a
-        // claim can neither drive the terminal nor forge a line of its own.
-        if let username = s.username { lines.append("username:      \(username.oneLine(limit: 200))") }
-        if let name = s.cognitoUsername, name != s.username { lines.append("cognito:username: \(name.oneLine(limit: 200))") }
-        if let email = s.email {
-            let verified = s.emailVerified.map { $0 ? " (verified)" : " (not verified)" } ?? ""
-            lines.append("email:         \(email.oneLine(limit: 200))\(verified)")
-        }
-        if let sub = s.sub { lines.append("sub:           \(sub.oneLine(limit: 200))") }
-        lines.append("user pool:     \(profile.userPoolID) (app client \(profile.clientID))")
-        let machine = profile.effectiveGrant == .clientCredentials
-        if machine {
-            lines.append("grant:         client credentials (the app client itself, no user)")
-            let scopes = s.scope ?? profile.scopes?.joined(separator: " ") ?? "the app client's default"
-            lines.append("scopes:        \(scopes.oneLine(limit: 200))")
-        }
-        if let authTime = s.authTime { lines.append("signed in at:  \(rfc3339(authTime))") }
-        if s.signedIn || s.accessTokenExpiresAt != nil {
-            lines.append("access token:  \(expiry(s.accessTokenExpiresAt))")
-            if !machine { lines.append("id token:      \(expiry(s.idTokenExpiresAt))") }
-        }
-        if let pool = profile.identityPoolID {
-            lines.append("identity pool: \(pool)")
-            lines.append("identity id:   \(s.identityID?.oneLine(limit: 100) ?? "not asked for yet")")
-            lines.append("AWS creds:     \(s.awsCredentialsExpireAt == nil ? "none stored" : expiry(s.awsCredentialsExpireAt))")
-        }
-        if s.boundElsewhere {
-            lines.append("stored tokens: issued by another user pool or app client than this profile names")
-        }
-        if !s.signedIn {
-            lines.append("to sign in:    cog-cred sign-in\(s.profile == "default" ? "" : " --profile \(s.profile)")")
-        }
-        return lines
+        if let failure = words.failure { throw failure }
+        if !words.session.signedIn { throw ExitCode(ExitStatus.notAuthenticated) }
     }
 }
 
 extension Status {
-    /// The `endpoint:` and `network:` lines: where requests go and how, or
-    /// who sends them.
-    static func text(_ path: NetworkPath?, agent: String?) -> [String] {
-        guard let path else {
-            return ["network:       the agent at \(agent?.oneLine(limit: 200) ?? "") sends this profile's requests, with its own proxy and FIPS settings"]
-        }
+    /// The `endpoint:` and `network:` lines: where this machine's requests
+    /// go and how (none through an agent: StatusWords names it).
+    static func text(_ path: NetworkPath?) -> [String] {
+        guard let path else { return [] }
         guard let endpoint = path.endpoint else {
             return ["endpoint:      not usable: \(path.problem.map { ErrorWording.line($0) } ?? "unknown")"]
         }
@@ -165,116 +99,30 @@ extension String {
     func padding(_ width: Int) -> String { count >= width ? self + " " : self + String(repeating: " ", count: width - count) }
 }
 
-/// The `status --json` object. Field names are part of the interface.
-struct StatusJSON: Encodable {
-    var profile: String
-    var signedIn: Bool
-    var username: String?
-    var cognitoUsername: String?
-    var email: String?
-    var emailVerified: Bool?
-    var sub: String?
-    var authTime: String?
-    var userPoolID: String
-    var clientID: String
-    var accessTokenExpiresAt: String?
-    var idTokenExpiresAt: String?
-    var accessTokenExpired: Bool?
-    var grant: String
-    var scopes: String?
-    var identityPoolID: String?
-    var identityID: String?
-    var awsCredentialsExpireAt: String?
-    var verification: [String: [Check]]?
-    /// "stands", "refused", "not-checked" (Cognito could not be asked),
-    /// "offline"; absent when not signed in and for a machine profile.
-    var session: String?
-    /// How it was checked: "GetUser", "userInfo" or "refresh".
-    var sessionCheckedBy: String?
-    /// Where requests go (NetworkPath): the URL without credentials, the
-    /// variable that set it, whether it is AWS's FIPS endpoint.
-    var endpoint: String?
-    var endpointFrom: String?
-    var fips: Bool?
-    /// "http://proxy.example:3128" (never its user name or password), the
-    /// variable it came from; absent when requests go direct.
-    var proxy: String?
-    var proxyFrom: String?
-    /// Why there is no endpoint or route to name.
-    var networkProblem: String?
-    /// The agent's socket, when an agent sends the profile's requests (with
-    /// its own settings: the fields above are then absent).
-    var requestsByAgent: String?
-
-    struct Check: Encodable {
-        var check: String
-        var passed: Bool
-        var detail: String
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case profile, username, email, sub, verification, grant, scopes, session, endpoint, fips, proxy
-        case endpointFrom = "endpoint_from"
-        case proxyFrom = "proxy_from"
-        case networkProblem = "network_problem"
-        case requestsByAgent = "requests_by_agent"
-        case sessionCheckedBy = "session_checked_by"
-        case identityPoolID = "identity_pool_id"
-        case identityID = "identity_id"
-        case awsCredentialsExpireAt = "aws_credentials_expire_at"
-        case signedIn = "signed_in"
-        case cognitoUsername = "cognito_username"
-        case emailVerified = "email_verified"
-        case authTime = "auth_time"
-        case userPoolID = "user_pool_id"
-        case clientID = "client_id"
-        case accessTokenExpiresAt = "access_token_expires_at"
-        case idTokenExpiresAt = "id_token_expires_at"
-        case accessTokenExpired = "access_token_expired"
-    }
-
-    init(_ report: StatusReport, _ profile: Profile, check: SessionCheck?, path: NetworkPath?, agent: String?) {
-        let s = report.session
-        endpoint = path?.endpoint.map { LibcurlURL.shown($0.url) }
-        endpointFrom = path?.endpoint?.variable
-        fips = path?.endpoint?.fips
-        proxy = path?.route?.proxy?.shown
-        proxyFrom = path?.route?.proxy?.variable
-        networkProblem = path?.problem.map { ErrorWording.line($0) }
-        requestsByAgent = agent
-        switch check {
-        case .stands(let way):
-            session = "stands"
-            sessionCheckedBy = switch way { case .getUser: "GetUser"; case .userInfo: "userInfo"; case .refresh: "refresh" }
-        case .refused: session = "refused"
-        case .couldNotCheck: session = "not-checked"
-        case .noSession: session = nil
-        case nil: session = s.signedIn ? "offline" : nil
+extension Status {
+    /// What `status --json` adds to StatusWords.json: where this machine's
+    /// requests go (NetworkPath: the URL without credentials, the variable
+    /// that set it, FIPS; the proxy, never its user name or password; why
+    /// there is none), and `--verify`'s checks.
+    static func json(_ path: NetworkPath?, _ report: StatusReport) -> [String: JSONValue] {
+        var members: [String: JSONValue] = [:]
+        if let endpoint = path?.endpoint {
+            members["endpoint"] = .string(LibcurlURL.shown(endpoint.url))
+            members["endpoint_from"] = endpoint.variable.map { .string($0) }
+            members["fips"] = .bool(endpoint.fips)
         }
-        self.profile = s.profile
-        signedIn = s.signedIn
-        username = s.username
-        cognitoUsername = s.cognitoUsername
-        email = s.email
-        emailVerified = s.emailVerified
-        sub = s.sub
-        authTime = s.authTime.map(rfc3339)
-        userPoolID = profile.userPoolID
-        clientID = profile.clientID
-        accessTokenExpiresAt = s.accessTokenExpiresAt.map(rfc3339)
-        idTokenExpiresAt = s.idTokenExpiresAt.map(rfc3339)
-        accessTokenExpired = s.accessTokenExpiresAt.map { $0 <= s.now }
-        grant = profile.effectiveGrant.rawValue
-        scopes = s.scope ?? profile.scopes?.joined(separator: " ")
-        identityPoolID = profile.identityPoolID
-        identityID = s.identityID
-        awsCredentialsExpireAt = s.awsCredentialsExpireAt.map(rfc3339)
-        verification = report.checks.map { list in
-            Dictionary(uniqueKeysWithValues: list.map { kind, results in
-                (kind.rawValue, results.map { Check(check: $0.name, passed: $0.passed, detail: $0.detail) })
+        if let proxy = path?.route?.proxy {
+            members["proxy"] = .string(proxy.shown)
+            members["proxy_from"] = .string(proxy.variable)
+        }
+        members["network_problem"] = path?.problem.map { .string(ErrorWording.line($0)) }
+        members["verification"] = report.checks.map { list in
+            .object(list.reduce(into: [:]) { byKind, entry in
+                byKind[entry.kind.rawValue] = .array(entry.checks.map { check in
+                    .object(["check": .string(check.name), "passed": .bool(check.passed), "detail": .string(check.detail)])
+                })
             })
         }
+        return members
     }
-
-    func encoded() -> String { compactJSON(self) }
 }

@@ -24,9 +24,7 @@ struct Whoami: ParsableCommand, HelpExamples {
         let manager = try Wiring().tokenManager(profileOptions)
         let name = try manager.signedInName()
         if json {
-            return Output.data(JSONValue.object([
-                "profile": .string(manager.profileName), "name": .string(name), "grant": .string(manager.profile.effectiveGrant.rawValue),
-            ]).compactText)
+            return Output.data(SessionWords.whoamiJSON(profile: manager.profileName, name: name, grant: manager.profile.effectiveGrant.rawValue))
         }
         // A claim is text from the network: one printable line.
         Output.data(name.oneLine(limit: 200))

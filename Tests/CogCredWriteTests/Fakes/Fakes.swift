@@ -241,3 +241,23 @@ func scriptedPage<Item>(_ pages: [[Item]], token: String?) -> ([Item], String?) 
     let page = index < pages.count ? pages[index] : []
     return (page, index + 1 < pages.count ? String(index + 1) : nil)
 }
+
+/// An agent in this process, serving `store` on a real socket in a new
+/// directory: its sessions are made with `cognito`, `profile` and `clock`,
+/// and its failures worded by their description.
+func servingAgent(
+    _ store: InMemoryTokenStore, _ cognito: FakeCognito, profile: Profile = testProfile, clock: FakeClock,
+    bounds: AgentServer.Bounds = AgentServer.Bounds(connections: 64, requestBytes: 16 << 20, answering: 8, answeringForOne: 4)
+) throws -> AgentConnection {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("agent-\(UUID().uuidString.prefix(8))").path
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+    let service = AgentService(
+        config: { ConfigFile(profiles: ["default": profile]) },
+        manager: { name, warn in makeManager(store: store, cognito: cognito, profile: profile, clock: clock, warn: warn) },
+        store: store, describe: { error in AgentFailure((error as? any CogCredFailure)?.category ?? .other, "\(error)") })
+    guard case .success(let socket) = AgentSocket.listen(at: directory + "/agent", environment: { _ in nil }) else {
+        throw AgentFailure(.other, "cannot listen")
+    }
+    AgentServer.onThread { AgentServer(socket: socket, service: service, bounds: bounds, log: { _ in }).serve() }
+    return AgentConnection(path: socket.path)
+}

@@ -1,6 +1,6 @@
-// What `status` says of a profile's session: what is stored (SessionStatus)
-// and what Cognito said of it (CheckOutcome), with their one JSON shape:
-// `status --json`'s fields, which the agent's answers carry too.
+// What the session commands find out: what is stored (SessionStatus), what
+// Cognito said of it (CheckOutcome), what a sign-out did (SignOutResult),
+// with their one JSON shape, which the agent's answers carry too.
 
 /// The state of a profile's session: what `status` shows.
 public struct SessionStatus: Sendable, Equatable {
@@ -121,4 +121,51 @@ public enum SessionCheckWay: String, Sendable, Equatable, CaseIterable {
     /// A refresh, which stores the new tokens: for an access token with
     /// neither scope, or one too near its end to be asked about.
     case refresh
+}
+
+/// How far sign-out reaches.
+public enum SignOutScope: String, Sendable, CaseIterable {
+    /// Only the local items.
+    case local
+    /// RevokeToken: this refresh token and the tokens issued from it.
+    case revoke
+    /// GlobalSignOut: every token of the user, on every device.
+    case global
+}
+
+/// What a sign-out did: the items it deleted, and what Cognito was asked
+/// and said, so that "revoked" is said only when it was.
+public struct SignOutResult: Sendable, Equatable {
+    public enum AtCognito: String, Sendable, CaseIterable {
+        /// The refresh token was revoked (RevokeToken or /oauth2/revoke) and Cognito accepted it.
+        case revoked
+        /// GlobalSignOut was sent and accepted.
+        case signedOutEverywhere = "signed-out-everywhere"
+        /// Cognito said the session had already ended (NotAuthorized).
+        case alreadyEnded = "already-ended"
+        /// A machine (client credentials): it has no refresh token, so
+        /// nothing was sent; its access token works until it expires.
+        case nothingToRevoke = "nothing-to-revoke"
+        /// Sent, and it failed (no connection, a 5xx, throttling):
+        /// `failure` says how. The items were deleted all the same.
+        case failed
+        /// Nothing was sent: `--local`, no refresh token stored, or
+        /// tokens of another pool or client.
+        case notAsked = "not-asked"
+    }
+
+    public var removed: Int
+    public var atCognito: AtCognito
+    /// Why the revocation failed, in words (`failed`).
+    public var failure: String?
+    /// A managed login's `--global`: the address that ends its own session
+    /// in the browser (its cookie), without credentials; nil otherwise.
+    public var logout: String?
+
+    public init(removed: Int, atCognito: AtCognito, failure: String? = nil, logout: String? = nil) {
+        self.removed = removed
+        self.atCognito = atCognito
+        self.failure = failure
+        self.logout = logout
+    }
 }
