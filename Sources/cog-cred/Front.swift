@@ -28,10 +28,10 @@ struct Front {
     func answer(_ handover: Handover) -> Never {
         var handover = handover
         if request.needsAgent, case .keyring = source { handover.run() }
-        // The config is read on every call, like the tokens: an edited or
-        // removed profile counts at once.
-        let paths = Paths(environment: ["HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME"].reduce(into: [:]) { $0[$1] = environment($1) })
-        guard let config = try? ConfigStore(path: paths.configFile).load() else { handover.run() }
+        // Through an agent, the agent reads its own configuration: this
+        // machine's is read only where it counts (status, git's erase).
+        var config = ConfigFile()
+        if case .keyring = source { config = configuration(handover) }
 
         switch request {
         case .dockerList:
@@ -59,6 +59,7 @@ struct Front {
             let tokens = self.tokens([.access, .id], of: name, minTTL: minTTL, idNeeded: choice == .id, config, handover)
             execute(command, access: tokens[.access]!, id: tokens[.id], authorizing: choice)
         case .git(let action, let profile):
+            if action == .erase, case .agent = source { config = configuration(handover) }
             // `capability` reads nothing; `store` reads the request and keeps
             // nothing; `erase` forgets the token git says was refused.
             var input: [UInt8] = []
@@ -78,7 +79,7 @@ struct Front {
             whoami(name, json: json, agent)
         case .status(let profile, let json, let offline):
             guard let name = self.profile(profile), case .agent(let agent) = source else { handover.run() }
-            status(name, json: json, offline: offline, config, agent)
+            status(name, json: json, offline: offline, configuration(handover), agent)
         case .refresh(let profile):
             guard let name = self.profile(profile), case .agent(let agent) = source else { handover.run() }
             refresh(name, agent)
@@ -91,6 +92,15 @@ struct Front {
             }
             signOut(name, scope, agent)
         }
+    }
+
+    /// This machine's configuration, read on every call, like the tokens:
+    /// an edited or removed profile counts at once. One that cannot be read
+    /// is handed over (cog-cred-cli says why).
+    func configuration(_ handover: Handover) -> ConfigFile {
+        let paths = Paths(environment: ["HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME"].reduce(into: [:]) { $0[$1] = environment($1) })
+        guard let config = try? ConfigStore(path: paths.configFile).load() else { handover.run() }
+        return config
     }
 
     /// The tokens of `kinds` for profile `name`, fresh for `minTTL` seconds
