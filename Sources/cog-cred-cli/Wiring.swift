@@ -132,8 +132,7 @@ struct Wiring {
         // The prompt is a window on the desktop: without a display here, no
         // one at this terminal could see it (SSH, a container, cron), and
         // a keyring daemon would only dismiss it after a while.
-        let seen = ["DISPLAY", "WAYLAND_DISPLAY"].contains { !(environment[$0] ?? "").isEmpty }
-        var prompt = seen ? Wiring.unlockPrompt.withLock { $0 } : .never
+        var prompt = Desktop.hasDisplay({ environment[$0] }) ? Wiring.unlockPrompt.withLock { $0 } : .never
         if case .waitingAtMost = prompt { prompt = .waitingAtMost(seconds: unlockWait) }
         let store = SecretServiceStore(
             environment: environment, encryption: { SecretServiceCipher() }, unlockPrompt: prompt, writer: Wiring.writer)

@@ -87,9 +87,7 @@ struct Front {
             guard let name = self.profile(profile), case .agent(let agent) = source else { handover.run() }
             // A managed login's --global opens its logout page in a browser
             // where there is one: cog-cred-cli's to open.
-            if scope == .global && ["DISPLAY", "WAYLAND_DISPLAY", "BROWSER"].contains(where: { !(environment($0) ?? "").isEmpty }) {
-                handover.run()
-            }
+            if scope == .global && Desktop.mayOpenBrowser(environment) { handover.run() }
             signOut(name, scope, agent)
         }
     }

@@ -354,3 +354,14 @@ def test_the_docker_config_example_names_the_installed_helper():
         # build-deb.sh packages what `make install` installs: a link NAME-cog-cred for each of its HELPERS.
         helpers = re.search(r"^HELPERS := (.*)$", (REPO / "Makefile").read_text(), re.M).group(1).split()
         assert name in {f"{command}-cog-cred" for command in helpers}, f"{name} is not installed by `make install`"
+
+
+def test_the_performance_pages_text_is_bench_notes():
+    """docs/performance.md is written by bench/run: its figures, then
+    bench/notes.md as it is. Text edited there by hand would be lost at the
+    next run, so it is written in bench/notes.md only."""
+    page = (REPO / "docs" / "performance.md").read_text()
+    notes = (REPO / "bench" / "notes.md").read_text()
+    first = notes.splitlines()[0]
+    assert first in page, f"{first!r} is not in docs/performance.md"
+    assert page[page.index(first + "\n"):] == notes, "docs/performance.md's text differs from bench/notes.md: edit bench/notes.md"

@@ -19,17 +19,17 @@ public enum SessionWords {
     /// as it happened ("revoked" only when a revocation was sent and
     /// accepted). nil for a failed revocation: `revocationFailed` says that.
     public static func signedOut(profile: String, _ result: SignOutResult, from store: String) -> String? {
-        let remote: String
-        switch result.atCognito {
-        case .failed: return nil
-        case .revoked: remote = "session revoked at Cognito; "
-        case .signedOutEverywhere: remote = "signed out everywhere; "
-        case .alreadyEnded: remote = "Cognito had already ended the session; "
-        case .nothingToRevoke:
-            remote = "a machine has no refresh token to revoke, so nothing was sent to Cognito (its access token works until it expires); "
-        case .notAsked: remote = ""
-        }
+        if result.atCognito == .failed { return nil }
         if result.removed == 0 { return "Profile '\(profile)' was not signed in; nothing to delete." }
+        let remote =
+            switch result.atCognito {
+            case .revoked: "session revoked at Cognito; "
+            case .signedOutEverywhere: "signed out everywhere; "
+            case .alreadyEnded: "Cognito had already ended the session; "
+            case .nothingToRevoke:
+                "a machine has no refresh token to revoke, so nothing was sent to Cognito (its access token works until it expires); "
+            case .failed, .notAsked: ""
+            }
         return "Signed out of profile '\(profile)': \(remote)deleted \(result.removed) item(s) from \(store)."
     }
 

@@ -79,7 +79,7 @@ public struct AgentService: Sendable {
             return NameAnswer(name: try session.signedInName(), grant: session.profile.effectiveGrant.rawValue)
         case .profile(let name):
             let file = try config()
-            guard let profile = file.profiles[name] else { throw file.notFound(name, path: "") }
+            guard let profile = file.profiles[name] else { throw file.notFound(name, path: "the agent's configuration") }
             return ProfileAnswer(config: try Self.json(ConfigFile(profiles: [name: profile])))
         case .profiles:
             let file = try config()

@@ -54,8 +54,7 @@ struct SignOut: ParsableCommand, HelpExamples {
             // Without the domain's credentials, if it has any: the browser's
             // command line is every local user's to read, and the managed login
             // does not use them (LibcurlURL.shown).
-            let seen = ["DISPLAY", "WAYLAND_DISPLAY", "BROWSER"].contains { !(wiring.environment[$0] ?? "").isEmpty }
-            Output.note(SessionWords.logout(url, opened: seen && Browser.open(url, environment: wiring.environment)))
+            Output.note(SessionWords.logout(url, opened: Browser.open(url, environment: wiring.environment)))
         }
         guard let said = SessionWords.signedOut(profile: name, result, from: wiring.storeName) else {
             throw AuthError.remoteSignOutFailed(removed: result.removed, store: wiring.storeName, cause: result.failure ?? "no reason given")

@@ -1,4 +1,5 @@
 import CLinux
+import CogCredWrite
 
 #if canImport(Glibc)
 import Glibc
@@ -19,7 +20,7 @@ enum Browser {
         if commands.isEmpty {
             // No graphical session (over SSH): xdg-open would start a text
             // browser with its screen thrown away, or nothing.
-            guard ["DISPLAY", "WAYLAND_DISPLAY"].contains(where: { !(environment[$0] ?? "").isEmpty }) else { return false }
+            guard Desktop.hasDisplay({ environment[$0] }) else { return false }
             return spawn(["xdg-open", url], environment: environment)
         }
         for command in commands {
