@@ -1526,6 +1526,19 @@ def test_a_memory_agent_with_a_lifetime_stops_when_it_runs_out_and_its_sessions_
     assert (after.returncode, after.stdout) == (69, ""), after.stderr
 
 
+def test_a_keyring_agent_with_a_lifetime_just_exits_and_the_keyring_keeps_the_session(cog, bus, double, agents):
+    signed_in_on_double(cog, double.url, double, USER, PASSWORD)
+    refresh_token = stored(bus, "refresh")
+    cog.remember_secret(refresh_token)
+    agent = agents.start("--lifetime", "3")
+    assert cog.ok("token", env=agent.client()).stdout.strip() == stored(bus, "access")
+    assert agent.proc.wait(timeout=60) == 0
+    assert "its lifetime has run out: stopping" in agent.notes() and not agent.socket.exists()
+    # The sessions were the keyring's: they stay, and a read without the agent finds them.
+    assert stored(bus, "refresh") == refresh_token
+    assert cog.ok("token").stdout.strip() == stored(bus, "access")
+
+
 @pytest.mark.parametrize("value", ["0", "-5", "1d", "5 m", "99999999h", "m"])
 def test_a_lifetime_that_is_no_duration_is_a_usage_error(cog, value):
     result = cog.run("agent", "--memory", "--lifetime", value)
