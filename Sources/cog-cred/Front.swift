@@ -129,17 +129,8 @@ struct Front {
     /// registry no profile of its answers. Its notes (a warning) go to
     /// stderr as they come.
     func ask(_ agent: AgentConnection, _ asked: AgentRequest.Tokens, failing: (AgentFailure) -> Never) -> [SecretKind: IssuedToken] {
-        do throws(AgentFailure) {
-            let answer: TokensAnswer = try agent.ask(.tokens(asked)) { writeAll(2, $0.printable + "\n") }
-            var tokens: [SecretKind: IssuedToken] = [:]
-            for (kind, value) in answer.tokens {
-                guard let token = IssuedToken(value) else { throw .broken(agent.path, "sent a token that cannot be read") }
-                tokens[kind] = token
-            }
-            return tokens
-        } catch {
-            failing(error)
-        }
+        let answer: TokensAnswer = ask(agent, .tokens(asked), failing: failing)
+        return answer.tokens
     }
 
     /// The stored tokens of `kinds` for profile `name`, fresh for `minTTL`

@@ -34,7 +34,7 @@ extension Front {
 
     func refresh(_ name: String, _ agent: AgentConnection) -> Never {
         let answer: TokensAnswer = ask(agent, .refresh(profile: name))
-        let expires = answer.tokens[.access].flatMap { IssuedToken($0) }?.claims.exp
+        let expires = answer.tokens[.access]?.claims.exp
         note(SessionWords.refreshed(profile: name, accessExpiresAt: expires))
         _exit(0)
     }
@@ -54,19 +54,17 @@ extension Front {
     /// The profile as the agent's machine configures it.
     func agentsProfile(_ name: String, _ agent: AgentConnection) -> Profile {
         let answer: ProfileAnswer = ask(agent, .profile(name))
-        guard let file = try? ConfigFile.decode(Array(answer.config.compactText.utf8), path: agent.path), let profile = file.profiles[name] else {
-            Front.fail(.broken(agent.path, "sent a profile that cannot be read"))
-        }
+        guard let profile = answer.file.profiles[name] else { Front.fail(.broken(agent.path, "sent another profile than the one asked for")) }
         return profile
     }
 
     /// The agent's answer to `request`; its failure said and exited with.
     /// Its notes (a warning) go to stderr as they come.
-    func ask<Answer: AgentAnswer>(_ agent: AgentConnection, _ request: AgentRequest) -> Answer {
+    func ask<Answer: AgentAnswer>(_ agent: AgentConnection, _ request: AgentRequest, failing: (AgentFailure) -> Never = { Front.fail($0) }) -> Answer {
         do throws(AgentFailure) {
             return try agent.ask(request) { note($0) }
         } catch {
-            Front.fail(error)
+            failing(error)
         }
     }
 

@@ -253,27 +253,28 @@ public protocol AgentAnswer: Sendable {
 /// git target or registry no profile of the agent's answers.
 public struct TokensAnswer: AgentAnswer, Equatable {
     public var profile: String?
-    public var tokens: [SecretKind: String]
+    public var tokens: [SecretKind: IssuedToken]
 
-    public init(profile: String?, tokens: [SecretKind: String]) {
+    public init(profile: String?, tokens: [SecretKind: IssuedToken]) {
         self.profile = profile
         self.tokens = tokens
     }
 
     public var fields: [String: JSONValue] {
         guard let profile else { return [:] }
-        return [Field.profile: .string(profile), Field.tokens: .object(tokens.reduce(into: [:]) { $0[$1.key.rawValue] = .string($1.value) })]
+        return [Field.profile: .string(profile), Field.tokens: .object(tokens.reduce(into: [:]) { $0[$1.key.rawValue] = .string($1.value.value) })]
     }
 
+    /// nil, and the answer cannot be read, when a token is not a readable JWT.
     public init?(fields: [String: JSONValue]) {
         guard let given = fields[Field.tokens] else {
             self.init(profile: nil, tokens: [:])
             return
         }
-        var tokens: [SecretKind: String] = [:]
+        var tokens: [SecretKind: IssuedToken] = [:]
         for (key, value) in given.objectValue ?? [:] {
-            guard let kind = SecretKind(rawValue: key), let text = value.stringValue else { return nil }
-            tokens[kind] = text
+            guard let kind = SecretKind(rawValue: key), let token = value.stringValue.flatMap(IssuedToken.init) else { return nil }
+            tokens[kind] = token
         }
         self.init(profile: fields[Field.profile]?.stringValue, tokens: tokens)
     }
@@ -377,43 +378,43 @@ public struct NameAnswer: AgentAnswer, Equatable {
 }
 
 /// `profile`: the profile as the agent's configuration has it, in the
-/// config file's own shape.
+/// config file's own shape (a file of that one profile).
 public struct ProfileAnswer: AgentAnswer {
-    public var config: JSONValue
+    public var file: ConfigFile
 
-    public init(config: JSONValue) { self.config = config }
+    public init(_ file: ConfigFile) { self.file = file }
 
-    public var fields: [String: JSONValue] { [Field.config: config] }
+    public var fields: [String: JSONValue] { [Field.config: Field.config(file)] }
 
     public init?(fields: [String: JSONValue]) {
-        guard let config = fields[Field.config] else { return nil }
-        self.init(config: config)
+        guard let file = Field.config(fields[Field.config]) else { return nil }
+        self.init(file)
     }
 }
 
-/// `profiles`: the agent's configuration, and each profile's status (nil
+/// `profiles`: the agent's configuration, and each profile's status (none
 /// where its store could not be asked).
 public struct ProfilesAnswer: AgentAnswer {
-    public var config: JSONValue
+    public var file: ConfigFile
     public var statuses: [String: SessionStatus]
 
-    public init(config: JSONValue, statuses: [String: SessionStatus]) {
-        self.config = config
+    public init(_ file: ConfigFile, statuses: [String: SessionStatus]) {
+        self.file = file
         self.statuses = statuses
     }
 
     public var fields: [String: JSONValue] {
-        [Field.config: config, Field.statuses: .object(statuses.reduce(into: [:]) { $0[$1.key] = .object($1.value.json) })]
+        [Field.config: Field.config(file), Field.statuses: .object(statuses.reduce(into: [:]) { $0[$1.key] = .object($1.value.json) })]
     }
 
     public init?(fields: [String: JSONValue]) {
-        guard let config = fields[Field.config] else { return nil }
+        guard let file = Field.config(fields[Field.config]) else { return nil }
         var statuses: [String: SessionStatus] = [:]
         for (name, value) in fields[Field.statuses]?.objectValue ?? [:] {
             guard let status = SessionStatus(json: value) else { return nil }
             statuses[name] = status
         }
-        self.init(config: config, statuses: statuses)
+        self.init(file, statuses: statuses)
     }
 }
 
@@ -543,4 +544,12 @@ enum Field {
     static let existed = "existed"
     static let hash = "hash"
     static let pid = "pid"
+
+    /// A configuration on the wire: the config file's own JSON.
+    static func config(_ file: ConfigFile) -> JSONValue { JSONValue.parse(file.encoded()) ?? .null }
+
+    static func config(_ value: JSONValue?) -> ConfigFile? {
+        guard let value, case .object = value else { return nil }
+        return try? ConfigFile.decode(Array(value.compactText.utf8), path: "the agent's configuration")
+    }
 }

@@ -39,11 +39,12 @@ public struct AgentClient: Sendable {
     /// machine profile's, the access token alone.
     public func tokens(_ kinds: [SecretKind], profile: String, policy: RefreshPolicy) throws(AgentFailure) -> [SecretKind: IssuedToken] {
         let answer: TokensAnswer = try ask(.tokens(AgentRequest.Tokens(profile: profile, kinds: kinds, minTTL: policy.minTTL)))
-        return try issued(answer)
+        return answer.tokens
     }
 
     public func refresh(profile: String) throws(AgentFailure) -> RefreshedTokens {
-        let tokens = try issued(try ask(.refresh(profile: profile)))
+        let answer: TokensAnswer = try ask(.refresh(profile: profile))
+        let tokens = answer.tokens
         guard let access = tokens[.access] else { throw .broken(connection.path, "sent no access token") }
         return RefreshedTokens(access: access, id: tokens[.id])
     }
@@ -67,8 +68,7 @@ public struct AgentClient: Sendable {
     /// socket is forwarded to has no configuration of its own.
     public func profile(_ name: String) throws(AgentFailure) -> Profile {
         let answer: ProfileAnswer = try ask(.profile(name))
-        guard let file = try? ConfigFile.decode(Array(answer.config.compactText.utf8), path: connection.path), let profile = file.profiles[name]
-        else { throw .broken(connection.path, "sent a profile that cannot be read") }
+        guard let profile = answer.file.profiles[name] else { throw .broken(connection.path, "sent another profile than the one asked for") }
         return profile
     }
 
@@ -76,10 +76,7 @@ public struct AgentClient: Sendable {
     /// status (none for one its store could not tell).
     public func profiles() throws(AgentFailure) -> (config: ConfigFile, statuses: [String: SessionStatus]) {
         let answer: ProfilesAnswer = try ask(.profiles)
-        guard let file = try? ConfigFile.decode(Array(answer.config.compactText.utf8), path: connection.path) else {
-            throw .broken(connection.path, "sent profiles that cannot be read")
-        }
-        return (file, answer.statuses)
+        return (answer.file, answer.statuses)
     }
 
     /// SECRET_HASH for `username`, made by the agent with the client secret it keeps.
@@ -92,14 +89,5 @@ public struct AgentClient: Sendable {
     public func stop() throws(AgentFailure) -> Int64 {
         let answer: StopAnswer = try ask(.stop)
         return answer.pid
-    }
-
-    func issued(_ answer: TokensAnswer) throws(AgentFailure) -> [SecretKind: IssuedToken] {
-        var tokens: [SecretKind: IssuedToken] = [:]
-        for (kind, value) in answer.tokens {
-            guard let token = IssuedToken(value) else { throw .broken(connection.path, "sent a token that cannot be read") }
-            tokens[kind] = token
-        }
-        return tokens
     }
 }

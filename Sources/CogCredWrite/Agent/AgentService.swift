@@ -63,7 +63,7 @@ public struct AgentService: Sendable {
             if asked.kinds.count == 1 {
                 let kind = asked.kinds[0]
                 let token = try session.currentToken(kind == .id ? .id : .access, policy: policy)
-                return TokensAnswer(profile: name, tokens: [kind: token.value])
+                return TokensAnswer(profile: name, tokens: [kind: token])
             }
             return TokensAnswer(profile: name, tokens: Self.tokens(try session.currentTokens(policy: policy)))
         case .refresh(let name):
@@ -80,13 +80,13 @@ public struct AgentService: Sendable {
         case .profile(let name):
             let file = try config()
             guard let profile = file.profiles[name] else { throw file.notFound(name, path: "the agent's configuration") }
-            return ProfileAnswer(config: try Self.json(ConfigFile(profiles: [name: profile])))
+            return ProfileAnswer(ConfigFile(profiles: [name: profile]))
         case .profiles:
             let file = try config()
             let statuses = file.profiles.keys.reduce(into: [String: SessionStatus]()) { statuses, name in
                 statuses[name] = try? manager(name, note).status()
             }
-            return ProfilesAnswer(config: try Self.json(file), statuses: statuses)
+            return ProfilesAnswer(file, statuses: statuses)
         case .read(let name, let kinds, let binding):
             // Never the refresh token, the client secret or a device's keys.
             let readable = kinds.filter { AgentProtocol.readable.contains($0) }
@@ -131,11 +131,6 @@ public struct AgentService: Sendable {
         return try asked.registry.flatMap { try config().profile(forRegistry: $0) }
     }
 
-    static func json(_ file: ConfigFile) throws -> JSONValue {
-        guard let config = JSONValue.parse(file.encoded()) else { throw AgentFailure(.other, "the agent's configuration cannot be written out") }
-        return config
-    }
-
     /// What the agent keeps is bounded for whoever reaches its socket: the
     /// items of the profiles this machine configures, for the pool and
     /// client each names (what a refresh here can use), of at most
@@ -161,9 +156,9 @@ public struct AgentService: Sendable {
         }
     }
 
-    static func tokens(_ tokens: RefreshedTokens) -> [SecretKind: String] {
-        var values = [SecretKind.access: tokens.access.value]
-        values[.id] = tokens.id?.value
+    static func tokens(_ tokens: RefreshedTokens) -> [SecretKind: IssuedToken] {
+        var values = [SecretKind.access: tokens.access]
+        values[.id] = tokens.id
         return values
     }
 }

@@ -29,9 +29,10 @@ struct Profiles: ParsableCommand, HelpExamples {
 
     func run() throws {
         let wiring = Wiring()
+        let agent = wiring.agent
         var keyringFailure: SecretServiceError? = nil
         let summaries: [ConfiguredProfiles.Summary]
-        if let agent = wiring.agent {
+        if let agent {
             summaries = try ConfiguredProfiles.summaries(of: agent, only: globals.profile)
         } else {
             (summaries, keyringFailure) = try wiring.profiles.summaries(only: globals.profile)
@@ -40,10 +41,10 @@ struct Profiles: ParsableCommand, HelpExamples {
         if json {
             Output.data(JSONValue.array(rows.map(\.json)).compactText)
         } else if rows.isEmpty {
-            Output.note(wiring.agent.map { "The agent at \($0.connection.path.oneLine(limit: 200)) serves no profile: configure one where it runs (cog-cred configure ...)" }
+            Output.note(agent.map { "The agent at \($0.connection.path.oneLine(limit: 200)) serves no profile: configure one where it runs (cog-cred configure ...)" }
                 ?? "No profiles yet: cog-cred configure --user-pool-id POOL_ID --client-id CLIENT_ID")
         } else {
-            if let agent = wiring.agent { Output.note("The agent's profiles (\(agent.connection.path.oneLine(limit: 200))):") }
+            if let agent { Output.note("The agent's profiles (\(agent.connection.path.oneLine(limit: 200))):") }
             let table = [["PROFILE", "USER POOL", "APP CLIENT", "USERNAME", "SIGNED IN", "ACCESS TOKEN"]] + rows.map(\.cells)
             let widths = (0..<table[0].count).map { column in table.map { $0[column].count }.max() ?? 0 }
             for line in table {
