@@ -115,17 +115,17 @@ struct ChallengePrompts: ChallengeAnswers {
     func chooseMFA(from options: [MFAKind]) throws -> MFAKind {
         if let mfaType {
             guard options.contains(mfaType) else {
-                throw InputError("Cognito offers \(options.map(\.optionName).joined(separator: " or ")), not \(mfaType.optionName)", category: .usage)
+                throw InputError("Cognito offers \(options.map(\.rawValue).joined(separator: " or ")), not \(mfaType.rawValue)", category: .usage)
             }
             return mfaType
         }
         guard PasswordInput.hasTerminal else {
             throw AuthError.challengeNeedsInput(challenge: "a choice of MFA method", input: .mfaKind(options))
         }
-        let menu = options.enumerated().map { "\($0.offset + 1)) \($0.element.optionName)" }.joined(separator: "  ")
+        let menu = options.enumerated().map { "\($0.offset + 1)) \($0.element.rawValue)" }.joined(separator: "  ")
         let answer = try PasswordInput.ask("Second factor: \(menu)? ")
         if let number = Int(answer), number >= 1, number <= options.count { return options[number - 1] }
-        if let named = options.first(where: { $0.optionName == answer.lowercased() }) { return named }
+        if let named = options.first(where: { $0.rawValue == answer.lowercased() }) { return named }
         throw InputError("'\(answer)' is not one of the choices")
     }
 

@@ -20,10 +20,13 @@ struct CogCredCommand: ParsableCommand, HelpExamples {
 
             EXIT STATUS
               0   success
+              1   anything else; docker-credential: every failure, with the
+                  message on stdout as docker's helper protocol wants
               64  usage error: bad arguments (setup-git without a host or
-                  https:// URL, setup-docker without a registry, agent --log
-                  naming a link or another user's file), or a password is
-                  needed but there is no terminal and no --password-stdin
+                  https:// URL, setup-docker without a registry, an agent
+                  log that is a link or another user's file), or a password
+                  is needed but there is no terminal and no password on
+                  standard input (--password-stdin)
               65  malformed input data: an empty password, a code that is not
                   6 digits (before it is sent), a bad email address, a
                   password the pool rejects
@@ -37,12 +40,13 @@ struct CogCredCommand: ParsableCommand, HelpExamples {
               74  the output could not be written (stdout closed or full)
               75  temporary failure: network (the endpoint or the proxy),
                   timeout, throttling, Cognito 5xx or an unreadable answer
+              76  a passkey challenge for another relying party than the
+                  profile's (refused before the security key is asked); an
+                  agent of another version
               77  not signed in, credentials rejected (a code Cognito refuses
                   as wrong or expired, too), session expired, or the tokens
                   belong to another pool or app client; unlock: a wrong
                   keyring password
-              76  a passkey challenge for another relying party than the
-                  profile's (refused before the security key is asked)
               78  the profile is missing or its configuration is invalid
                   (setup-docker: docker's config.json is malformed),
                   or the endpoint is not Cognito (a 4xx without its JSON error);
@@ -50,20 +54,20 @@ struct CogCredCommand: ParsableCommand, HelpExamples {
                   or domain URL libcurl cannot read (never shown); FIPS asked
                   for in a region without FIPS endpoints; an agent's machine
                   that does not configure the profile written to it
-              1   anything else; docker-credential: every failure, with the
-                  message on stdout as docker's helper protocol wants
               126 exec: the command was found but could not be run
               127 exec: the command was not found
 
             GLOBAL OPTIONS
-              --profile NAME (or -p NAME) picks the profile and --debug (or
+              --profile NAME (or -p NAME) picks the profile, and --debug (or
               COG_CRED_DEBUG=1) traces each call to Cognito and each keyring
               step on stderr, never a secret: on every command, in any
-              position, exec's command aside: cog-cred -p work passkey list,
-              cog-cred passkey list -p work. Alike on every command that takes them: --json prints
-              JSON (token, whoami, configure, profiles, status, mfa, devices,
-              passkey list), --id-token hands out the ID token (token,
-              get-header, kubectl-credential, exec, setup-kubectl).
+              position, exec's command aside (cog-cred -p work passkey list,
+              cog-cred passkey list -p work). Alike on every command that
+              takes them: --json prints JSON (token, whoami, configure,
+              profiles, status, mfa show, devices list, passkey list,
+              version); --id-token hands out the ID token (token, get-header,
+              kubectl-credential, exec, setup-kubectl); --yes answers yes to
+              the question a command asks before it destroys something.
 
             ENVIRONMENT
               COG_CRED_PROFILE   profile when --profile is not given
@@ -129,11 +133,21 @@ struct CogCredCommand: ParsableCommand, HelpExamples {
     /// after a nested command's words too (`-p work passkey list`). `help
     /// NAME`'s words are names only: profile options there are dropped.
     static func arguments() -> [String] {
-        let words = ReadRequest.commandWords(CommandLine.arguments) { path, word in
-            HelpText.command(named: path + [word]) != nil
+        rephrased(ReadRequest.commandWords(CommandLine.arguments) { path, word in HelpText.command(named: path + [word]) != nil })
+    }
+
+    /// The command lines that mean another, said as it: nothing at all is
+    /// `--help`; `--help CMD` is `CMD --help`; `--version [--json]` is
+    /// `version [--json]`.
+    static func rephrased(_ words: [String]) -> [String] {
+        guard let first = words.first else { return ["--help"] }
+        if first == "help" { return CommandLineWords.profileOptions(words[...]).rest }
+        if first == "--help" || first == "-h" {
+            let named = words.dropFirst().prefix { !$0.hasPrefix("-") }
+            if !named.isEmpty, HelpText.command(named: Array(named)) != nil { return Array(words.dropFirst()) + [first] }
         }
-        guard words.first == "help" else { return words }
-        return CommandLineWords.profileOptions(words[...]).rest
+        if first == "--version" { return ["version"] + words.dropFirst() }
+        return words
     }
 
     /// Runs the command and turns every failure into one line on stderr and a
@@ -175,7 +189,8 @@ struct CogCredCommand: ParsableCommand, HelpExamples {
                 // the whole usage; one line with a pointer to --help is kinder
                 // in scripts and logs.
                 let text = message(for: error).split(separator: "\n").first.map(String.init) ?? "invalid arguments"
-                let cleaned = text.hasPrefix("Error: ") ? String(text.dropFirst(7)) : text
+                // In lower case, as every message of cog-cred's own.
+                let cleaned = UsageError.lowercasingFirst(text.hasPrefix("Error: ") ? String(text.dropFirst(7)) : text)
                 if dockerHelper {
                     Output.data("cog-cred: \(cleaned) (see: docker-credential-cog-cred --help)")
                     finish(1)

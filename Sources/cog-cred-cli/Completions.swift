@@ -11,11 +11,6 @@ import Foundation
 /// zsh and fish scripts run `cog-cred ---completion ...` for the custom
 /// ones, so profile names come from the config file at that moment.
 enum Completions {
-    static let formats = CompletionKind.list(TokenOutput.Format.names)
-    static let authFlows = CompletionKind.list(AuthFlow.names)
-    static let grants = CompletionKind.list(Grant.names)
-    static let mfaTypes = CompletionKind.list(MFAKind.optionNames)
-    static let signInMethods = CompletionKind.list(SignInMethod.names)
     static let gitActions = CompletionKind.list(GitCredential.Action.allCases.map(\.rawValue))
     static let dockerActions = CompletionKind.list(DockerCredential.Action.allCases.map(\.rawValue))
 

@@ -82,7 +82,7 @@ enum ErrorWording {
         case .signInCode: return "--code"
         case .customAnswer: return "--answer -"
         case .signInMethod(let methods): return "--method \(methods.map(\.rawValue).joined(separator: "|"))"
-        case .mfaKind(let kinds): return "--mfa-type \(kinds.map(\.optionName).joined(separator: "|"))"
+        case .mfaKind(let kinds): return "--mfa-type \(kinds.map(\.rawValue).joined(separator: "|"))"
         case .authenticatorFirstCode(let needsURI, let needsCode, let codeOption):
             let uri = needsURI ? ["--print-uri (its otpauth:// URI, on standard output, holds the secret the code is made from)"] : []
             let code = needsCode ? ["\(codeOption == .mfaCode ? "--mfa-code" : "--code") -"] : []

@@ -1,11 +1,5 @@
 import CogCredRead
 
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -34,14 +28,4 @@ enum Output {
     static func error(_ line: String) {
         writeAll(2, "cog-cred: error: \(line.printable)\n")
     }
-}
-
-/// One-line JSON with sorted keys and unescaped slashes, from an Encodable
-/// value: the full command line's structured output (`status --json`) looks
-/// like the read side's (`JSONValue.compactText`).
-func compactJSON<T: Encodable>(_ value: T) -> String {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-    // Encoding strings, numbers and booleans cannot fail.
-    return String(decoding: (try? encoder.encode(value)) ?? Data("{}".utf8), as: UTF8.self)
 }

@@ -8,72 +8,28 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// The options every command takes, in any position before `--`
-/// (CommandLineWords moves `--profile` after the command's words;
-/// DebugTrace takes `--debug` out before parsing): declared here so that
-/// each command's help shows them and completion offers them.
-struct GlobalOptions: ParsableArguments {
-    @Option(
-        name: [.long, .customShort("p")],
-        help: ArgumentHelp(
-            "The profile, in any position, exec's command aside (without it: $COG_CRED_PROFILE, else 'default'; the git and docker helpers: the profile the request matches; profiles: all).",
-            valueName: "name"),
-        completion: Completions.profileNames)
-    var profile: String?
-
-    @Flag(help: "Trace each call to Cognito and each keyring step on stderr, never a secret (also COG_CRED_DEBUG=1).")
-    var debug = false
-
-    func validate() throws {
-        if let profile, let problem = ProfileValidation.profileNameProblem(profile) {
-            throw ValidationError("invalid --profile: \(problem)")
-        }
-    }
-
-    /// The profile name in effect: the flag, then COG_CRED_PROFILE, then "default".
-    func name(_ environment: [String: String]) throws(ConfigError) -> String {
-        try ProfileValidation.selectedName(flag: profile, environment: { environment[$0] })
-    }
-
-    /// For the commands that serve no one profile (`agent`, `unlock`,
-    /// `version`): the option is taken, so that an alias or a script that
-    /// always names a profile works with them too, and a note says it is
-    /// not used rather than ignoring it in silence.
-    func noteProfileUnused(by command: String, because reason: String) {
-        if profile != nil { Output.note("cog-cred: note: \(command) does not use --profile: \(reason)") }
-    }
-}
-
-/// The global options and `--no-prompt`, shared by every command that uses a profile.
-struct ProfileOptions: ParsableArguments {
-    @OptionGroup var globals: GlobalOptions
-
-    @Flag(help: "With the keyring locked, fail at once (69) instead of asking the keyring to show its unlock prompt.")
-    var noPrompt = false
-
-    func validate() throws {
-        // Parsing is the one place that sees the flag for every command.
-        if noPrompt { Wiring.forbidUnlockPrompt() }
-    }
-
-    /// `--profile`, as given.
-    var profile: String? { globals.profile }
-
-    /// The profile name in effect: the flag, then COG_CRED_PROFILE, then "default".
-    func name(_ environment: [String: String]) throws(ConfigError) -> String {
-        try globals.name(environment)
-    }
-}
-
 /// Builds the library objects a command needs from the environment and the
 /// config file.
 struct Wiring {
     let environment: [String: String]
     let paths: Paths
+    /// The command's profile options: the profile, and `--no-prompt`.
+    let options: ProfileOptions?
+    /// A locked keyring may show its unlock prompt: not with `--no-prompt`,
+    /// nor for a caller that says nobody is there to answer (kubectl's
+    /// "interactive": false, the agent).
+    let mayPromptToUnlock: Bool
 
-    init() {
+    init(_ options: ProfileOptions? = nil, promptingToUnlock: Bool = true) {
         environment = ProcessInfo.processInfo.environment
         paths = Paths(environment: environment)
+        self.options = options
+        mayPromptToUnlock = promptingToUnlock && !(options?.noPrompt ?? false)
+    }
+
+    /// The profile in effect: --profile, then COG_CRED_PROFILE, then "default".
+    func profileName() throws(ConfigError) -> String {
+        try ProfileValidation.selectedName(flag: options?.profile, environment: { environment[$0] })
     }
 
     /// Taken once per process: the front binary's lock, if it handed one over.
@@ -83,8 +39,8 @@ struct Wiring {
 
     /// The profile in effect, checked to be configured (78 when not), for
     /// the commands that only write its name elsewhere (setup-git, setup-kubectl).
-    func configuredProfileName(_ options: ProfileOptions) throws(ConfigError) -> String {
-        let name = try options.name(environment)
+    func configuredProfileName() throws(ConfigError) -> String {
+        let name = try profileName()
         _ = try configStore.profile(name)
         return name
     }
@@ -132,8 +88,8 @@ struct Wiring {
         // The prompt is a window on the desktop: without a display here, no
         // one at this terminal could see it (SSH, a container, cron), and
         // a keyring daemon would only dismiss it after a while.
-        var prompt = Desktop.hasDisplay({ environment[$0] }) ? Wiring.unlockPrompt.withLock { $0 } : .never
-        if case .waitingAtMost = prompt { prompt = .waitingAtMost(seconds: unlockWait) }
+        let prompt: SecretServiceStore.UnlockPrompt =
+            mayPromptToUnlock && Desktop.hasDisplay({ environment[$0] }) ? .waitingAtMost(seconds: unlockWait) : .never
         let store = SecretServiceStore(
             environment: environment, encryption: { SecretServiceCipher() }, unlockPrompt: prompt, writer: Wiring.writer)
         return DebugTrace.enabled ? TracedTokenStore(inner: store) : store
@@ -171,21 +127,14 @@ struct Wiring {
         environment["COG_CRED_UNLOCK_WAIT"].flatMap { Int32($0) }.flatMap { (1...3600).contains($0) ? $0 : nil } ?? 120
     }
 
-    private static let unlockPrompt = Mutex(SecretServiceStore.UnlockPrompt.waitingAtMost(seconds: 120))
-
-    /// For `--no-prompt`, and for callers that say nobody is there to answer
-    /// (kubectl's "interactive": false): a locked keyring fails at once.
-    static func forbidUnlockPrompt() {
-        unlockPrompt.withLock { $0 = .never }
-    }
 
     /// The profile's token manager, talking to the real Secret Service and
     /// the profile's Cognito endpoint under one deadline for the command.
-    func tokenManager(_ options: ProfileOptions, authenticator: String? = nil, configuredHere: Bool = false) throws -> TokenManager {
-        let name = try options.name(environment)
+    func tokenManager(authenticator: String? = nil, configuredHere: Bool = false) throws -> TokenManager {
+        let name = try profileName()
         do {
             return try tokenManager(named: name, authenticator: authenticator, configuredHere: configuredHere)
-        } catch ConfigError.profileNotFound(let profile, let path, let nearest, _) where options.profile == nil && environment["COG_CRED_PROFILE"] == name {
+        } catch ConfigError.profileNotFound(let profile, let path, let nearest, _) where options?.profile == nil && environment["COG_CRED_PROFILE"] == name {
             // Not typed here: say where the name came from, or the typo is hard to find.
             throw ConfigError.profileNotFound(profile: profile, path: path, nearest: nearest, fromEnvironment: true)
         }
@@ -330,48 +279,4 @@ extension Wiring {
     }
 
     private static let globalEndpointNoted = Mutex(false)
-}
-
-/// `--min-ttl`: the seconds of life a command needs left in what it hands
-/// out, within the bounds the front parses by too (ReadRequest).
-struct MinTTLOptions<Bounds: MinTTLBounds>: ParsableArguments {
-    // Taken as text, whatever it looks like, so that `--min-ttl -5` is
-    // told what is wrong with -5 rather than that a value is missing.
-    @Option(name: .customLong("min-ttl"), parsing: .unconditional, help: ArgumentHelp(Bounds.help, valueName: "seconds"))
-    var minTTLText: String?
-
-    func validate() throws {
-        if let minTTLText, minTTL == nil {
-            let range = Bounds.range
-            throw ValidationError("--min-ttl takes a whole number of seconds from \(range.lowerBound) to \(range.upperBound), not '\(minTTLText)'")
-        }
-    }
-
-    /// The seconds given, nil when none were.
-    var minTTL: Int64? { minTTLText.flatMap { ReadRequest.seconds($0, in: Bounds.range) } }
-}
-
-protocol MinTTLBounds {
-    static var range: ClosedRange<Int64> { get }
-    static var help: String { get }
-}
-
-/// The token commands' (`token`, `get-header`, the helpers, `exec`).
-typealias FreshnessOptions = MinTTLOptions<TokenLife>
-
-enum TokenLife: MinTTLBounds {
-    static let range = ReadRequest.tokenMinTTL
-    static let help =
-        "Refresh unless the token has at least this many seconds left, \(range.lowerBound) to \(range.upperBound) (default: 60 s or 10% of its lifetime, whichever is larger)."
-}
-
-extension MinTTLOptions where Bounds == TokenLife {
-    var policy: RefreshPolicy { RefreshPolicy(minTTL: minTTL) }
-}
-
-/// aws-credentials' (the identity pool's credentials).
-enum AWSCredentialsLife: MinTTLBounds {
-    static let range = ReadRequest.awsMinTTL
-    static let help =
-        "Fetch new credentials unless these have at least this many seconds left, \(range.lowerBound) to \(range.upperBound) (default \(AWSCredentials.defaultMinTTL))."
 }

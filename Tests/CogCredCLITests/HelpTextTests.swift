@@ -1,5 +1,6 @@
 import ArgumentParser
 import Testing
+import CogCredWrite
 @testable import cog_cred_cli
 
 /// Every command's help ends with examples that run as written, and the
@@ -45,5 +46,70 @@ import Testing
         let token = HelpText.render(parser, for: Token.self, isRoot: false)
         #expect(token == parser.dropLast() + "\n\n" + HelpText.section(Token.examples))
         #expect(token.hasSuffix("EXAMPLES:\n" + Token.examples.map { "  " + $0 }.joined(separator: "\n")))
+    }
+
+    /// Every command the parser's own dump lists (what --experimental-dump-help prints).
+    static func dumpedCommands() -> [(words: [String], json: JSONValue)] {
+        func walk(_ command: JSONValue, _ words: [String]) -> [(words: [String], json: JSONValue)] {
+            var all: [(words: [String], json: JSONValue)] = [(words, command)]
+            for sub in command["subcommands"]?.arrayValue ?? [] {
+                all += walk(sub, words + [sub["commandName"]?.stringValue ?? "?"])
+            }
+            return all
+        }
+        guard let root = JSONValue.parse(Array(CogCredCommand._dumpHelp().utf8))?["command"] else { return [] }
+        return walk(root, [])
+    }
+
+    @Test func theDumpListsEveryCommand() {
+        let dumped = Set(Self.dumpedCommands().map { $0.words })
+        #expect(dumped.count > 30)
+        for (words, _) in HelpText.allCommands() { #expect(dumped.contains(words), "\(words)") }
+    }
+
+    /// The parser says an option's default after its help: the help never says it too.
+    @Test func eachDefaultIsShownOnce() {
+        for (words, command) in Self.dumpedCommands() {
+            for argument in command["arguments"]?.arrayValue ?? [] where argument["defaultValue"] != nil {
+                let abstract = argument["abstract"]?.stringValue ?? ""
+                #expect(!abstract.lowercased().contains("default"), "\(words) \(argument["preferredName"]?["name"]?.stringValue ?? ""): \(abstract)")
+            }
+        }
+    }
+
+    /// However wide the terminal, an option never ends a line whose next
+    /// line goes on with its words (`--auth-flow` / `custom`).
+    @Test func noOptionIsSplitFromItsWords() {
+        for (words, command) in HelpText.allCommands() {
+            for columns in [60, 80, 100, 120, 160] {
+                let text = HelpText.render(command.helpMessage(columns: columns), for: command, isRoot: words.isEmpty)
+                let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+                for (line, next) in zip(lines, lines.dropFirst()) where !line.hasPrefix("  cog-cred ") {
+                    guard let last = line.split(separator: " ").last?.drop(while: { "('\"".contains($0) }),
+                        last.hasPrefix("--"), last.dropFirst(2).allSatisfy({ $0.isLetter || $0 == "-" }), last.count > 2
+                    else { continue }
+                    let rest = next.drop { $0 == " " }
+                    let goesOn = rest.first.map { $0.isLowercase || $0.isNumber || "'\"(<$".contains($0) } ?? false
+                    #expect(!goesOn, "\(words) at \(columns): '\(line)' / '\(next)'")
+                }
+            }
+        }
+    }
+
+    /// The root's EXIT STATUS lists the statuses in numeric order.
+    @Test func exitStatusesAreInNumericOrder() {
+        let lines = CogCredCommand.configuration.discussion.split(separator: "\n")
+        guard let start = lines.firstIndex(of: "EXIT STATUS") else {
+            Issue.record("no EXIT STATUS")
+            return
+        }
+        var codes: [Int] = []
+        for line in lines[(start + 1)...] {
+            guard line.hasPrefix("  ") else { break }
+            // "  64  usage error": a status; deeper lines go on with one.
+            if !line.hasPrefix("   "), let code = Int(line.dropFirst(2).prefix { $0.isNumber }) { codes.append(code) }
+        }
+        #expect(codes.count >= 12)
+        #expect(codes == codes.sorted(), "\(codes)")
     }
 }

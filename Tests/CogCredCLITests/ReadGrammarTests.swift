@@ -252,7 +252,7 @@ import Testing
         case let token as Token:
             return Meaning(
                 command: "token", profile: token.profileOptions.profile, minTTL: token.freshness.minTTL, idToken: token.idToken,
-                format: token.json ? "json" : token.format ?? "bare")
+                format: token.output.json ? "json" : token.format?.rawValue ?? "bare")
         case let header as GetHeader:
             return Meaning(command: "get-header", profile: header.profileOptions.profile, minTTL: header.freshness.minTTL, idToken: header.idToken)
         case let kubectl as KubectlCredential:
@@ -269,9 +269,9 @@ import Testing
         case let docker as DockerCredentialCommand:
             return Meaning(command: "docker-credential", arguments: [docker.action])
         case let whoami as Whoami:
-            return Meaning(command: "whoami", profile: whoami.profileOptions.profile, flags: whoami.json ? ["--json"] : [])
+            return Meaning(command: "whoami", profile: whoami.profileOptions.profile, flags: whoami.output.json ? ["--json"] : [])
         case let status as Status:
-            let flags = (status.json ? ["--json"] : []) + (status.offline ? ["--offline"] : []) + (status.verify ? ["--verify"] : [])
+            let flags = (status.output.json ? ["--json"] : []) + (status.offline ? ["--offline"] : []) + (status.verify ? ["--verify"] : [])
             return Meaning(command: "status", profile: status.profileOptions.profile, flags: flags)
         case let refresh as Refresh:
             return Meaning(command: "refresh", profile: refresh.profileOptions.profile)

@@ -117,7 +117,6 @@ import CogCredTestSupport
         #expect([String]().spoken() == "" && ["a"].spoken() == "a" && ["a", "b"].spoken("and") == "a and b")
         #expect(AuthFlow.names.spoken() == "srp, password, browser, choice, custom or custom-srp")
         #expect(SignInMethod.names.spoken() == "email-otp, sms-otp, password, srp or passkey")
-        #expect(TokenOutput.Format.names.spoken() == "bare, header, json or env")
     }
 
     @Test func printableTextCannotDriveTheTerminal() {

@@ -196,9 +196,8 @@ import CogCredTestSupport
     }
 
     @Test func mfaKindsHaveOneNameOnTheCommandLine() {
-        #expect(MFAKind.allCases.map(\.optionName) == ["totp", "sms", "email"])
-        for kind in MFAKind.allCases { #expect(MFAKind(optionName: kind.optionName) == kind) }
-        #expect(MFAKind(optionName: "EMAIL_OTP") == nil)
+        #expect(MFAKind.allCases.map(\.rawValue) == ["totp", "sms", "email"])
+        #expect(MFAKind(rawValue: "EMAIL_OTP") == nil)
         #expect(CognitoWire.mfaKind(named: "EMAIL_MFA") == .email && CognitoWire.mfaKind(named: "SMS_MFA") == .sms)
         #expect(CognitoWire.mfaKind(named: "WEB_AUTHN") == nil)
     }

@@ -179,7 +179,7 @@ def test_the_password_is_asked_for_only_when_the_choice_needs_it(cog, bus, profi
 
 def test_method_and_flow_are_checked(cog, bus, profile):
     bad = cog.run("sign-in", "--method", "fingerprint")
-    assert bad.returncode == 64 and "--method must be email-otp, sms-otp, password, srp or passkey" in bad.stderr
+    assert bad.returncode == 64 and "the value 'fingerprint' is invalid for '--method <method>': it takes email-otp, sms-otp, password, srp or passkey" in bad.stderr
     mixed = cog.run("sign-in", "--method", "email-otp", "--auth-flow", "srp")
     assert mixed.returncode == 64 and "--method goes with --auth-flow choice" in mixed.stderr
     assert cog.run("configure", "--method", "fingerprint").returncode == 64

@@ -1,6 +1,7 @@
 """The command line as gh and aws users expect it: the profile before the
 subcommand, suggestions for typos, one-line usage errors that name the
 subcommand's own help, and shells' exit statuses for exec."""
+import json
 import os
 import subprocess
 
@@ -65,11 +66,11 @@ def test_login_logout_and_whoami_as_users_of_other_tools_type_them(cog, bus, poo
 
 def test_usage_errors_are_one_line_naming_the_subcommands_help(cog, bus, signed_in):
     for args, fragment in (
-        (["token", "--bogus"], "Unknown option '--bogus'"),
+        (["token", "--bogus"], "unknown option '--bogus'"),
         (["token", "--min-ttl", "-5"], "--min-ttl takes a whole number of seconds from 0 to 86400, not '-5'"),
         (["token", "--min-ttl", "ten"], "not 'ten'"),
         (["get-header", "--min-ttl=90000"], "not '90000'"),
-        (["token", "--format", "yaml"], "--format must be bare, header, json or env, not 'yaml'"),
+        (["token", "--format", "yaml"], "the value 'yaml' is invalid for '--format <format>': it takes bare, header, json or env"),
     ):
         # The front hands what it does not take to cog-cred-cli: the same answer either way.
         for binary in (cog.binary, cli_path(cog.binary)):
@@ -272,7 +273,7 @@ def test_a_mistyped_profile_names_the_nearest_in_both_binaries(cog, bus, pool):
 def test_a_mistyped_option_suggests_the_nearest(cog):
     result = cog.run("sign-in", "--passwrod-stdin")
     assert result.returncode == 64 and result.stdout == ""
-    assert result.stderr == ("cog-cred: error: Unknown option '--passwrod-stdin'; did you mean '--password-stdin'? "
+    assert result.stderr == ("cog-cred: error: unknown option '--passwrod-stdin'; did you mean '--password-stdin'? "
                              "(see: cog-cred sign-in --help)\n")
     nested = cog.run("mfa", "enable", "totp", "--prnt-uri")
     assert nested.returncode == 64 and "did you mean '--print-uri'?" in nested.stderr
@@ -342,3 +343,55 @@ def test_configure_help_groups_its_options(cog):
                           ("HELPERS:", "--git-url")):
         # The option's own entry (a line that starts with it), after its group's title.
         assert title in text and text.index(title) < text.index("\n  " + option + " "), title
+
+
+# --- one grammar: help and errors (#63) --------------------------------------------------------------
+
+def test_bare_cog_cred_is_its_help_and_help_before_a_command_is_its_help(cog):
+    root = cog.ok("--help").stdout
+    bare = cog.run()
+    assert (bare.returncode, bare.stdout, bare.stderr) == (0, root, ""), bare.stderr
+    assert root.index("SUBCOMMANDS:") < root.index("EXIT STATUS") < root.index("EXAMPLES:")
+    for words in (["status"], ["mfa", "enable"], ["passkey", "list"]):
+        assert cog.ok("--help", *words).stdout == cog.ok(*words, "--help").stdout, words
+        assert cog.ok("-h", *words).stdout == cog.ok(*words, "--help").stdout, words
+
+
+def test_version_takes_json_as_every_data_command(cog):
+    version = cog.ok("version").stdout.strip()
+    assert cog.ok("--version").stdout.strip() == version
+    for args in (["version", "--json"], ["--version", "--json"]):
+        assert json.loads(cog.ok(*args).stdout) == {"version": version}, args
+    assert cog.run("--version", "--bogus").returncode == 64
+
+
+# Mistakes at every depth, each with the nearest right word.
+MISTAKES = [
+    (["passkey", "lst"], "unknown command 'passkey lst'; did you mean 'list'?", "passkey"),
+    (["mfa", "enbale", "totp"], "unknown command 'mfa enbale'; did you mean 'enable'?", "mfa"),
+    (["devices", "forgt"], "unknown command 'devices forgt'; did you mean 'forget'?", "devices"),
+    (["tokn"], "unknown command 'tokn'; did you mean 'token'?", None),
+    (["status", "--jsn"], "unknown option '--jsn'; did you mean '--json'?", "status"),
+    (["sign-in", "--auth-flow", "sro"],
+     "the value 'sro' is invalid for '--auth-flow <flow>': it takes srp, password, browser, choice, custom or "
+     "custom-srp; did you mean 'srp'?", "sign-in"),
+    (["configure", "--grant", "usr"], "it takes user or client-credentials; did you mean 'user'?", "configure"),
+    (["mfa", "enable", "emial"], "did you mean 'email'?", "mfa enable"),
+    (["token", "--format", "jsn"], "did you mean 'json'?", "token"),
+    (["sign-in", "--timeout", "abc"], "the value 'abc' is invalid for '--timeout <seconds>'", "sign-in"),
+    (["mfa", "enable"], "missing expected argument '<method>'", "mfa enable"),
+    (["whoami", "extra"], "unexpected argument 'extra'", "whoami"),
+    (["token", "--profile"], "missing value for '--profile <name>'", "token"),
+]
+
+
+@pytest.mark.parametrize("args,said,help_of", MISTAKES, ids=[" ".join(m[0]) for m in MISTAKES])
+def test_every_mistake_is_one_line_in_lower_case_with_the_nearest_word(cog, args, said, help_of):
+    result = cog.run(*args)
+    assert (result.returncode, result.stdout) == (64, ""), result.stderr
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("cog-cred: error: "), result.stderr
+    message = lines[0][len("cog-cred: error: "):]
+    assert message[0].islower() or message[0] in "-'", message
+    assert said in message, message
+    assert message.endswith(f"(see: cog-cred {help_of + ' ' if help_of else ''}--help)"), message

@@ -59,7 +59,7 @@ def any_other_failure(request):
 
 def usage_error(request):
     result = request.getfixturevalue("cog").run("token", "--bogus")
-    assert "Unknown option '--bogus'" in result.stderr
+    assert "unknown option '--bogus'" in result.stderr
     return result
 
 

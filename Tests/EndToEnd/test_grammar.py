@@ -247,4 +247,4 @@ def test_json_on_every_data_command(cog, bus, work):
 def test_a_mistyped_global_or_group_option_names_the_nearest(cog, args, typed, meant, where):
     result = cog.run(*args)
     assert result.returncode == 64 and result.stdout == "", result.stderr
-    assert result.stderr == f"cog-cred: error: Unknown option '{typed}'; did you mean '{meant}'? (see: {where})\n"
+    assert result.stderr == f"cog-cred: error: unknown option '{typed}'; did you mean '{meant}'? (see: {where})\n"

@@ -335,9 +335,6 @@ public enum Grant: String, Sendable, CaseIterable {
     /// grant at the domain's token endpoint; an access token only.
     case clientCredentials = "client-credentials"
 
-    /// Every grant by its name on the command line, in order.
-    public static var names: [String] { allCases.map { $0.rawValue } }
-
     /// Who gets the tokens, in a few words.
     public var who: String {
         switch self {

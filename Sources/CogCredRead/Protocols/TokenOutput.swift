@@ -2,9 +2,6 @@
 public enum TokenOutput {
     public enum Format: String, CaseIterable, Sendable {
         case bare, header, json, env
-
-        /// Every format by its name on the command line, in order.
-        public static var names: [String] { allCases.map { $0.rawValue } }
     }
 
     /// The tokens `token --format FORMAT` prints: the chosen one, or both

@@ -12,12 +12,6 @@ public enum MFAKind: String, Sendable, Equatable, CaseIterable {
     /// A code by email.
     case email
 
-    public var optionName: String { rawValue }
-
-    /// Every kind by its name on the command line, in order.
-    public static var optionNames: [String] { allCases.map(\.optionName) }
-
-    public init?(optionName: String) { self.init(rawValue: optionName) }
 }
 
 /// How a sign-in begins (InitiateAuth).

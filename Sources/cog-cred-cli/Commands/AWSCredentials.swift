@@ -29,7 +29,7 @@ struct AWSCredentialsCommand: ParsableCommand, HelpExamples {
     @OptionGroup var freshness: MinTTLOptions<AWSCredentialsLife>
 
     func run() throws {
-        let credentials = try Wiring().tokenManager(profileOptions).awsCredentials(margin: freshness.minTTL ?? AWSCredentials.defaultMinTTL)
+        let credentials = try Wiring(profileOptions).tokenManager().awsCredentials(margin: freshness.minTTL ?? AWSCredentials.defaultMinTTL)
         Output.data(credentials.credentialProcess)
     }
 }

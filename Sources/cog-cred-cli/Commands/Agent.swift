@@ -113,10 +113,8 @@ struct Agent: ParsableCommand, HelpExamples {
             }
         }
         // No one is at a terminal for a request on the socket: a locked
-        // keyring fails at once, as with --no-prompt (before the store is
-        // made, which takes the setting).
-        Wiring.forbidUnlockPrompt()
-        let store: any TokenStore = memory ? MemoryTokenStore() : OneAtATimeStore(Wiring().keyring)
+        // keyring fails at once, as with --no-prompt.
+        let store: any TokenStore = memory ? MemoryTokenStore() : OneAtATimeStore(Wiring(promptingToUnlock: false).keyring)
         Wiring.serving.withLock { $0 = store }
         if memory { lockMemory() }
         let environment = Wiring().environment

@@ -20,7 +20,7 @@ struct ChangePassword: ParsableCommand, HelpExamples {
     var passwordStdin = false
 
     func run() throws {
-        let manager = try Wiring().tokenManager(profileOptions)
+        let manager = try Wiring(profileOptions).tokenManager()
         let old = passwordStdin
             ? try PasswordInput.fromStandardInput(what: "current password")
             : try PasswordInput.prompt("Current password: ")

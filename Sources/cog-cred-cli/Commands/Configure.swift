@@ -37,8 +37,8 @@ struct Configure: ParsableCommand, HelpExamples {
     @Flag(help: "Print the profile's settings as JSON (as config.json keeps them; no secret) and change nothing.")
     var show = false
 
-    @Flag(help: "Print the profile's settings as JSON: alone, as --show; with settings, as saved.")
-    var json = false
+    /// Alone, as --show; with settings, the profile as saved.
+    @OptionGroup var output: OutputOptions
 
     @Flag(help: "Remove the profile from the config and delete its tokens and app client secret from the Secret Service.")
     var delete = false
@@ -56,9 +56,9 @@ struct Configure: ParsableCommand, HelpExamples {
         settings.newClientSecret = connection.clientSecretStdin
         settings.removeClientSecret = connection.removeClientSecret
         settings.username = signIn.username
-        settings.grant = signIn.grant
-        settings.authFlow = signIn.authFlow
-        settings.method = signIn.method
+        settings.grant = signIn.grant?.text
+        settings.authFlow = signIn.authFlow?.text
+        settings.method = signIn.method?.text
         settings.passkeyRPID = signIn.passkeyRpId
         settings.domain = browser.domain
         settings.scopes = browser.scopes
@@ -81,7 +81,7 @@ struct Configure: ParsableCommand, HelpExamples {
 
     func validate() throws {
         if show && delete { throw ValidationError("--show and --delete cannot be used together") }
-        if json && delete { throw ValidationError("--json prints a profile; --delete leaves none") }
+        if output.json && delete { throw ValidationError("--json prints a profile; --delete leaves none") }
         if (show || delete) && changesSettings {
             throw ValidationError("--\(show ? "show" : "delete") takes no settings: run configure without it to change them")
         }
@@ -91,16 +91,16 @@ struct Configure: ParsableCommand, HelpExamples {
     }
 
     mutating func run() throws {
-        let wiring = Wiring()
-        let name = try profileOptions.name(wiring.environment)
+        let wiring = Wiring(profileOptions)
+        let name = try wiring.profileName()
         let profiles = wiring.profiles
         let file = try profiles.load()
         let existing = file.profiles[name]
         // `configure --json` alone is `configure --show`: it changes nothing.
-        let show = show || (json && !changesSettings)
+        let show = show || (output.json && !changesSettings)
         if show || delete {
             guard let existing else { throw file.notFound(name, path: profiles.config.path) }
-            if show { return Output.data(existing.json.prettyText) }
+            if show { return Output.json(existing.json) }
             let removed = try profiles.delete(name)
             let items = removed == 1 ? "1 item" : "\(removed) items"
             return Output.note("Deleted profile '\(name)' from \(profiles.config.path) and its \(items) from \(wiring.storeName).")
@@ -124,11 +124,11 @@ struct Configure: ParsableCommand, HelpExamples {
         }
         guard result.saved else {
             Output.note("Profile '\(name)' unchanged: nothing to change in \(profiles.config.path).")
-            if json { Output.data(result.profile.json.prettyText) }
+            if output.json { Output.json(result.profile.json) }
             return
         }
         Output.note("Saved profile '\(name)' in \(profiles.config.path).")
-        if json { Output.data(result.profile.json.prettyText) }
+        if output.json { Output.json(result.profile.json) }
         if result.storedClientSecret { Output.note("The app client secret is in \(wiring.storeName), not in the file.") }
         for note in result.notes { Output.note(Self.wording(note, profile: name)) }
     }
@@ -216,51 +216,20 @@ struct ConfigureSignIn: ParsableArguments {
     @Option(help: ArgumentHelp("Default username for sign-in.", valueName: "name"))
     var username: String?
 
-    @Option(
-        help: ArgumentHelp(
-            // The default last.
-            Grant.allCases.reversed().map { "\($0.rawValue): \(ConfigureSignIn.words($0))" }.joined(separator: "; ") + ".",
-            valueName: "grant"),
-        completion: Completions.grants)
-    var grant: String?
+    @Option(help: ArgumentHelp("Who gets the tokens ('' for the default):", valueName: "grant"))
+    var grant: Clearable<Grant>?
 
-    @Option(
-        help: ArgumentHelp(
-            "How sign-in works: " + AuthFlow.allCases.map { flow in ConfigureSignIn.words(flow).map { "\(flow.rawValue) (\($0))" } ?? flow.rawValue }.spoken() + ".",
-            valueName: "flow"),
-        completion: Completions.authFlows)
-    var authFlow: String?
+    @Option(help: ArgumentHelp("How sign-in works ('' for the default):", valueName: "flow"))
+    var authFlow: Clearable<AuthFlow>?
 
-    @Option(
-        help: ArgumentHelp("With --auth-flow choice, the method asked for first: \(SignInMethod.names.spoken()) ('' clears it: Cognito lists the choices).", valueName: "method"),
-        completion: Completions.signInMethods)
-    var method: String?
+    @Option(help: ArgumentHelp("With --auth-flow choice, the method asked for first ('' clears it: Cognito lists the choices).", valueName: "method"))
+    var method: Clearable<SignInMethod>?
 
     @Option(
         help: ArgumentHelp(
             "The pool's WebAuthn relying party id, which passkeys are made and used for (default: the host of --domain; '' clears it); a challenge for any other is refused.",
             valueName: "id"))
     var passkeyRpId: String?
-
-    /// What a grant is, in --grant's help.
-    static func words(_ grant: Grant) -> String {
-        switch grant {
-        case .userSignIn: return "a person signs in (default)"
-        case .clientCredentials: return "a machine (the app client and its secret) gets access tokens from the domain's token endpoint"
-        }
-    }
-
-    /// What a flow is, in --auth-flow's help; nil when its name says it
-    /// (`custom`'s words follow `custom-srp`, which shares them).
-    static func words(_ flow: AuthFlow) -> String? {
-        switch flow {
-        case .srp: return "default; the password is never sent"
-        case .password, .custom: return nil
-        case .browser: return "the pool's managed login, with --domain"
-        case .choice: return "the pool's choice-based sign-in: one-time codes, password"
-        case .customSRP: return "the pool's custom challenges"
-        }
-    }
 }
 
 /// The pool's managed login (--auth-flow browser, sign-in --browser).

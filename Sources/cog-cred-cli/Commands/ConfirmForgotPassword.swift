@@ -20,7 +20,7 @@ struct ConfirmForgotPassword: ParsableCommand, HelpExamples {
     var passwordStdin = false
 
     func run() throws {
-        let manager = try Wiring().tokenManager(profileOptions)
+        let manager = try Wiring(profileOptions).tokenManager()
         let username = try user.resolve(manager.profile)
         // A malformed code fails before the password is asked for.
         let code = try code.resolve()

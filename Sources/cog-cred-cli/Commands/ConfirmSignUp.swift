@@ -16,7 +16,7 @@ struct ConfirmSignUp: ParsableCommand, HelpExamples {
     @OptionGroup var code: CodeOption
 
     func run() throws {
-        let manager = try Wiring().tokenManager(profileOptions)
+        let manager = try Wiring(profileOptions).tokenManager()
         let username = try user.resolve(manager.profile)
         let code = try code.resolve()
         try AccountService(cognito: manager.cognito()).confirmSignUp(username: username, code: code)

@@ -39,12 +39,11 @@ struct Devices: ParsableCommand, HelpExamples {
 
         @OptionGroup var profileOptions: ProfileOptions
 
-        @Flag(help: "Print JSON.")
-        var json = false
+        @OptionGroup var output: OutputOptions
 
         func run() throws {
-            let (devices, current) = try Wiring().tokenManager(profileOptions).devices()
-            if json { return Output.data(compactJSON(devices.map { DeviceJSON($0, current: current) })) }
+            let (devices, current) = try Wiring(profileOptions).tokenManager().devices()
+            if output.json { return Output.json(.array(devices.map { Self.json($0, current: current) })) }
             if devices.isEmpty { return Output.note("No devices: this pool does not track them, or you have none yet.") }
             for device in devices { Output.data(Self.line(device, current: current)) }
         }
@@ -56,6 +55,15 @@ struct Devices: ParsableCommand, HelpExamples {
             let mark = device.key == current ? "*" : " "
             let name = (device.name ?? "-").printable
             return "\(mark) \(name)  \(device.key.printable)  \(seen)  \(device.remembered ? "remembered" : "not remembered")"
+        }
+
+        /// One device of `devices list --json`: every key always there, null when Cognito did not say.
+        static func json(_ device: UserDevice, current: String?) -> JSONValue {
+            .object([
+                "key": .string(device.key), "name": device.name.map { .string($0) } ?? .null,
+                "last_seen": device.lastSeen.map { .string(rfc3339($0)) } ?? .null, "remembered": .bool(device.remembered),
+                "current": .bool(device.key == current),
+            ])
         }
     }
 
@@ -80,7 +88,7 @@ struct Devices: ParsableCommand, HelpExamples {
         }
 
         func run() throws {
-            let manager = try Wiring().tokenManager(profileOptions)
+            let manager = try Wiring(profileOptions).tokenManager()
             let current = try manager.rememberedDevice()?.key
             let forgotten = try manager.forgetDevice(key)
             Output.note(
@@ -88,36 +96,5 @@ struct Devices: ParsableCommand, HelpExamples {
                     ? "Forgot this machine (\(forgotten)): its session cannot be refreshed any more, and the next sign-in asks for MFA."
                     : "Forgot device \(forgotten).")
         }
-    }
-}
-
-/// One device of `devices --json`: every key always there, null when Cognito did not say.
-struct DeviceJSON: Encodable {
-    var key: String
-    var name: String?
-    var lastSeen: String?
-    var remembered: Bool
-    var current: Bool
-
-    enum CodingKeys: String, CodingKey {
-        case key, name, remembered, current
-        case lastSeen = "last_seen"
-    }
-
-    init(_ device: UserDevice, current: String?) {
-        key = device.key
-        name = device.name
-        lastSeen = device.lastSeen.map(rfc3339)
-        remembered = device.remembered
-        self.current = device.key == current
-    }
-
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(key, forKey: .key)
-        try container.encode(name, forKey: .name)
-        try container.encode(lastSeen, forKey: .lastSeen)
-        try container.encode(remembered, forKey: .remembered)
-        try container.encode(current, forKey: .current)
     }
 }

@@ -38,7 +38,7 @@ struct Exec: ParsableCommand, HelpExamples {
     }
 
     func run() throws {
-        let manager = try Wiring().tokenManager(profileOptions)
+        let manager = try Wiring(profileOptions).tokenManager()
         let choice: TokenChoice = idToken ? .id : .access
         let tokens = try manager.currentTokens(policy: freshness.policy, authorizing: choice)
         var variables = TokenOutput.execVariables(access: tokens.access, id: tokens.id, authorizing: choice)

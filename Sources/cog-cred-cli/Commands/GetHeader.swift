@@ -20,7 +20,7 @@ struct GetHeader: ParsableCommand, HelpExamples {
     var idToken = false
 
     func run() throws {
-        let manager = try Wiring().tokenManager(profileOptions)
+        let manager = try Wiring(profileOptions).tokenManager()
         let token = try manager.currentToken(idToken ? .id : .access, policy: freshness.policy)
         Output.data(TokenOutput.header(token))
     }

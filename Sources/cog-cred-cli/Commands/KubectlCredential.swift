@@ -30,8 +30,8 @@ struct KubectlCredential: ParsableCommand, HelpExamples {
 
     func run() throws {
         let info = try KubernetesExecInfo.parse(getenv(KubernetesExecInfo.variable).map { String(cString: $0) }).get()
-        if !info.interactive { Wiring.forbidUnlockPrompt() }
-        let token = try Wiring().tokenManager(profileOptions).currentToken(idToken ? .id : .access, policy: freshness.policy)
+        // kubectl says whether anyone is there to answer the keyring's prompt.
+        let token = try Wiring(profileOptions, promptingToUnlock: info.interactive).tokenManager().currentToken(idToken ? .id : .access, policy: freshness.policy)
         Output.data(TokenOutput.execCredential(token, apiVersion: info.apiVersion))
     }
 }

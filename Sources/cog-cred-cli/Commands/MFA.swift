@@ -5,7 +5,7 @@ import CogCredWrite
 /// with their access token (GetUser, SetUserMFAPreference).
 struct MFA: ParsableCommand, HelpExamples {
     /// "totp|sms|email", from MFAKind's cases.
-    static let kinds = MFAKind.optionNames.joined(separator: "|")
+    static let kinds = MFAKind.allCases.map(\.rawValue).joined(separator: "|")
 
     static let configuration = CommandConfiguration(
         commandName: "mfa",
@@ -39,14 +39,8 @@ struct MFA: ParsableCommand, HelpExamples {
 
     /// The method named on the command line.
     struct Method: ParsableArguments {
-        @Argument(help: ArgumentHelp(MFAKind.optionNames.spoken() + ".", valueName: "method"), completion: Completions.mfaTypes)
-        var name: String
-
-        func validate() throws {
-            if MFAKind(optionName: name) == nil { throw ValidationError("the method must be \(MFAKind.optionNames.spoken()), not '\(name)'") }
-        }
-
-        var kind: MFAKind { MFAKind(optionName: name) ?? .totp }
+        @Argument(help: ArgumentHelp("The method:", valueName: "method"))
+        var kind: MFAKind
     }
 
     struct Show: ParsableCommand, HelpExamples {
@@ -58,16 +52,22 @@ struct MFA: ParsableCommand, HelpExamples {
 
         @OptionGroup var profileOptions: ProfileOptions
 
-        @Flag(help: "Print JSON.")
-        var json = false
+        @OptionGroup var output: OutputOptions
 
         func run() throws {
-            let settings = try Wiring().tokenManager(profileOptions).mfaSettings()
-            if json { return Output.data(compactJSON(MFAJSON(settings))) }
+            let settings = try Wiring(profileOptions).tokenManager().mfaSettings()
+            if output.json { return Output.json(Self.json(settings)) }
             for kind in MFAKind.allCases {
                 let state = settings.enabled.contains(kind) ? (settings.preferred == kind ? "enabled, preferred" : "enabled") : "not enabled"
-                Output.data(kind.optionName + String(repeating: " ", count: 7 - kind.optionName.count) + state)
+                Output.data(kind.rawValue + String(repeating: " ", count: 7 - kind.rawValue.count) + state)
             }
+        }
+
+        /// `mfa show --json`: every method, enabled and preferred.
+        static func json(_ settings: MFASettings) -> JSONValue {
+            .object(MFAKind.allCases.reduce(into: [:]) { methods, kind in
+                methods[kind.rawValue] = .object(["enabled": .bool(settings.enabled.contains(kind)), "preferred": .bool(settings.preferred == kind)])
+            })
         }
     }
 
@@ -90,7 +90,7 @@ struct MFA: ParsableCommand, HelpExamples {
         var printURI = false
 
         func run() throws {
-            let manager = try Wiring().tokenManager(profileOptions)
+            let manager = try Wiring(profileOptions).tokenManager()
             let settings: MFASettings
             if method.kind == .totp {
                 settings = try manager.addAuthenticator { uri in
@@ -101,7 +101,7 @@ struct MFA: ParsableCommand, HelpExamples {
             } else {
                 settings = try manager.changeMFA(method.kind, .enable)
             }
-            Output.note("Enabled \(method.name) MFA\(settings.preferred == method.kind ? " (preferred)" : "").")
+            Output.note("Enabled \(method.kind.rawValue) MFA\(settings.preferred == method.kind ? " (preferred)" : "").")
         }
     }
 
@@ -117,8 +117,8 @@ struct MFA: ParsableCommand, HelpExamples {
         @OptionGroup var method: Method
 
         func run() throws {
-            let wasEnabled = try Wiring().tokenManager(profileOptions).disableMFA(method.kind)
-            Output.note(wasEnabled ? "Disabled \(method.name) MFA." : "\(method.name) MFA was not enabled; nothing changed.")
+            let wasEnabled = try Wiring(profileOptions).tokenManager().disableMFA(method.kind)
+            Output.note(wasEnabled ? "Disabled \(method.kind.rawValue) MFA." : "\(method.kind.rawValue) MFA was not enabled; nothing changed.")
         }
     }
 
@@ -148,24 +148,7 @@ protocol MFAChangeCommand: ParsableCommand {
 
 extension MFAChangeCommand {
     func run() throws {
-        try Wiring().tokenManager(profileOptions).changeMFA(method.kind, Self.change)
-        Output.note(done(method.name))
-    }
-}
-
-/// `mfa --json`: every method, enabled and preferred.
-struct MFAJSON: Encodable {
-    struct Method: Encodable {
-        var enabled: Bool
-        var preferred: Bool
-    }
-
-    var totp: Method
-    var sms: Method
-    var email: Method
-
-    init(_ settings: MFASettings) {
-        let method = { (kind: MFAKind) in Method(enabled: settings.enabled.contains(kind), preferred: settings.preferred == kind) }
-        (totp, sms, email) = (method(.totp), method(.sms), method(.email))
+        try Wiring(profileOptions).tokenManager().changeMFA(method.kind, Self.change)
+        Output.note(done(method.kind.rawValue))
     }
 }

@@ -48,7 +48,7 @@ struct PasskeyCommand: ParsableCommand, HelpExamples {
         @OptionGroup(title: "Security key") var securityKey: SecurityKeyOptions
 
         func run() throws {
-            let manager = try Wiring().tokenManager(profileOptions, authenticator: securityKey.authenticator)
+            let manager = try Wiring(profileOptions).tokenManager(authenticator: securityKey.authenticator)
             let added = try manager.addPasskey(prompts: securityKey.prompts)
             let name = added?.name.map { " '\($0.printable)'" } ?? ""
             Output.note("Added passkey\(name)\(added.map { " (\($0.id.printable))" } ?? ""): sign in with cog-cred sign-in --method passkey.")
@@ -64,12 +64,11 @@ struct PasskeyCommand: ParsableCommand, HelpExamples {
 
         @OptionGroup var profileOptions: ProfileOptions
 
-        @Flag(help: "Print JSON.")
-        var json = false
+        @OptionGroup var output: OutputOptions
 
         func run() throws {
-            let passkeys = try Wiring().tokenManager(profileOptions).passkeys()
-            if json { return Output.data(compactJSON(passkeys.map(PasskeyJSON.init))) }
+            let passkeys = try Wiring(profileOptions).tokenManager().passkeys()
+            if output.json { return Output.json(.array(passkeys.map(Self.json))) }
             if passkeys.isEmpty { return Output.note("No passkeys: cog-cred passkey add makes one on a security key.") }
             for passkey in passkeys { Output.data(Self.line(passkey)) }
         }
@@ -79,6 +78,16 @@ struct PasskeyCommand: ParsableCommand, HelpExamples {
         static func line(_ passkey: Passkey) -> String {
             let created = passkey.created.map(rfc3339) ?? "-"
             return "\((passkey.name ?? "-").printable)  \(passkey.id.printable)  \(created)  \((passkey.attachment ?? "-").printable)"
+        }
+
+        /// One passkey of `passkey list --json`: every key always there, null when Cognito did not say.
+        static func json(_ passkey: Passkey) -> JSONValue {
+            let text = { (value: String?) in value.map { JSONValue.string($0) } ?? .null }
+            return .object([
+                "id": .string(passkey.id), "name": text(passkey.name), "relying_party": text(passkey.relyingParty),
+                "attachment": text(passkey.attachment), "transports": .array(passkey.transports.map { .string($0) }),
+                "created": text(passkey.created.map(rfc3339)),
+            ])
         }
     }
 
@@ -103,42 +112,8 @@ struct PasskeyCommand: ParsableCommand, HelpExamples {
         }
 
         func run() throws {
-            try Wiring().tokenManager(profileOptions).removePasskey(id)
+            try Wiring(profileOptions).tokenManager().removePasskey(id)
             Output.note("Removed passkey \(id): it no longer signs in.")
         }
-    }
-}
-
-/// One passkey of `passkey list --json`: every key always there, null when Cognito did not say.
-struct PasskeyJSON: Encodable {
-    var id: String
-    var name: String?
-    var relyingParty: String?
-    var attachment: String?
-    var transports: [String]
-    var created: String?
-
-    enum CodingKeys: String, CodingKey {
-        case id, name, attachment, transports, created
-        case relyingParty = "relying_party"
-    }
-
-    init(_ passkey: Passkey) {
-        id = passkey.id
-        name = passkey.name
-        relyingParty = passkey.relyingParty
-        attachment = passkey.attachment
-        transports = passkey.transports
-        created = passkey.created.map(rfc3339)
-    }
-
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(id, forKey: .id)
-        try container.encode(name, forKey: .name)
-        try container.encode(relyingParty, forKey: .relyingParty)
-        try container.encode(attachment, forKey: .attachment)
-        try container.encode(transports, forKey: .transports)
-        try container.encode(created, forKey: .created)
     }
 }

@@ -24,8 +24,7 @@ struct Profiles: ParsableCommand, HelpExamples {
 
     @OptionGroup var globals: GlobalOptions
 
-    @Flag(help: "Print a JSON array instead of a table.")
-    var json = false
+    @OptionGroup var output: OutputOptions
 
     func run() throws {
         let wiring = Wiring()
@@ -38,8 +37,8 @@ struct Profiles: ParsableCommand, HelpExamples {
             (summaries, keyringFailure) = try wiring.profiles.summaries(only: globals.profile)
         }
         let rows = summaries.map(Row.init)
-        if json {
-            Output.data(JSONValue.array(rows.map(\.json)).compactText)
+        if output.json {
+            Output.json(.array(rows.map(\.json)))
         } else if rows.isEmpty {
             Output.note(agent.map { "The agent at \($0.connection.path.oneLine(limit: 200)) serves no profile: configure one where it runs (cog-cred configure ...)" }
                 ?? "No profiles yet: cog-cred configure --user-pool-id POOL_ID --client-id CLIENT_ID")

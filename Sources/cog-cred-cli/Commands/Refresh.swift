@@ -12,7 +12,7 @@ struct Refresh: ParsableCommand, HelpExamples {
     @OptionGroup var profileOptions: ProfileOptions
 
     func run() throws {
-        let manager = try Wiring().tokenManager(profileOptions)
+        let manager = try Wiring(profileOptions).tokenManager()
         let tokens = try manager.refresh()
         Output.note(SessionWords.refreshed(profile: manager.profileName, accessExpiresAt: tokens.access.claims.exp))
     }

@@ -14,7 +14,7 @@ struct ResendCode: ParsableCommand, HelpExamples {
     @OptionGroup var user: UsernameOption
 
     func run() throws {
-        let manager = try Wiring().tokenManager(profileOptions)
+        let manager = try Wiring(profileOptions).tokenManager()
         let username = try user.resolve(manager.profile)
         let delivery = try AccountService(cognito: manager.cognito()).resendCode(username: username)
         Output.note("A new confirmation code was sent\(delivery?.sentence ?? ""). Next: cog-cred confirm-sign-up\(profileFlag(manager.profileName)) --username \(username) (it asks for the code)")

@@ -46,8 +46,8 @@ struct SetupDocker: ParsableCommand, HelpExamples {
     }
 
     func run() throws {
-        let wiring = Wiring()
-        let name = try wiring.configuredProfileName(profileOptions)
+        let wiring = Wiring(profileOptions)
+        let name = try wiring.configuredProfileName()
         let registry = DockerHelperSetup.registry(self.registry)!
         guard let path = DockerHelperSetup.dockerConfigPath(environment: wiring.environment) else {
             throw SetupError("neither DOCKER_CONFIG nor HOME is set: set DOCKER_CONFIG to the directory of docker's config.json", category: .configuration)

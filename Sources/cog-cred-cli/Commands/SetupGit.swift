@@ -50,7 +50,7 @@ struct SetupGit: ParsableCommand, HelpExamples {
     }
 
     func run() throws {
-        let name = try Wiring().configuredProfileName(profileOptions)
+        let name = try Wiring(profileOptions).configuredProfileName()
         let host = GitHelperSetup.host(self.host)!
         let scope: GitHelperSetup.Scope = local ? .local : .global
         let file = local ? "this repository's .git/config" : "your global git configuration"

@@ -69,8 +69,8 @@ struct SetupKubectl: ParsableCommand, HelpExamples {
     }
 
     func run() throws {
-        let wiring = Wiring()
-        let name = try wiring.configuredProfileName(profileOptions)
+        let wiring = Wiring(profileOptions)
+        let name = try wiring.configuredProfileName()
         let request = KubectlUserSetup.Request(profile: name, user: user, cluster: cluster, context: context,
                                                kubeconfig: kubeconfig, idToken: idToken)
         let outcome = try KubectlUserSetup(programs: SpawnedPrograms(), environment: wiring.environment).setUp(request)

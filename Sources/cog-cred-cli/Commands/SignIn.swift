@@ -23,7 +23,7 @@ struct SignIn: ParsableCommand, HelpExamples {
             code (authenticator app, SMS or email; where a code was sent, the masked address \
             is shown) is asked for or given with --mfa-code (--mfa-code - reads it from the \
             next line of standard input once the message is sent); a choice of MFA method \
-            with --mfa-type (\(MFAKind.optionNames.spoken())); setting up an authenticator app shows an otpauth:// \
+            with --mfa-type (\(MFAKind.allCases.map(\.rawValue).spoken())); setting up an authenticator app shows an otpauth:// \
             URI (and a QR code when qrencode is installed) on the terminal, never on stderr (it \
             holds the authenticator's secret; without a terminal it is shown nowhere unless \
             --print-uri prints it on standard output), and then takes the first code. \
@@ -108,18 +108,14 @@ struct SignIn: ParsableCommand, HelpExamples {
     @Flag(help: "When Cognito requires an authenticator app: print its otpauth:// URI, which holds its secret, on standard output.")
     var printURI = false
 
-    @Option(
-        help: ArgumentHelp("The MFA method when Cognito offers a choice: \(MFAKind.optionNames.spoken()).", valueName: "type"),
-        completion: Completions.mfaTypes)
-    var mfaType: String?
+    @Option(help: ArgumentHelp("The MFA method when Cognito offers a choice:", valueName: "type"))
+    var mfaType: MFAKind?
 
-    @Option(help: ArgumentHelp("\(AuthFlow.names.spoken()) (default: the profile's, else srp).", valueName: "flow"), completion: Completions.authFlows)
-    var authFlow: String?
+    @Option(help: ArgumentHelp("How to sign in, this once (default: the profile's, else srp):", valueName: "flow"))
+    var authFlow: AuthFlow?
 
-    @Option(
-        help: ArgumentHelp("With --auth-flow choice: \(SignInMethod.names.spoken()) (default: the profile's, else Cognito's list).", valueName: "method"),
-        completion: Completions.signInMethods)
-    var method: String?
+    @Option(help: ArgumentHelp("With --auth-flow choice, the method (default: the profile's, else Cognito's list).", valueName: "method"))
+    var method: SignInMethod?
 
     @OptionGroup(title: "Security key (--method passkey)") var securityKey: SecurityKeyOptions
 
@@ -135,7 +131,7 @@ struct SignIn: ParsableCommand, HelpExamples {
     @Flag(help: "Browser sign-in without starting a browser here: print the address, then paste back where the browser ended.")
     var noBrowser = false
 
-    @Option(help: ArgumentHelp("Seconds to wait for the browser (default 300).", valueName: "seconds"))
+    @Option(help: ArgumentHelp("Seconds to wait for the browser.", valueName: "seconds"))
     var timeout: Int = 300
 
     @Flag(inversion: .prefixedNo, help: "Where the pool lets the user choose: remember this device, so that sign-ins from it skip MFA (default: ask on a terminal, else no).")
@@ -145,16 +141,11 @@ struct SignIn: ParsableCommand, HelpExamples {
     var deviceName: String?
 
     func validate() throws {
-        if let mfaType, MFAKind(optionName: mfaType) == nil { throw ValidationError("--mfa-type must be " + MFAKind.optionNames.spoken()) }
-        if let authFlow, AuthFlow(rawValue: authFlow) == nil {
-            throw ValidationError("--auth-flow must be " + AuthFlow.names.spoken())
-        }
         if let answer, answer != "-" {
             throw ValidationError("--answer takes '-' (the answers, one a line of standard input), never an answer itself")
         }
-        if let method {
-            if SignInMethod(rawValue: method) == nil { throw ValidationError("--method must be " + SignInMethod.names.spoken()) }
-            if let authFlow, authFlow != AuthFlow.choice.rawValue { throw ValidationError("--method goes with --auth-flow choice, not \(authFlow)") }
+        if method != nil, let authFlow, authFlow != .choice {
+            throw ValidationError("--method goes with --auth-flow choice, not \(authFlow.rawValue)")
         }
         if !(1...3600).contains(timeout) { throw ValidationError("--timeout takes 1 to 3600 seconds") }
         if browser && noBrowser { throw ValidationError("--browser and --no-browser cannot be used together") }
@@ -164,11 +155,11 @@ struct SignIn: ParsableCommand, HelpExamples {
     }
 
     func run() throws {
-        let wiring = Wiring()
+        let wiring = Wiring(profileOptions)
         // Configured here even with an agent: a sign-in talks to Cognito from this machine.
-        let manager = try wiring.tokenManager(profileOptions, authenticator: securityKey.authenticator, configuredHere: true)
+        let manager = try wiring.tokenManager(authenticator: securityKey.authenticator, configuredHere: true)
         let way = manager.signInWay(
-            flow: authFlow.flatMap(AuthFlow.init(rawValue:)), method: method.flatMap(SignInMethod.init(rawValue:)),
+            flow: authFlow, method: method,
             browser: browser || noBrowser)
         let profile = "(profile '\(manager.profileName)')"
         switch way {
@@ -211,7 +202,7 @@ struct SignIn: ParsableCommand, HelpExamples {
         }
         let answers = ChallengePrompts(
             newPasswordFromStdin: newPasswordStdin, mfaCode: mfaCode,
-            mfaType: mfaType.flatMap(MFAKind.init(optionName:)), code: code, method: preferred, methodIsDefault: method == nil,
+            mfaType: mfaType, code: code, method: preferred, methodIsDefault: method == nil,
             answersFromStdin: answer == "-", printURI: printURI, securityKey: securityKey.prompts, profileName: manager.profileName)
         let device = DeviceOptions(name: deviceName ?? Self.hostName(), remember: rememberDevice)
         return try manager.signIn(

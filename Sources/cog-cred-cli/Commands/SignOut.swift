@@ -36,12 +36,12 @@ struct SignOut: ParsableCommand, HelpExamples {
     }
 
     func run() throws {
-        let wiring = Wiring()
-        let name = try profileOptions.name(wiring.environment)
+        let wiring = Wiring(profileOptions)
+        let name = try wiring.profileName()
         let manager: TokenManager
         let scope: SignOutScope = local ? .local : global ? .global : .revoke
         do {
-            manager = try wiring.tokenManager(profileOptions)
+            manager = try wiring.tokenManager()
         } catch ConfigError.profileNotFound {
             // Without the profile there is no endpoint to revoke at, but the
             // local items can and should still go.

@@ -25,7 +25,7 @@ struct SignUp: ParsableCommand, HelpExamples {
     var attributes: [String] = []
 
     func run() throws {
-        let manager = try Wiring().tokenManager(profileOptions)
+        let manager = try Wiring(profileOptions).tokenManager()
         let username = try user.resolve(manager.profile)
         let parsed = try attributes.map { (text: String) throws(AttributeError) in try AccountValidation.attribute(text) }
         // Check what can be checked before asking for a password.

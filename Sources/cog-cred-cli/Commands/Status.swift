@@ -35,8 +35,7 @@ struct Status: ParsableCommand, HelpExamples {
 
     @OptionGroup var profileOptions: ProfileOptions
 
-    @Flag(help: "Print a JSON object instead of text.")
-    var json = false
+    @OptionGroup var output: OutputOptions
 
     @Flag(help: "Verify the stored tokens against the pool's published keys.")
     var verify = false
@@ -49,8 +48,8 @@ struct Status: ParsableCommand, HelpExamples {
     }
 
     func run() throws {
-        let wiring = Wiring()
-        let manager = try wiring.tokenManager(profileOptions)
+        let wiring = Wiring(profileOptions)
+        let manager = try wiring.tokenManager()
         let report = try manager.status(verifying: verify ? { try wiring.poolKeySource(manager.profile) } : nil)
         let check = report.session.signedIn && !offline ? try manager.checkSession().outcome { ErrorWording.line($0) } : nil
         // With an agent, the agent asks Cognito, with its own environment's
@@ -58,8 +57,8 @@ struct Status: ParsableCommand, HelpExamples {
         let agent = wiring.agent?.connection.path
         let words = StatusWords(report.session, manager.profile, check: check, offline: offline, agent: agent)
         let path = agent == nil ? NetworkPath(profile: manager.profile, environment: wiring.environment) : nil
-        if json {
-            Output.data(JSONValue.object(words.json.merging(Status.json(path, report), uniquingKeysWith: { $1 })).compactText)
+        if output.json {
+            Output.json(.object(words.json.merging(Status.json(path, report), uniquingKeysWith: { $1 })))
         } else {
             for line in words.lines + Status.text(path) { Output.data(line) }
             for (kind, list) in report.checks ?? [] {

@@ -30,43 +30,20 @@ struct Token: ParsableCommand, HelpExamples {
     @Flag(help: "Print the ID token instead of the access token.")
     var idToken = false
 
-    @Option(help: ArgumentHelp(
-        Token.formatsHelp,
-        valueName: "format"),
-        completion: Completions.formats)
-    var format: String?
+    @Option(help: ArgumentHelp("How to print it:", valueName: "format"))
+    var format: TokenOutput.Format?
 
-    @Flag(help: "Print JSON: the same as --format json.")
-    var json = false
-
-    /// Every format, in --format's help: "a (default), b, c, or d: ...".
-    static var formatsHelp: String {
-        let each = TokenOutput.Format.allCases.map(words)
-        return each.dropLast().joined(separator: ", ") + ", or " + each[each.count - 1] + "."
-    }
-
-    /// A format in --format's help: its name, and what it is when the name does not say.
-    static func words(_ format: TokenOutput.Format) -> String {
-        switch format {
-        case .bare: return "bare (default)"
-        case .header, .json: return format.rawValue
-        case .env:
-            return "env: export lines for eval that set what exec sets (COG_CRED_ACCESS_TOKEN, COG_CRED_ID_TOKEN, COG_CRED_AUTHORIZATION) and COG_CRED_TOKEN_EXPIRES_AT"
-        }
-    }
+    @OptionGroup var output: OutputOptions
 
     func validate() throws {
-        if let format, TokenOutput.Format(rawValue: format) == nil {
-            throw ValidationError("--format must be \(TokenOutput.Format.names.spoken()), not '\(format)'")
-        }
-        if json, let format, format != TokenOutput.Format.json.rawValue {
-            throw ValidationError("--json is --format json: it cannot be used with --format \(format)")
+        if output.json, let format, format != .json {
+            throw ValidationError("--json is --format json: it cannot be used with --format \(format.rawValue)")
         }
     }
 
     func run() throws {
-        let manager = try Wiring().tokenManager(profileOptions)
-        let format = json ? .json : format.flatMap(TokenOutput.Format.init(rawValue:)) ?? .bare
+        let manager = try Wiring(profileOptions).tokenManager()
+        let format = output.json ? .json : format ?? .bare
         let choice: TokenChoice = idToken ? .id : .access
         var tokens: [SecretKind: IssuedToken] = [:]
         if TokenOutput.kinds(format, choice: choice).count > 1 {

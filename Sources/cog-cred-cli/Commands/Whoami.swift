@@ -17,13 +17,12 @@ struct Whoami: ParsableCommand, HelpExamples {
 
     @OptionGroup var profileOptions: ProfileOptions
 
-    @Flag(help: "Print JSON: {\"profile\", \"name\", \"grant\"}.")
-    var json = false
+    @OptionGroup var output: OutputOptions
 
     func run() throws {
-        let manager = try Wiring().tokenManager(profileOptions)
+        let manager = try Wiring(profileOptions).tokenManager()
         let name = try manager.signedInName()
-        if json {
+        if output.json {
             return Output.data(SessionWords.whoamiJSON(profile: manager.profileName, name: name, grant: manager.profile.effectiveGrant.rawValue))
         }
         // A claim is text from the network: one printable line.

@@ -52,7 +52,7 @@ enum HelpText {
 
     /// The parser's help text for `command`, reordered and ended by its examples.
     static func render(_ parserText: String, for command: ParsableCommand.Type, isRoot: Bool) -> String {
-        var text = parserText.trimmingTrailingNewlines
+        var text = keepingFlagsWithTheirWords(parserText.trimmingTrailingNewlines)
         if isRoot, let usage = text.firstRange(of: "\nUSAGE:") {
             // OVERVIEW's paragraph stays first; the rest of what comes
             // before USAGE is the discussion, which goes after the commands.
@@ -66,6 +66,60 @@ enum HelpText {
         }
         guard let examples = (command as? HelpExamples.Type)?.examples, !examples.isEmpty else { return text }
         return text + "\n\n" + section(examples)
+    }
+
+    /// The parser wraps at the terminal's width wherever a space falls, so
+    /// an option can end a line and the words it goes with begin the next
+    /// (`--auth-flow` / `custom`). Such an option is moved to the start of
+    /// the next line of its paragraph, and the paragraph's lines after it
+    /// are wrapped again within the widest line the parser wrote.
+    static func keepingFlagsWithTheirWords(_ text: String) -> String {
+        var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let width = max(lines.map(\.count).max() ?? 80, 40)
+        func indent(_ line: String) -> Int { line.prefix { $0 == " " }.count }
+        // A line that goes on with the one before it (whatever its indent:
+        // the parser wraps an indented line's overflow to none): prose, not
+        // a blank line, a new option or a section's title. `-` alone is a
+        // value (standard input), not an option.
+        func continues(_ line: String) -> Bool {
+            let rest = line.dropFirst(indent(line))
+            let isValue = rest.first == "-" && !(rest.dropFirst().first.map { $0 == "-" || $0.isLetter } ?? false)
+            guard let first = rest.first else { return false }
+            return (first != "-" || isValue) && !rest.hasSuffix(":")
+        }
+        func endsWithFlag(_ line: String) -> Bool {
+            // `--flag`, or `(--flag`, `'--flag`: an option its words follow.
+            guard let last = line.split(separator: " ").last?.drop(while: { $0 == "(" || $0 == "'" || $0 == "\"" }),
+                last.hasPrefix("--"), last.count > 2
+            else { return false }
+            return last.dropFirst(2).allSatisfy { $0.isLetter || $0.isNumber || $0 == "-" }
+        }
+        var index = 0
+        while index + 1 < lines.count {
+            let (line, next) = (lines[index], lines[index + 1])
+            guard endsWithFlag(line), line.split(separator: " ").count > 1, continues(next) else {
+                index += 1
+                continue
+            }
+            let flag = line.split(separator: " ").last!
+            lines[index] = String(line.dropLast(flag.count)).trimmingTrailingSpaces()
+            let pad = String(repeating: " ", count: indent(next))
+            lines[index + 1] = pad + flag + " " + next.dropFirst(indent(next))
+            // Wrapped again from here while the paragraph goes on.
+            var at = index + 1
+            while lines[at].count > width, let cut = lines[at].prefix(width + 1).lastIndex(of: " "), cut > lines[at].startIndex {
+                let overflow = String(lines[at][lines[at].index(after: cut)...])
+                lines[at] = String(lines[at][..<cut]).trimmingTrailingSpaces()
+                if at + 1 < lines.count, continues(lines[at + 1]) {
+                    lines[at + 1] = String(repeating: " ", count: indent(lines[at + 1])) + overflow + " " + lines[at + 1].dropFirst(indent(lines[at + 1]))
+                } else {
+                    lines.insert(pad + overflow, at: at + 1)
+                }
+                at += 1
+            }
+            index += 1
+        }
+        return lines.joined(separator: "\n")
     }
 
     /// The EXAMPLES section: a title as the parser's, the lines indented as its.
