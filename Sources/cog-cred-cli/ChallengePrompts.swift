@@ -30,8 +30,38 @@ struct ChallengePrompts: ChallengeAnswers {
         // Without a terminal the pool's question goes unanswered: not
         // remembered (--remember-device says yes in scripts).
         guard PasswordInput.hasTerminal else { return false }
-        let answer = (try? PasswordInput.ask("Remember this device ('\(name.printable)') so that signing in here skips MFA? [y/N] ")) ?? ""
-        return ["y", "yes"].contains(answer.lowercased())
+        do {
+            let answer = try PasswordInput.ask("Remember this device ('\(name.printable)') so that signing in here skips MFA? [y/N] ")
+            return ["y", "yes"].contains(answer.lowercased())
+        } catch {
+            // Ctrl-D ends the command here, as at any prompt; the sign-in
+            // itself is done.
+            Output.error("\(error.message): signed in; this machine is not remembered")
+            CogCredCommand.finish(ExitStatus.code(for: error.category))
+        }
+    }
+
+    func mayAnswerAgain(_ refused: RefusedAnswer) -> Bool {
+        // Only a person at the terminal is asked again. An answer given by
+        // an option or on standard input was the script's one answer: it
+        // gets the refusal at once, and no code is ever sent twice.
+        let given: Bool =
+            switch refused.input {
+            case .mfaCode, .authenticatorFirstCode: mfaCode != nil
+            case .signInCode: code != nil
+            case .newPassword: newPasswordFromStdin
+            case .customAnswer: answersFromStdin
+            default: true
+            }
+        guard !given && PasswordInput.hasTerminal else { return false }
+        let why =
+            switch refused.problem {
+            case .wrongCode: "Cognito says the code is incorrect; enter it again"
+            case .passwordPolicy(let policy): "Cognito refuses the new password (\(policy.oneLine(limit: 200))); choose another"
+            case .sessionEnded: "Cognito ended the sign-in after that answer; signing in again (the password is not asked again)"
+            }
+        Output.note("cog-cred: \(why) (\(refused.nextTry) of \(RefusedAnswer.tries)).")
+        return true
     }
 
     func newPassword(for username: String) throws -> String {
@@ -105,11 +135,7 @@ struct ChallengePrompts: ChallengeAnswers {
             throw AuthError.challengeNeedsInput(
                 challenge: "a choice of sign-in method (it offers \(names.joined(separator: ", ")))", input: .signInMethod(methods))
         }
-        let menu = methods.enumerated().map { "\($0.offset + 1)) \($0.element.rawValue)" }.joined(separator: "  ")
-        let answer = try PasswordInput.ask("Sign in with: \(menu)? ")
-        if let number = Int(answer), number >= 1, number <= methods.count { return methods[number - 1] }
-        if let named = SignInMethod(rawValue: answer.lowercased()), methods.contains(named) { return named }
-        throw InputError("'\(answer)' is not one of the choices")
+        return try PasswordInput.askChoice("Sign in with", from: methods, named: \.rawValue)
     }
 
     func chooseMFA(from options: [MFAKind]) throws -> MFAKind {
@@ -122,11 +148,7 @@ struct ChallengePrompts: ChallengeAnswers {
         guard PasswordInput.hasTerminal else {
             throw AuthError.challengeNeedsInput(challenge: "a choice of MFA method", input: .mfaKind(options))
         }
-        let menu = options.enumerated().map { "\($0.offset + 1)) \($0.element.rawValue)" }.joined(separator: "  ")
-        let answer = try PasswordInput.ask("Second factor: \(menu)? ")
-        if let number = Int(answer), number >= 1, number <= options.count { return options[number - 1] }
-        if let named = options.first(where: { $0.rawValue == answer.lowercased() }) { return named }
-        throw InputError("'\(answer)' is not one of the choices")
+        return try PasswordInput.askChoice("Second factor", from: options, named: \.rawValue)
     }
 
     func setUpAuthenticator(uri: String) throws -> String {

@@ -55,6 +55,66 @@ import CogCredTestSupport
         #expect(sent[1].1 == ["USERNAME": "alice", "SOFTWARE_TOKEN_MFA_CODE": "654321"])
     }
 
+    /// Cognito's session takes another code after a wrong one: asked
+    /// again, the same session answered, up to three codes in all.
+    @Test func aWrongCodeIsAskedAgainInTheSameSession() throws {
+        let cognito = FakeCognito()
+        let mismatch = CognitoError.service(code: "CodeMismatchException", message: "Invalid code received for user", httpStatus: 400)
+        cognito.signIn.onSignIn(.success(.challenge(.mfaCode(.totp, destination: nil), session: "s1")))
+        cognito.signIn.challengeAnswers.withLock { $0 = [.failure(mismatch), .failure(mismatch), .success(tokens())] }
+        let answers = ScriptedAnswers(code: "111111", again: ["222222", "333333"])
+        try manager(InMemoryTokenStore(), cognito).signIn(username: "alice", password: "pw", flow: .password, answers: answers)
+        let sent = cognito.signIn.responses.withLock { $0 }
+        #expect(sent.map { $0.1["SOFTWARE_TOKEN_MFA_CODE"] } == ["111111", "222222", "333333"])
+        #expect(answers.seen.refusals.map(\.nextTry) == [2, 3] && answers.seen.refusals.allSatisfy { $0.problem == .wrongCode })
+        // A fourth is not asked: the third refusal ends the sign-in.
+        let again = FakeCognito()
+        again.signIn.onSignIn(.success(.challenge(.mfaCode(.totp, destination: nil), session: "s1")))
+        again.signIn.challengeAnswers.withLock { $0 = [.failure(mismatch), .failure(mismatch), .failure(mismatch), .success(tokens())] }
+        #expect(throws: AuthError.cognito(mismatch, operation: .signIn)) {
+            try manager(InMemoryTokenStore(), again).signIn(
+                username: "alice", password: "pw", flow: .password, answers: ScriptedAnswers(code: "1", again: ["2", "3", "4"]))
+        }
+        #expect(again.signIn.responses.withLock { $0.count } == 3)
+        // With no one to ask (a code given as an option's value), the first refusal ends it.
+        let once = FakeCognito()
+        once.signIn.onSignIn(.success(.challenge(.mfaCode(.totp, destination: nil), session: "s1")))
+        once.signIn.challengeAnswers.withLock { $0 = [.failure(mismatch), .success(tokens())] }
+        #expect(throws: AuthError.self) {
+            try manager(InMemoryTokenStore(), once).signIn(username: "alice", password: "pw", flow: .password, answers: ScriptedAnswers(code: "1"))
+        }
+        #expect(once.signIn.responses.withLock { $0.count } == 1)
+    }
+
+    /// A new password the policy refuses is asked again, with Cognito's words.
+    @Test func aNewPasswordThePolicyRefusesIsAskedAgain() throws {
+        let cognito = FakeCognito()
+        let policy = CognitoError.service(code: "InvalidPasswordException", message: "Password must have numeric characters", httpStatus: 400)
+        cognito.signIn.onSignIn(.success(.challenge(.newPassword(requiredAttributes: []), session: "s1", userID: "alice")))
+        cognito.signIn.challengeAnswers.withLock { $0 = [.failure(policy), .success(tokens())] }
+        let answers = ScriptedAnswers(newPassword: "No-Digits", again: ["With-Digit-1"])
+        try manager(InMemoryTokenStore(), cognito).signIn(username: "alice", password: "old", flow: .password, answers: answers)
+        #expect(cognito.signIn.responses.withLock { $0.map { $0.1["NEW_PASSWORD"] } } == ["No-Digits", "With-Digit-1"])
+        #expect(answers.seen.refusals.first?.problem == .passwordPolicy("Password must have numeric characters"))
+    }
+
+    /// A custom challenge that fails the sign-in ends its session: the
+    /// sign-in starts over, the password not asked again.
+    @Test func anAnswerThatEndsTheSessionStartsTheSignInOver() throws {
+        let cognito = FakeCognito()
+        let failed = CognitoError.service(code: "NotAuthorizedException", message: "Incorrect username or password.", httpStatus: 400)
+        cognito.signIn.onSignIn(.success(.challenge(.custom(["question": "pin"]), session: "s1")))
+        cognito.signIn.onSignIn(.success(.challenge(.custom(["question": "pin"]), session: "s2")))
+        cognito.signIn.challengeAnswers.withLock { $0 = [.failure(failed), .success(tokens())] }
+        var reads = 0
+        let answers = ScriptedAnswers(customAnswers: ["wrong", "right"], again: [])
+        try manager(InMemoryTokenStore(), cognito).signIn(
+            username: "alice", password: { reads += 1; return "pw" }, flow: .custom, answers: answers)
+        #expect(cognito.signIn.customAuthCalls.withLock { $0.count } == 2)
+        #expect(cognito.signIn.responses.withLock { $0.map { $0.1["ANSWER"] } } == ["wrong", "right"])
+        #expect(answers.seen.refusals.map(\.problem) == [.sessionEnded] && reads <= 1)
+    }
+
     @Test func selectMFATypeThenSMS() throws {
         let cognito = FakeCognito()
         cognito.signIn.onSignIn(.success(.challenge(.chooseMFA([.sms, .totp]), session: "s1")))

@@ -786,12 +786,11 @@ def test_a_forced_password_change(pool, flow):
     assert json.loads(params["userAttributes"]) == {"email": EMAIL, "email_verified": "true"}
 
     assert respond(pool, challenge, NEW_PASSWORD="weak")[1]["__type"] == "InvalidPasswordException"
-    # Spent, even by the refused answer: the user signs in again.
-    assert respond(pool, challenge, NEW_PASSWORD="Better-Pass-7")[1]["message"] == \
-        "Invalid session for the user, session can only be used once."
-    challenge = after_password(pool, flow)
+    # A password the policy refuses leaves the Session to another; the right one spends it.
     status, answer = respond(pool, challenge, NEW_PASSWORD="Better-Pass-7")
     assert status == 200 and claims(answer["AuthenticationResult"]["AccessToken"])["username"] == USER
+    assert respond(pool, challenge, NEW_PASSWORD="Better-Pass-8")[1]["message"] == \
+        "Invalid session for the user, session can only be used once."
     assert pool.admin(f"users?username={USER}")["force_change_password"] is False
     assert "AuthenticationResult" in after_password(pool, flow, password="Better-Pass-7")
     assert pool.sign_in(USER, PASSWORD)[1]["__type"] == "NotAuthorizedException"
@@ -808,16 +807,24 @@ def test_software_token_mfa(pool, flow):
         "SOFTWARE_TOKEN_MFA", {"USER_ID_FOR_SRP": USER})
     assert respond(pool, challenge, SOFTWARE_TOKEN_MFA_CODE=not_a_current_code(secret))[1] == {
         "__type": "CodeMismatchException", "message": "Invalid code received for user"}
-    assert respond(pool, challenge, SOFTWARE_TOKEN_MFA_CODE=pyotp.TOTP(secret).now())[1]["message"] == \
-        "Invalid session for the user, session can only be used once."
-
-    challenge = after_password(pool, flow)
+    # A wrong code leaves the Session to another; the right one spends it.
     status, answer = respond(pool, challenge, SOFTWARE_TOKEN_MFA_CODE=pyotp.TOTP(secret).now())
     assert status == 200 and answer["AuthenticationResult"]["RefreshToken"]
+    assert respond(pool, challenge, SOFTWARE_TOKEN_MFA_CODE=pyotp.TOTP(secret).now())[1]["message"] == \
+        "Invalid session for the user, session can only be used once."
+    # Five wrong codes are taken; the sixth is Cognito's lockout, and spends the Session.
+    challenge = after_password(pool, flow)
+    for _ in range(5):
+        assert respond(pool, challenge, SOFTWARE_TOKEN_MFA_CODE=not_a_current_code(secret))[1]["__type"] == \
+            "CodeMismatchException"
+    assert respond(pool, challenge, SOFTWARE_TOKEN_MFA_CODE=not_a_current_code(secret))[1] == {
+        "__type": "NotAuthorizedException", "message": "Password attempts exceeded"}
+    assert respond(pool, challenge, SOFTWARE_TOKEN_MFA_CODE=pyotp.TOTP(secret).now())[1]["__type"] == \
+        "NotAuthorizedException"
     # One step of clock drift is allowed.
     challenge = after_password(pool, flow)
     assert respond(pool, challenge, SOFTWARE_TOKEN_MFA_CODE=pyotp.TOTP(secret).at(time.time() - 30))[0] == 200
-    assert pool.admin("stats")["calls"]["RespondToAuthChallenge:SOFTWARE_TOKEN_MFA"] == 4
+    assert pool.admin("stats")["calls"]["RespondToAuthChallenge:SOFTWARE_TOKEN_MFA"] == 11
 
 
 def test_a_given_totp_secret_is_used(pool):
@@ -862,11 +869,15 @@ def test_email_mfa(pool, name):
                                                 "CODE_DELIVERY_DESTINATION": "a***@e***", "USER_ID_FOR_SRP": USER}
     sent = pool.code(USER, "email")
     assert len(sent) == 6 and sent.isdigit()
-    # Under the challenge's own member name only; a wrong code spends the Session.
-    other = "EMAIL_MFA" if name == "EMAIL_OTP" else "EMAIL_OTP"
-    assert respond(pool, challenge, **{other + "_CODE": sent})[1]["__type"] == "InvalidParameterException"
+    # A wrong code leaves the Session to another, the same code still good.
     assert respond(pool, challenge, **{name + "_CODE": other_code(sent)})[1]["__type"] == "CodeMismatchException"
+    assert pool.code(USER, "email") == sent
+    assert respond(pool, challenge, **{name + "_CODE": sent})[0] == 200
     assert respond(pool, challenge, **{name + "_CODE": sent})[1]["__type"] == "NotAuthorizedException"
+    # Under the challenge's own member name only (which spends the Session).
+    challenge = after_password(pool, "USER_SRP_AUTH")
+    other = "EMAIL_MFA" if name == "EMAIL_OTP" else "EMAIL_OTP"
+    assert respond(pool, challenge, **{other + "_CODE": pool.code(USER, "email")})[1]["__type"] == "InvalidParameterException"
 
     # Each sign-in mails a new code; an older one is no good, nor one of another Session.
     first = after_password(pool, "USER_PASSWORD_AUTH")
@@ -938,7 +949,11 @@ def test_setting_up_totp_during_sign_in(pool, flow):
     assert pool.fails("VerifySoftwareToken", "EnableSoftwareTokenMFAException", Session=associated["Session"],
                       UserCode=not_a_current_code(secret)) == "Code mismatch"
     assert pool.admin(f"users?username={USER}")["mfa"] == "setup"
+    # A wrong first code leaves the association's Session to another, as Cognito's does.
+    verified = pool.ok("VerifySoftwareToken", Session=associated["Session"], UserCode=pyotp.TOTP(secret).now())
+    assert verified["Status"] == "SUCCESS"
 
+    pool.admin("users", {"username": USER, "password": PASSWORD, "mfa": "setup"})
     challenge = after_password(pool, flow)
     associated = pool.ok("AssociateSoftwareToken", Session=challenge["Session"])
     secret = associated["SecretCode"]
@@ -1214,8 +1229,9 @@ def test_a_one_time_code_signs_in_once(pool, factor, medium):
     assert challenge["ChallengeParameters"]["CODE_DELIVERY_DELIVERY_MEDIUM"] == medium
     assert challenge["ChallengeParameters"]["CODE_DELIVERY_DESTINATION"] in ("m***@e***", "+*******0123")
     sent = pool.code(USER, kind)
-    # A wrong code spends the Session: the right one is no good after it.
+    # A wrong code leaves the Session to another: the right one signs in, once.
     assert respond(pool, challenge, **{factor + "_CODE": other_code(sent)})[1]["__type"] == "CodeMismatchException"
+    assert respond(pool, challenge, **{factor + "_CODE": sent})[0] == 200
     assert respond(pool, challenge, **{factor + "_CODE": sent})[1]["__type"] == "NotAuthorizedException"
     # A code of another Session is no good; the right one works once.
     first = user_auth(pool, PREFERRED_CHALLENGE=factor)[1]

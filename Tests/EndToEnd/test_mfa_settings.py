@@ -206,4 +206,4 @@ def test_not_signed_in_or_a_bad_method(cog, bus, profile):
     result = cog.run("mfa")
     assert result.returncode == 77 and "not signed in" in result.stderr
     bad = cog.run("mfa", "enable", "carrier-pigeon")
-    assert bad.returncode == 64 and "must be totp, sms or email" in bad.stderr
+    assert bad.returncode == 64 and "it takes totp, sms or email" in bad.stderr

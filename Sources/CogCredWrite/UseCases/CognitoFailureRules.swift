@@ -73,7 +73,7 @@ extension AuthError {
             return Rule(.notAuthenticated, "the current password is incorrect")
         // Before the password's row below, which would take it.
         case (.refused(.challengeSession), .signIn):
-            return Rule(.notAuthenticated, "the sign-in session is over (Cognito takes one answer within 3 minutes): sign in again")
+            return Rule(.notAuthenticated, "the sign-in session is over (Cognito keeps one for 3 minutes unless the app client says longer): sign in again")
         case (.refused, _):
             return Rule(.notAuthenticated, "incorrect username or password")
 

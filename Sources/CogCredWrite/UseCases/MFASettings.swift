@@ -72,8 +72,20 @@ extension TokenManager {
         -> String?
     {
         let (secret, associated) = try signInCall { () throws(CognitoError) in try cognito.associateSoftwareToken(session: session) }
-        let code = try answers.setUpAuthenticator(uri: authenticatorURI(secret: secret, account: userID))
-        return try signInCall { () throws(CognitoError) in try cognito.verifySoftwareToken(session: associated, code: code) }
+        var code = try answers.setUpAuthenticator(uri: authenticatorURI(secret: secret, account: userID))
+        // A wrong first code: the association's session takes another, as a
+        // code challenge's does (the app is set up: only the code is asked).
+        var nextTry = 2
+        while true {
+            do {
+                return try signInCall { () throws(CognitoError) in try cognito.verifySoftwareToken(session: associated, code: code) }
+            } catch {
+                let input = ChallengeInput.authenticatorFirstCode(needsURI: false, needsCode: true, codeOption: .mfaCode)
+                guard let again = RefusedAnswer(error, input: input, nextTry: nextTry), answers.mayAnswerAgain(again) else { throw error }
+                code = try answers.mfaCode(.totp, destination: nil)
+                nextTry += 1
+            }
+        }
     }
 
     /// What an authenticator app scans: the pool names the issuer.

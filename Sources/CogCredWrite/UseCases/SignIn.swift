@@ -47,13 +47,23 @@ extension TokenManager {
         // password is asked for; the password before anything is sent.
         if flow.readsPasswordFirst { _ = try password() }
         var result: (tokens: AuthenticationResult, provedDevice: Bool, askedMFA: Bool)
-        do {
-            result = try authenticate(cognito, username: username, password: password, flow: flow, method: method, device: device, answers: answers)
-        } catch is DeviceRefused {
-            warn("cog-cred: Cognito no longer knows this machine as a device of \(username) (forgotten elsewhere?); signing in without it")
-            if let refused = device { try stored.changeDevice(ifStill: refused.key, to: nil) }
-            device = nil
-            result = try authenticate(cognito, username: username, password: password, flow: flow, method: method, device: nil, answers: answers)
+        var restarts = 0
+        while true {
+            do {
+                result = try authenticate(
+                    cognito, username: username, password: password, flow: flow, method: method, device: device, answers: answers)
+                break
+            } catch is DeviceRefused {
+                warn("cog-cred: Cognito no longer knows this machine as a device of \(username) (forgotten elsewhere?); signing in without it")
+                if let refused = device { try stored.changeDevice(ifStill: refused.key, to: nil) }
+                device = nil
+            } catch let ended as SessionEnded {
+                // Where Cognito's session takes no other answer, the sign-in
+                // starts over, with the password already typed.
+                restarts += 1
+                guard let again = RefusedAnswer(ended.cause, input: ended.input, nextTry: restarts + 1), answers.mayAnswerAgain(again)
+                else { throw ended.cause }
+            }
         }
         let sessionDevice = sessionDevice(result.tokens, used: device, signInName: username, name: options.name)
         // Under the refresh lock, so a refresh running now cannot store the
@@ -65,6 +75,12 @@ extension TokenManager {
             sessionDevice, accessToken: result.tokens.accessToken, provedDevice: result.provedDevice, askedMFA: result.askedMFA,
             cognito: cognito, options: options, answers: answers)
         return tokens
+    }
+
+    /// An answer ended the sign-in's session (RefusedAnswer.Problem.sessionEnded).
+    struct SessionEnded: Error {
+        var cause: any Error
+        var input: ChallengeInput
     }
 
     /// Begins the sign-in and answers every challenge up to the tokens;
@@ -127,12 +143,16 @@ extension TokenManager {
         // A one-time code chosen as the first factor is still to come.
         var codeSignsIn = flow == .choice && (method == .emailOTP || method == .smsOTP)
         var askedMFA = false
-        for _ in 0..<TokenManager.maxChallenges {
+        // Answers refused while the session takes another (RefusedAnswer).
+        var refused = 0
+        for _ in 0..<(TokenManager.maxChallenges + RefusedAnswer.tries) {
             guard case .challenge(var pending) = outcome else { break }
             // Every answer names the user as Cognito knows them (not an alias they typed).
             userID = pending.userID ?? userID
             let unsupported = AuthError.unsupportedChallenge(pending.name)
             let answer: ChallengeAnswer
+            // What gives the answer a person may give again (RefusedAnswer).
+            var asked: ChallengeInput? = nil
             switch pending.challenge {
             case .passwordVerifier(let step):
                 guard let srp else { throw unsupported }
@@ -158,9 +178,11 @@ extension TokenManager {
                 answer = .signInMethod(try factor(chosen))
             case .oneTimeCode(let kind, let destination) where codeSignsIn || kind == .sms:
                 codeSignsIn = false
+                asked = .signInCode
                 answer = .code(try answers.signInCode(kind, destination: destination))
             case .oneTimeCode(let kind, let destination), .mfaCode(let kind, let destination):
                 askedMFA = true
+                asked = .mfaCode
                 answer = .code(try answers.mfaCode(kind, destination: destination))
             case .chooseMFA(let options):
                 guard !options.isEmpty else { throw unsupported }
@@ -168,9 +190,11 @@ extension TokenManager {
                 answer = .mfa(try answers.chooseMFA(from: options))
             case .newPassword(let required):
                 if !required.isEmpty { throw AuthError.requiredAttributes(required) }
+                asked = .newPassword
                 answer = .newPassword(try answers.newPassword(for: userID))
             case .custom(let parameters):
                 // The pool's Lambda triggers ask; the public parameters are shown.
+                asked = .customAnswer
                 answer = .custom(try answers.customAnswer(parameters))
             case .setUpMFA(let kinds):
                 guard kinds?.contains(.totp) ?? true else { throw unsupported }
@@ -187,8 +211,21 @@ extension TokenManager {
             }
             let answering = pending
             let name = userID
-            outcome = try signInCall(pending.challenge, offeringDevice: device != nil) { () throws(CognitoError) in
-                try cognito.respond(to: answering, with: answer, username: name, deviceKey: device?.key)
+            do {
+                outcome = try signInCall(pending.challenge, offeringDevice: device != nil) { () throws(CognitoError) in
+                    try cognito.respond(to: answering, with: answer, username: name, deviceKey: device?.key)
+                }
+                refused = 0
+            } catch {
+                // The same challenge again, its session as it was, when
+                // Cognito takes another answer and one can be had.
+                guard let asked, let again = RefusedAnswer(error, input: asked, nextTry: refused + 2) else { throw error }
+                // Over: the whole sign-in again (signIn), if it may be.
+                if again.problem == .sessionEnded { throw SessionEnded(cause: error, input: asked) }
+                guard answers.mayAnswerAgain(again) else { throw error }
+                refused += 1
+                // A first factor's code is asked for as one again.
+                if asked == .signInCode { codeSignsIn = true }
             }
         }
         guard case .authenticated(let result) = outcome else {

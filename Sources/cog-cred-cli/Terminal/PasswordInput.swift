@@ -42,35 +42,46 @@ enum PasswordInput {
         }
         defer { close(fd) }
         notePipedInput(flagHint)
-
-        // Echo goes off before the prompt is shown, as readpassphrase(3)
-        // does it: a password typed or pasted the moment the prompt appears
-        // must neither be echoed nor be thrown away by the switch's flush
-        // (TCSAFLUSH), which would leave the command waiting for a line
-        // already given.
-        var original = termios()
-        let haveTermios = tcgetattr(fd, &original) == 0
-        if haveTermios {
-            var silent = original
-            silent.c_lflag &= ~tcflag_t(ECHO)
-            silent.c_lflag |= tcflag_t(ECHONL)
-            savedTerminal.set(fd: fd, state: original)
-            installInterruptRestorer()
-            tcsetattr(fd, TCSAFLUSH, &silent)
-        }
-        writeAll(fd, text)
-        defer {
-            if haveTermios {
-                tcsetattr(fd, TCSAFLUSH, &original)
-                savedTerminal.clear()
-            }
-        }
-
-        guard var bytes = PersonTime.waiting({ readTerminalLine(from: fd, limit: 4096) }) else {
+        guard var bytes = try promptLine(on: fd, text, silent: true, limit: 4096) else {
             throw InputError("that password is longer than 4096 bytes")
         }
         if bytes.last == UInt8(ascii: "\r") { bytes.removeLast() }
         return bytes
+    }
+
+    /// Shows `text` on the terminal `fd` and reads one line, nil when it is
+    /// longer than `limit` bytes. While it waits, the prompt is the
+    /// person's to end: Ctrl-C ends the command (on a new line, with one
+    /// message, the terminal as it was: installInterruptRestorer), and
+    /// Ctrl-D (end of input, nothing typed) ends it too (InputError.promptClosed).
+    /// Neither counts as an answer. `silent`: echo off, for passwords.
+    static func promptLine(on fd: Int32, _ text: String, silent: Bool, limit: Int) throws(InputError) -> [UInt8]? {
+        var original = termios()
+        let haveTermios = tcgetattr(fd, &original) == 0
+        savedTerminal.set(fd: fd, state: haveTermios ? original : nil)
+        installInterruptRestorer()
+        defer { savedTerminal.clear() }
+        if haveTermios && silent {
+            // Echo goes off before the prompt is shown, as readpassphrase(3)
+            // does it: a password typed or pasted the moment the prompt
+            // appears must neither be echoed nor be thrown away by the
+            // switch's flush (TCSAFLUSH), which would leave the command
+            // waiting for a line already given.
+            var quiet = original
+            quiet.c_lflag &= ~tcflag_t(ECHO)
+            quiet.c_lflag |= tcflag_t(ECHONL)
+            tcsetattr(fd, TCSAFLUSH, &quiet)
+        }
+        defer { if haveTermios && silent { tcsetattr(fd, TCSAFLUSH, &original) } }
+        writeAll(fd, text)
+        var sawInput = false
+        let line = PersonTime.waiting { readLineBytes(from: fd, limit: limit, sawInput: &sawInput) }
+        guard sawInput else {
+            // The cursor is still on the prompt's line: end it.
+            writeAll(fd, "\n")
+            throw .promptClosed
+        }
+        return line
     }
 
     /// One line of standard input as bytes, without its line ending (`\n`
@@ -131,8 +142,7 @@ enum PasswordInput {
         let fd = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)
         guard fd >= 0 else { throw InputError("no terminal to ask on", category: .usage) }
         defer { close(fd) }
-        writeAll(fd, text)
-        guard let bytes = PersonTime.waiting({ readTerminalLine(from: fd, limit: 1024) }) else {
+        guard let bytes = try promptLine(on: fd, text, silent: false, limit: 1024) else {
             throw InputError("that line is longer than 1024 bytes")
         }
         return String(decoding: bytes, as: UTF8.self).trimmingWhitespace()
@@ -153,6 +163,24 @@ enum PasswordInput {
                 attempt += 1
                 onTerminal { writeAll($0, "\(error.message); try again (\(attempt) of \(tries)).\n") }
             }
+        }
+    }
+
+    /// One of `choices`, by its number or its name, asked on the terminal:
+    /// a word that is neither is asked again, up to `tries` in all, saying why.
+    static func askChoice<Choice>(_ question: String, from choices: [Choice], named name: (Choice) -> String, tries: Int = 3)
+        throws(InputError) -> Choice
+    {
+        let menu = choices.enumerated().map { "\($0.offset + 1)) \(name($0.element))" }.joined(separator: "  ")
+        var attempt = 1
+        while true {
+            let answer = try ask("\(question): \(menu)? ")
+            if let number = Int(answer), number >= 1, number <= choices.count { return choices[number - 1] }
+            if let named = choices.first(where: { name($0) == answer.lowercased() }) { return named }
+            let problem = "'\(answer)' is not one of the choices"
+            guard attempt < tries else { throw InputError(problem) }
+            attempt += 1
+            onTerminal { writeAll($0, "\(problem); try again (\(attempt) of \(tries)).\n") }
         }
     }
 
@@ -196,16 +224,26 @@ enum PasswordInput {
     }
 }
 
-/// The terminal state to put back if the user presses Ctrl-C at a silent
-/// prompt; otherwise their shell would be left with echo off.
+extension InputError {
+    /// A prompt ended with Ctrl-D (end of input) before anything was
+    /// typed: not an answer. The command stops there; what it would have
+    /// sent or written is not.
+    static let promptClosed = InputError("cancelled at the prompt (end of input, Ctrl-D)", category: .other)
+}
+
+/// The prompt waiting now, to end well if the user presses Ctrl-C (or the
+/// session hangs up): its terminal, on a new line, as it was before (echo
+/// back on after a silent prompt), and one message.
 private final class SavedTerminal: @unchecked Sendable {
     // Written before the handler is armed, read by the handler only: the
     // handler may only use async-signal-safe calls, so no locks.
     var fd: Int32 = -1
+    var restores = false
     var state = termios()
 
-    func set(fd: Int32, state: termios) {
-        self.state = state
+    func set(fd: Int32, state: termios?) {
+        if let state { self.state = state }
+        restores = state != nil
         self.fd = fd
     }
 
@@ -218,8 +256,12 @@ private func installInterruptRestorer() {
     var action = sigaction()
     action.__sigaction_handler.sa_handler = { signal in
         if savedTerminal.fd >= 0 {
-            tcsetattr(savedTerminal.fd, TCSAFLUSH, &savedTerminal.state)
+            if savedTerminal.restores { tcsetattr(savedTerminal.fd, TCSAFLUSH, &savedTerminal.state) }
             _ = write(savedTerminal.fd, "\n", 1)
+            if signal == SIGINT {
+                let message = "cog-cred: cancelled at the prompt (Ctrl-C)\n"
+                _ = message.withCString { write(2, $0, strlen($0)) }
+            }
         }
         // Die of the same signal so the shell sees the usual status.
         Glibc.signal(signal, SIG_DFL)

@@ -100,7 +100,22 @@ struct ScriptedAnswers: ChallengeAnswers {
     var remember = false
     /// The security key's PIN.
     var pin: String? = nil
+    /// Answers given again after a refusal (RefusedAnswer): codes and new
+    /// passwords, taken in order before `code` and `newPassword`.
+    var again: [String]? = nil
     let seen = Seen()
+
+    func mayAnswerAgain(_ refused: RefusedAnswer) -> Bool {
+        seen.refusals.append(refused)
+        return again != nil
+    }
+
+    /// The next answer given again, if any is left.
+    func nextAgain() -> String? {
+        guard let again, seen.againTaken < again.count else { return nil }
+        defer { seen.againTaken += 1 }
+        return again[seen.againTaken]
+    }
 
     func securityKeyPIN(retriesLeft: Int?) throws -> String {
         seen.pins.append(retriesLeft)
@@ -126,6 +141,9 @@ struct ScriptedAnswers: ChallengeAnswers {
         var custom: [[String: String]] = []
         /// Each device name asked about.
         var rememberQuestions: [String] = []
+        /// Each refusal told, and how many answers were given again.
+        var refusals: [RefusedAnswer] = []
+        var againTaken = 0
     }
 
     func rememberDevice(name: String) -> Bool {
@@ -134,12 +152,14 @@ struct ScriptedAnswers: ChallengeAnswers {
     }
 
     func newPassword(for username: String) throws -> String {
+        if !seen.refusals.isEmpty, let next = nextAgain() { return next }
         guard let newPassword else { throw AuthError.challengeNeedsInput(challenge: "NEW_PASSWORD_REQUIRED", input: .newPassword) }
         return newPassword
     }
 
     func mfaCode(_ kind: MFAKind, destination: String?) throws -> String {
         seen.codes.append((kind, destination))
+        if !seen.refusals.isEmpty, let next = nextAgain() { return next }
         guard let code else { throw AuthError.challengeNeedsInput(challenge: kind.rawValue, input: .mfaCode) }
         return code
     }
@@ -153,11 +173,12 @@ struct ScriptedAnswers: ChallengeAnswers {
     func customAnswer(_ parameters: [String: String]) throws -> String {
         seen.custom.append(parameters)
         guard !customAnswers.isEmpty else { throw AuthError.challengeNeedsInput(challenge: "CUSTOM_CHALLENGE", input: .customAnswer) }
-        return customAnswers[seen.custom.count - 1]
+        return customAnswers[min(seen.custom.count, customAnswers.count) - 1]
     }
 
     func signInCode(_ kind: MFAKind, destination: String?) throws -> String {
         seen.signInCodes.append((kind, destination))
+        if !seen.refusals.isEmpty, let next = nextAgain() { return next }
         guard let signInCode else { throw AuthError.challengeNeedsInput(challenge: kind.rawValue, input: .signInCode) }
         return signInCode
     }

@@ -9,7 +9,8 @@ import json
 import secrets
 import time
 
-from .constants import EMAIL_MFA_CHALLENGES, INVALID_SESSION, MFA_METHODS, MODE_METHODS
+from .constants import (EMAIL_MFA_CHALLENGES, INVALID_SESSION, MFA_METHODS, MODE_METHODS, RETRIED_CHALLENGES,
+                        RETRIED_ERRORS, WRONG_CODES_BEFORE_LOCKOUT)
 from .crypto import (SRP_TIMESTAMP_SKEW, new_totp_secret, parse_cognito_timestamp, srp_session_key,
                      srp_signature, totp_matches)
 from .errors import CognitoError, incorrect, invalid_parameter, not_authorized
@@ -160,8 +161,23 @@ class SignInChallenges:
         # Over the canonical name, whatever USERNAME says: clients must take it
         # from USER_ID_FOR_SRP, as the AWS SDKs do.
         self._check_secret_hash(state["username"], responses.get("SECRET_HASH"))
-        state["used"] = True  # from here on, right or wrong, the Session is spent
-        return answer(state, responses)
+        state["used"] = True  # from here on the Session is spent: a right answer ends it
+        try:
+            return answer(state, responses)
+        except CognitoError as error:
+            self._maybe_take_another(state, name, error)
+            raise
+
+    def _maybe_take_another(self, state: dict, challenge: str, error: CognitoError) -> None:
+        """After a wrong code or a refused new password, the Session takes
+        another answer (RETRIED_CHALLENGES), up to the lockout; any other
+        failure spends it."""
+        if challenge not in RETRIED_CHALLENGES or error.code not in RETRIED_ERRORS:
+            return
+        state["wrong"] = state.get("wrong", 0) + 1
+        if state["wrong"] > WRONG_CODES_BEFORE_LOCKOUT:
+            raise not_authorized("Password attempts exceeded")
+        state["used"] = False
 
     def _answer_password_verifier(self, state: dict, responses: dict) -> dict:
         username = state["username"]
@@ -312,6 +328,8 @@ class SignInChallenges:
             return {"Status": "SUCCESS"}
         state = self._use_session(req.get("Session"), "MFA_SETUP", "verify")
         if not totp_matches(state["totp_secret"], code):
+            # Verified again with the same Session, as Cognito allows.
+            self._maybe_take_another(state, "SOFTWARE_TOKEN_MFA", CognitoError("CodeMismatchException", ""))
             raise CognitoError("EnableSoftwareTokenMFAException", "Code mismatch")
         # Verified means registered: from now on the user signs in with it.
         user = self.users[state["username"]]

@@ -123,6 +123,20 @@ FIRST_AUTH_FACTORS = ("PASSWORD", "EMAIL_OTP", "SMS_OTP", "WEB_AUTHN")
 # The challenge (and ChallengeResponses member) names of email MFA: Cognito
 # sends EMAIL_OTP; part of its documentation says EMAIL_MFA.
 EMAIL_MFA_CHALLENGES = ("EMAIL_OTP", "EMAIL_MFA")
+
+# The challenges whose Session takes another answer after a wrong code or
+# a new password the policy refuses, as Cognito's do: AWS's Amplify
+# libraries answer again with the same Session after CodeMismatchException
+# (amplify-swift's integration tests against real pools: a wrong email or
+# SMS one-time code, then the right one; a wrong first authenticator code
+# at VerifySoftwareToken, then the right one). The error carries no new
+# Session; the old one stays good until it expires or is answered right.
+RETRIED_CHALLENGES = ("SOFTWARE_TOKEN_MFA", "SMS_MFA", "SMS_OTP", "NEW_PASSWORD_REQUIRED") + EMAIL_MFA_CHALLENGES
+RETRIED_ERRORS = ("CodeMismatchException", "InvalidPasswordException")
+# Cognito locks a user out after five wrong MFA codes (exponential
+# timeouts, "Password attempts exceeded"): the sixth wrong answer of one
+# Session is refused so, and the Session spent.
+WRONG_CODES_BEFORE_LOCKOUT = 5
 # A user's MFA methods by their UserMFASettingList names, in Cognito's order,
 # and what each mode of POST /_double/users enables.
 MFA_METHODS = ("SMS_MFA", "SOFTWARE_TOKEN_MFA", "EMAIL_OTP")

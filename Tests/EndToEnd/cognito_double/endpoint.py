@@ -2,12 +2,19 @@
 dispatches it to an action (or to STS).
 
 A part of CognitoDouble: see double.py, and README.md for the behaviour."""
+import hashlib
 import json
 import uuid
 
 from .constants import AMZ_JSON, CONNECTION_HEADER, FORM, IDENTITY_TARGET_PREFIX, TARGET_PREFIX
 from .errors import CognitoError, RawReply
 from .wire import aws_json
+
+
+def code_digest(code: str) -> str:
+    """What a request record keeps of a code: enough to tell codes apart
+    (the tests compute it of the codes they typed), never the code."""
+    return hashlib.sha256(code.encode()).hexdigest()[:16]
 
 
 def arrival(headers: dict) -> dict:
@@ -65,6 +72,15 @@ class CognitoEndpoint:
                 record.update({key.lower(): sent[key] for key in choices if key in sent})
                 if step != auth_flow:
                     record["challenge"] = step
+            # Which codes came, as digests (never a code): a test tells each
+            # answer sent apart, and sees none sent twice.
+            codes = dict(sent) if isinstance(sent, dict) else {}
+            if isinstance(payload, dict) and isinstance(payload.get("UserCode"), str):
+                codes["UserCode"] = payload["UserCode"]
+            digests = [code_digest(v) for k, v in sorted(codes.items()) if (k.endswith("_CODE") or k == "UserCode")
+                       and isinstance(v, str)]
+            if digests:
+                record["code_digests"] = digests
             if action == "GetTokensFromRefreshToken" and isinstance(payload, dict):
                 # It has no AuthParameters: whether the device came along, not which.
                 record["device_key_sent"] = payload.get("DeviceKey") is not None
