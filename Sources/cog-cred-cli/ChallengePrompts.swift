@@ -31,8 +31,7 @@ struct ChallengePrompts: ChallengeAnswers {
         // remembered (--remember-device says yes in scripts).
         guard PasswordInput.hasTerminal else { return false }
         do {
-            let answer = try PasswordInput.ask("Remember this device ('\(name.printable)') so that signing in here skips MFA? [y/N] ")
-            return ["y", "yes"].contains(answer.lowercased())
+            return try PasswordInput.askYesNo("Remember this device ('\(name.printable)') so that signing in here skips MFA?")
         } catch {
             // Ctrl-D ends the command here, as at any prompt; the sign-in
             // itself is done.
@@ -53,6 +52,13 @@ struct ChallengePrompts: ChallengeAnswers {
             case .customAnswer: answersFromStdin
             default: true
             }
+        return Self.mayAskAgain(refused, given: given)
+    }
+
+    /// Whether a refused answer is asked for again: only of a person at the
+    /// terminal, never when `given` (by an option or on standard input), and
+    /// then said why, with the try to come.
+    static func mayAskAgain(_ refused: RefusedAnswer, given: Bool) -> Bool {
         guard !given && PasswordInput.hasTerminal else { return false }
         let why =
             switch refused.problem {

@@ -83,11 +83,12 @@ struct Front {
         case .refresh(let profile):
             guard let name = self.profile(profile), case .agent(let agent) = source else { handover.run() }
             refresh(name, agent)
-        case .signOut(let profile, let scope):
+        case .signOut(let profile, let scope, let confirmed):
             guard let name = self.profile(profile), case .agent(let agent) = source else { handover.run() }
-            // A managed login's --global opens its logout page in a browser
-            // where there is one: cog-cred-cli's to open.
-            if scope == .global && Desktop.mayOpenBrowser(environment) { handover.run() }
+            // --global asks first on a terminal (unless --yes), and a managed
+            // login's opens its logout page in a browser where there is one:
+            // cog-cred-cli's to ask and to open.
+            if scope == .global && (!confirmed && hasControllingTerminal() || Desktop.mayOpenBrowser(environment)) { handover.run() }
             signOut(name, scope, agent)
         }
     }

@@ -83,9 +83,10 @@ import Testing
                 lists.append(("cog-cred", profiles[row[0]] + ["refresh"] + prompts[row[1]]))
             }
         case "sign-out":
-            for row in allPairs([profiles.count, prompts.count, scopes.count]) {
+            let answers = [[], ["--yes"], ["--yes", "--yes"]]
+            for row in allPairs([profiles.count, prompts.count, scopes.count, answers.count]) {
                 for name in ["sign-out", "logout"] {
-                    lists.append(("cog-cred", [name] + scopes[row[2]] + profiles[row[0]] + prompts[row[1]]))
+                    lists.append(("cog-cred", [name] + scopes[row[2]] + profiles[row[0]] + answers[row[3]] + prompts[row[1]]))
                 }
             }
         default: break
@@ -240,8 +241,9 @@ import Testing
         case .status(let profile, let json, let offline):
             return Meaning(command: "status", profile: profile, flags: (json ? ["--json"] : []) + (offline ? ["--offline"] : []))
         case .refresh(let profile): return Meaning(command: "refresh", profile: profile)
-        case .signOut(let profile, let scope):
-            return Meaning(command: "sign-out", profile: profile, flags: scope == .revoke ? [] : ["--\(scope == .global ? "global" : "local")"])
+        case .signOut(let profile, let scope, let confirmed):
+            let flags = (scope == .revoke ? [] : ["--\(scope == .global ? "global" : "local")"]) + (confirmed ? ["--yes"] : [])
+            return Meaning(command: "sign-out", profile: profile, flags: flags)
         case .dockerGet: return Meaning(command: "docker-credential", arguments: ["get"])
         case .dockerList: return Meaning(command: "docker-credential", arguments: ["list"])
         }
@@ -276,7 +278,7 @@ import Testing
         case let refresh as Refresh:
             return Meaning(command: "refresh", profile: refresh.profileOptions.profile)
         case let signOut as SignOut:
-            let flags = (signOut.global ? ["--global"] : []) + (signOut.local ? ["--local"] : [])
+            let flags = (signOut.global ? ["--global"] : []) + (signOut.local ? ["--local"] : []) + (signOut.confirmation.yes ? ["--yes"] : [])
             return Meaning(command: "sign-out", profile: signOut.profileOptions.profile, flags: flags)
         default:
             return Meaning(command: "\(type(of: command))")

@@ -44,11 +44,13 @@ import CogCredTestSupport
         #expect(parse("status --offline --no-prompt") == .status(profile: nil, json: false, offline: true))
         #expect(parse("status --verify") == nil)  // fetches the pool's keys: cog-cred-cli's
         #expect(parse("refresh --profile=w") == .refresh(profile: "w"))
-        #expect(parse("logout --global") == .signOut(profile: nil, scope: .global))
-        #expect(parse("sign-out --local -p w") == .signOut(profile: "w", scope: .local))
-        #expect(parse("sign-out") == .signOut(profile: nil, scope: .revoke))
+        #expect(parse("logout --global") == .signOut(profile: nil, scope: .global, confirmed: false))
+        #expect(parse("sign-out --local -p w") == .signOut(profile: "w", scope: .local, confirmed: false))
+        #expect(parse("sign-out") == .signOut(profile: nil, scope: .revoke, confirmed: false))
+        #expect(parse("sign-out --yes --global") == .signOut(profile: nil, scope: .global, confirmed: true))
+        #expect(parse("sign-out --yes --yes") == nil)
         #expect(parse("sign-out --local --global") == nil)
-        #expect(ReadRequest.signOut(profile: nil, scope: .revoke).needsAgent && !ReadRequest.dockerList.needsAgent)
+        #expect(ReadRequest.signOut(profile: nil, scope: .revoke, confirmed: false).needsAgent && !ReadRequest.dockerList.needsAgent)
     }
 
     @Test func theArgumentsAreReadAsTheStandardLibraryReadsThem() {

@@ -48,6 +48,32 @@ import CogCredTestSupport
         #expect(after == MFASettings(enabled: [.totp], preferred: nil))
     }
 
+    @Test func aWrongFirstCodeIsAskedAgainWhileTheCallerGivesAnother() throws {
+        let cognito = FakeCognito()
+        cognito.mfa.state.withLock { $0.rightCode = "222222" }
+        var refusals: [Int] = []
+        let after = try manager(cognito).addAuthenticator(
+            firstCode: { _ in "111111" },
+            codeAgain: { refused in
+                #expect(refused.problem == .wrongCode)
+                refusals.append(refused.nextTry)
+                return "222222"
+            })
+        #expect(refusals == [2])
+        #expect(cognito.mfa.state.withLock { $0.softwareTokens } == ["associate", "verify 111111", "verify 222222"])
+        #expect(after == MFASettings(enabled: [.totp], preferred: nil))
+        // No one to ask (a code given by an option): the refusal at once, nothing enabled.
+        let scripted = FakeCognito()
+        scripted.mfa.state.withLock { $0.rightCode = "222222" }
+        #expect(throws: AuthError.self) { try manager(scripted).addAuthenticator(firstCode: { _ in "111111" }) }
+        #expect(scripted.mfa.state.withLock { ($0.softwareTokens, $0.changes.isEmpty) } == (["associate", "verify 111111"], true))
+        // Three tries in all.
+        let stubborn = FakeCognito()
+        stubborn.mfa.state.withLock { $0.rightCode = "999999" }
+        #expect(throws: AuthError.self) { try manager(stubborn).addAuthenticator(firstCode: { _ in "111111" }, codeAgain: { _ in "111111" }) }
+        #expect(stubborn.mfa.state.withLock { $0.softwareTokens.count } == 4)
+    }
+
     @Test func cognitosRefusalsKeepTheirCodeAndMessage() throws {
         let cognito = FakeCognito()
         let refusal = CognitoError.service(code: "InvalidParameterException", message: "Email MFA is not enabled for this user pool", httpStatus: 400)

@@ -436,8 +436,11 @@ class CogCred:
     def run(self, *args, input=None, env=None, timeout=60):
         full_env = {**self.env, **(env or {})}
         full_env = {k: v for k, v in full_env.items() if v is not None}
+        # Its own session, so without a controlling terminal whoever runs
+        # the tests: a command that asks on a terminal (/dev/tty) asks only
+        # in the tests that give it one (on_terminal).
         result = subprocess.run([self.binary, *args], input=input, capture_output=True, text=True, env=full_env,
-                                timeout=timeout)
+                                timeout=timeout, start_new_session=True)
         # Whatever happened, no token or password may reach stderr.
         for secret in self.secrets_seen:
             assert secret not in result.stderr, f"a secret leaked to stderr of {args}"

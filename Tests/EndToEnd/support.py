@@ -444,6 +444,30 @@ def sign_in_by_pasting(cog, args=("sign-in", "--no-browser"), env=None, said_fir
     assert child.exitstatus == 0, child.before
 
 
+def answered(cog, args, how):
+    """A command that destroys something, run `how` a person or a script
+    would: "n" or "y" typed at its question on a pseudo-terminal, "--yes"
+    given on a terminal (no question may come), or "no terminal" (a script:
+    nothing is asked). Returns (exit status, what it said: the terminal's
+    text, or stderr)."""
+    import pytest
+
+    if how == "no terminal":
+        result = no_terminal(cog, *args)
+        return result.returncode, result.stderr
+    pexpect = pytest.importorskip("pexpect")
+    child = pexpect.spawn(cog.binary, [*args, *(["--yes"] if how == "--yes" else [])], env=cog.env, encoding="utf-8",
+                          timeout=30)
+    said = ""
+    if how in ("n", "y"):
+        child.expect(r"\[y/N\] ")
+        said = child.before + child.after
+        child.sendline(how)
+    child.expect(pexpect.EOF)
+    child.close()
+    return child.exitstatus, said + child.before
+
+
 # --- what a command left behind -------------------------------------------------------------------
 
 

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from support import configure_on_double, on_terminal, stored
+from support import answered, configure_on_double, on_terminal, stored
 
 PASSWORD = "Device-Password-1"
 USER = "erin@example.com"
@@ -417,3 +417,21 @@ def test_the_device_secret_is_in_no_argv_environment_file_or_stderr(cog, bus, po
             if path.is_file() and not path.is_symlink():
                 assert secret.encode() not in path.read_bytes(), path
     assert secret not in json.dumps(pool.stats())
+
+
+# --- asked before forgetting (#63) ---------------------------------------------------------
+
+@pytest.mark.parametrize("how", ["n", "y", "--yes", "no terminal"])
+def test_forgetting_this_machine_asks_first_on_a_terminal(cog, bus, pool, how):
+    pool.configure(device_tracking="always")
+    assert sign_in(cog, pool).returncode == 0
+    key = device_item(bus)["device_key"]
+    status, said = answered(cog, ["devices", "forget"], how)
+    if how == "n":
+        assert status == 1 and f"Forget this machine ({key})?" in said and "answered no" in said
+        assert device_item(bus)["device_key"] == key and [d["device_key"] for d in devices_of(pool)] == [key]
+        assert pool.calls("ForgetDevice") == 0
+        return
+    assert status == 0, said
+    assert ("[y/N]" in said) == (how == "y")
+    assert device_item(bus) is None and devices_of(pool) == []

@@ -12,7 +12,7 @@ import time
 import pytest
 
 from soft_authenticator import SoftAuthenticator
-from support import all_stored, b64url, configure_on_double, no_terminal, sign_in_by_pasting, stored
+from support import all_stored, answered, b64url, configure_on_double, no_terminal, sign_in_by_pasting, stored
 
 PASSWORD = "Passkey-Password-1"
 USER = "pat@example.com"
@@ -461,3 +461,17 @@ def test_a_browser_sessions_token_without_the_admin_scope_says_so(cog, bus, doma
 def test_a_bad_id_is_a_usage_error(cog, bus, pool):
     result = cog.run("passkey", "remove", "not/an id")
     assert result.returncode == 64 and "not a passkey id" in result.stderr
+
+
+@pytest.mark.parametrize("how", ["n", "y", "--yes", "no terminal"])
+def test_removing_a_passkey_asks_first_on_a_terminal(cog, bus, pool, key, how):
+    assert add(cog, key).returncode == 0
+    [made] = key.credentials
+    status, said = answered(cog, ["passkey", "remove", b64url(made.credential_id)], how)
+    if how == "n":
+        assert status == 1 and f"Remove passkey {b64url(made.credential_id)}?" in said and "answered no" in said
+        assert len(passkeys(pool)) == 1 and pool.calls("DeleteWebAuthnCredential") == 0
+        return
+    assert status == 0, said
+    assert ("[y/N]" in said) == (how == "y")
+    assert passkeys(pool) == []

@@ -1,8 +1,10 @@
 """The Python lock files (requirements/, written by scripts/lock) and how
 they are installed: every top-level requirement locked, the layers agreeing
 on every version they share, every file hashed, the environment these tests
-run in being the lock's, and no script installing anything from outside a
-lock."""
+run in being the lock's, no script installing anything from outside a
+lock, and what `scripts/sandbox --double` runs needing nothing outside the
+demo's lock (and the sandbox naming the install when it is missing)."""
+import os
 import re
 import subprocess
 import sys
@@ -99,3 +101,58 @@ def test_no_script_installs_a_python_package_from_outside_a_lock():
     assert len(installs) >= 2, f"found {installs}: install-deps and lock each install from a lock"
     for path, line in installs:
         assert "--require-hashes" in line and " -r " in line, f"{path} installs from outside a lock: {line}"
+
+
+# What `scripts/sandbox --double` runs (the double) and what docs/passkeys.md
+# runs beside it there (the virtual key): the demo's lock must hold every
+# package they import, as scripts/demo installs only that lock.
+SANDBOX_PROGRAMS = ["cognito_double", "soft_authenticator"]
+
+
+def third_party_imports(package):
+    """The top-level names of the modules a package of Tests/EndToEnd imports
+    that are neither the standard library's nor the project's own."""
+    import ast
+
+    here = Path(__file__).resolve().parent
+    own = {p.stem for p in here.glob("*.py")} | {p.name for p in here.iterdir() if p.is_dir()}
+    names = set()
+    for source in (here / package).rglob("*.py"):
+        for node in ast.walk(ast.parse(source.read_text(), str(source))):
+            if isinstance(node, ast.Import):
+                names |= {alias.name.split(".")[0] for alias in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.level == 0:
+                names.add(node.module.split(".")[0])
+    return {name for name in names if name not in sys.stdlib_module_names and name not in own}
+
+
+@pytest.mark.parametrize("package", SANDBOX_PROGRAMS)
+def test_the_sandbox_programs_need_nothing_outside_the_demo_lock(package):
+    from importlib.metadata import packages_distributions
+
+    modules = third_party_imports(package)
+    assert {"cryptography", "fido2"} <= modules, f"the scan of {package} missed what it is known to import: {modules}"
+    distributions = packages_distributions()
+    demo = locked("demo")
+    outside = {m: distributions.get(m) for m in modules
+               if not any(canonical(d) in demo for d in distributions.get(m, []))}
+    assert not outside, f"{package} imports what requirements/demo.txt does not lock: {outside}; add it to demo.in"
+
+
+def test_the_sandbox_names_the_install_of_a_missing_module_before_starting_anything(tmp_path):
+    # A Python with nothing installed, as the project's venv before
+    # install-deps (or made from an older demo lock).
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    env = {k: v for k, v in os.environ.items() if k != "COG_CRED"}
+    env.update(COG_CRED_VENV=str(venv), TMPDIR=str(scratch))
+    for flags, module in (["--double"], "cryptography"), ([], "moto"):
+        result = subprocess.run([str(REPO / "scripts" / "sandbox"), *flags, "true"], env=env, capture_output=True,
+                                text=True, timeout=60)
+        assert result.returncode == 69, result.stderr
+        assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr, result.stderr
+        assert f"the Python module {module}," in result.stderr, result.stderr
+        assert result.stderr.rstrip().endswith("install it with: scripts/install-deps --demo"), result.stderr
+        assert not list(scratch.iterdir()), "the sandbox started something"

@@ -27,8 +27,9 @@ public enum ReadRequest: Equatable, Sendable {
     case status(profile: String?, json: Bool, offline: Bool)
     /// `refresh`.
     case refresh(profile: String?)
-    /// `sign-out [--global | --local]`, also `logout`.
-    case signOut(profile: String?, scope: SignOutScope)
+    /// `sign-out [--global | --local] [--yes]`, also `logout`; `confirmed`:
+    /// --yes, the answer to the question --global asks on a terminal.
+    case signOut(profile: String?, scope: SignOutScope, confirmed: Bool)
 
     /// Answered here only through an agent: the agent does the work these
     /// need (a refresh, a revocation), which cog-cred-cli does without one.
@@ -162,9 +163,9 @@ public enum ReadRequest: Equatable, Sendable {
             return .refresh(profile: profile)
         case "sign-out", "logout":
             guard let profile = options.profile(), options.flag("--no-prompt") != nil, let global = options.flag("--global"),
-                let local = options.flag("--local"), !(global && local), options.isEmpty
+                let local = options.flag("--local"), !(global && local), let yes = options.flag("--yes"), options.isEmpty
             else { return nil }
-            return .signOut(profile: profile, scope: local ? .local : global ? .global : .revoke)
+            return .signOut(profile: profile, scope: local ? .local : global ? .global : .revoke, confirmed: yes)
         default:
             return nil
         }

@@ -56,13 +56,28 @@ extension TokenManager {
     /// Sets up an authenticator app and enables it: `firstCode` is shown
     /// the otpauth:// URI and returns the first code the app shows.
     @discardableResult
-    public func addAuthenticator(firstCode: (String) throws -> String) throws -> MFASettings {
+    public func addAuthenticator(firstCode: (String) throws -> String, codeAgain: (RefusedAnswer) throws -> String? = { _ in nil })
+        throws -> MFASettings
+    {
         let token = try currentToken(.access)
         let cognito: any CognitoMFA = try makeCognito()
         let secret = try cognitoCall(.mfaSettings(profile: profileName)) { () throws(CognitoError) in try cognito.associateSoftwareToken(accessToken: token.value) }
         let account = token.claims.username ?? profile.username ?? profileName
-        let code = try firstCode(authenticatorURI(secret: secret, account: account))
-        try cognitoCall(.mfaSettings(profile: profileName)) { () throws(CognitoError) in try cognito.verifySoftwareToken(accessToken: token.value, code: code) }
+        var code = try firstCode(authenticatorURI(secret: secret, account: account))
+        // A wrong first code: Cognito keeps the association for another, as
+        // at a sign-in's set-up; `codeAgain` gives it, or nil to stop.
+        var nextTry = 2
+        while true {
+            do {
+                try cognitoCall(.mfaSettings(profile: profileName)) { () throws(CognitoError) in try cognito.verifySoftwareToken(accessToken: token.value, code: code) }
+                break
+            } catch {
+                let input = ChallengeInput.authenticatorFirstCode(needsURI: false, needsCode: true, codeOption: .code)
+                guard let refused = RefusedAnswer(error, input: input, nextTry: nextTry), let next = try codeAgain(refused) else { throw error }
+                code = next
+                nextTry += 1
+            }
+        }
         return try changeMFA(.totp, .enable)
     }
 

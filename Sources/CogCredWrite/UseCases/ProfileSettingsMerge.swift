@@ -231,13 +231,21 @@ extension ConfiguredProfiles {
     /// `configure`: merges `settings` into `existing`, the profile `name`
     /// as just loaded (nil: a new one), and saves the result with what the
     /// change leaves behind deleted. `clientSecret` is asked for only when
-    /// the settings bring one and the change is valid.
+    /// the settings bring one and the change is valid. A change that ends
+    /// a signed-in session is first put to `confirmEndingSession`, with what
+    /// is stored, which throws to change nothing; a session whose keyring
+    /// cannot be read now is not asked about: its items, bound to the old
+    /// pool and client, are never used again anyway.
     public func configure(
-        _ name: String, _ settings: ProfileSettings, replacing existing: Profile?, clientSecret: () throws -> String
+        _ name: String, _ settings: ProfileSettings, replacing existing: Profile?,
+        confirmEndingSession: (SessionStatus) throws -> Void = { _ in }, clientSecret: () throws -> String
     ) throws -> ProfileConfiguration {
         let merge = try ProfileSettingsMerge(name, settings, into: existing)
         if merge.unchanged {
             return ProfileConfiguration(profile: merge.profile, saved: false, storedClientSecret: false, notes: [])
+        }
+        if merge.change.endsSession, let existing, let stored = try? items(name, existing).status(), stored.signedIn {
+            try confirmEndingSession(stored)
         }
         let secret = settings.newClientSecret ? try clientSecret() : nil
         let tokensDeleted = try save(

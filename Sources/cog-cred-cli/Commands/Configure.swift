@@ -16,7 +16,10 @@ struct Configure: ParsableCommand, HelpExamples {
             current value that Enter keeps, as aws configure does; a change that changes \
             nothing writes nothing and says so. --show (or --json) prints the profile's \
             settings as JSON; --json after a change prints them as saved. --delete removes the profile and deletes its items (tokens, app client secret) \
-            from the Secret Service. cog-cred profiles lists every profile.
+            from the Secret Service. On a terminal, --delete and a change that signs a \
+            signed-in profile out (another pool, app client, endpoint, domain or grant) say what \
+            will be lost and ask first (default no; --yes answers yes). cog-cred profiles lists \
+            every profile.
             """)
     static let examples = [
         "cog-cred configure --user-pool-id us-east-1_Abc123 --client-id 1example23456789",
@@ -42,6 +45,9 @@ struct Configure: ParsableCommand, HelpExamples {
 
     @Flag(help: "Remove the profile from the config and delete its tokens and app client secret from the Secret Service.")
     var delete = false
+
+    /// For --delete, and for a change that signs a signed-in profile out.
+    @OptionGroup var confirmation: ConfirmOptions
 
     /// The settings given on this command line, as the library takes them.
     var settings: ProfileSettings {
@@ -101,6 +107,8 @@ struct Configure: ParsableCommand, HelpExamples {
         if show || delete {
             guard let existing else { throw file.notFound(name, path: profiles.config.path) }
             if show { return Output.json(existing.json) }
+            try confirmation.confirm(
+                "Delete profile '\(name)' from \(profiles.config.path), with its tokens and app client secret in \(wiring.storeName)?")
             let removed = try profiles.delete(name)
             let items = removed == 1 ? "1 item" : "\(removed) items"
             return Output.note("Deleted profile '\(name)' from \(profiles.config.path) and its \(items) from \(wiring.storeName).")
@@ -111,9 +119,15 @@ struct Configure: ParsableCommand, HelpExamples {
         }
         let result: ProfileConfiguration
         do {
-            result = try profiles.configure(name, settings, replacing: existing) {
-                try PasswordInput.fromStandardInput(what: "client secret")
-            }
+            result = try profiles.configure(
+                name, settings, replacing: existing,
+                confirmEndingSession: { stored in
+                    let user = stored.username.map { " as \($0)" } ?? ""
+                    try confirmation.confirm(
+                        "Profile '\(name)' is signed in\(user): another user pool, app client, endpoint, domain or grant signs it out and deletes its tokens. Go on?"
+                    )
+                },
+                clientSecret: { try PasswordInput.fromStandardInput(what: "client secret") })
         } catch ProfileSettingsProblem.endpoint(let problem) where problem.isNoFIPS {
             // Not a mistyped value: the region has no FIPS endpoint, as when
             // AWS_USE_FIPS_ENDPOINT asks for one at a command (78 both ways).

@@ -69,16 +69,20 @@ struct Devices: ParsableCommand, HelpExamples {
 
     struct Forget: ParsableCommand, HelpExamples {
         static let configuration = CommandConfiguration(
-            abstract: "Forget a device (this machine's without a key); its next sign-in asks for MFA.")
+            abstract: "Forget a device (this machine's without a key); its next sign-in asks for MFA.",
+            discussion: "On a terminal it says which device and asks first (default no); --yes answers yes, and without a terminal nothing is asked.")
         static let examples = [
             "cog-cred devices forget",
             "cog-cred devices forget us-east-1_0a1b2c3d-1234-5678-9abc-def012345678",
+            "cog-cred devices forget --yes",
         ]
 
         @OptionGroup var profileOptions: ProfileOptions
 
         @Argument(help: ArgumentHelp("The device's key, as cog-cred devices shows it (default: this machine's).", valueName: "key"))
         var key: String?
+
+        @OptionGroup var confirmation: ConfirmOptions
 
         func validate() throws {
             // Cognito's pattern for a device key: [\w-]+_[0-9a-f-]+, at most 55 characters.
@@ -90,6 +94,13 @@ struct Devices: ParsableCommand, HelpExamples {
         func run() throws {
             let manager = try Wiring(profileOptions).tokenManager()
             let current = try manager.rememberedDevice()?.key
+            // Nothing to ask about when this machine is not remembered: forgetDevice says so.
+            if let asked = key ?? current {
+                try confirmation.confirm(
+                    asked == current
+                        ? "Forget this machine (\(asked))? Its session here can no longer be refreshed, and the next sign-in asks for MFA."
+                        : "Forget device \(asked)? Its next sign-in asks for MFA.")
+            }
             let forgotten = try manager.forgetDevice(key)
             Output.note(
                 forgotten == current

@@ -93,11 +93,16 @@ struct MFA: ParsableCommand, HelpExamples {
             let manager = try Wiring(profileOptions).tokenManager()
             let settings: MFASettings
             if method.kind == .totp {
-                settings = try manager.addAuthenticator { uri in
-                    try ChallengePrompts.authenticatorFirstCode(
-                        uri: uri, intro: "Add this account to your authenticator app (scan the code or paste the URI):",
-                        given: code, option: .code, printURI: printURI)
-                }
+                settings = try manager.addAuthenticator(
+                    firstCode: { uri in
+                        try ChallengePrompts.authenticatorFirstCode(
+                            uri: uri, intro: "Add this account to your authenticator app (scan the code or paste the URI):",
+                            given: code, option: .code, printURI: printURI)
+                    },
+                    codeAgain: { refused in
+                        guard ChallengePrompts.mayAskAgain(refused, given: code != nil) else { return nil }
+                        return try PasswordInput.askCode("Enter the code the app shows: ")
+                    })
             } else {
                 settings = try manager.changeMFA(method.kind, .enable)
             }

@@ -92,16 +92,21 @@ struct PasskeyCommand: ParsableCommand, HelpExamples {
     }
 
     struct Remove: ParsableCommand, HelpExamples {
-        static let configuration = CommandConfiguration(abstract: "Remove a passkey by its id (cog-cred passkey list shows them).")
+        static let configuration = CommandConfiguration(
+            abstract: "Remove a passkey by its id (cog-cred passkey list shows them).",
+            discussion: "On a terminal it asks first (default no); --yes answers yes, and without a terminal nothing is asked.")
         static let examples = [
             "cog-cred passkey remove AbCdEf0123456789",
             "cog-cred passkey remove --profile work AbCdEf0123456789",
+            "cog-cred passkey remove --yes AbCdEf0123456789",
         ]
 
         @OptionGroup var profileOptions: ProfileOptions
 
         @Argument(help: ArgumentHelp("The passkey's id, as cog-cred passkey list shows it.", valueName: "id"))
         var id: String
+
+        @OptionGroup var confirmation: ConfirmOptions
 
         func validate() throws {
             // A credential id is base64url (WebAuthn), at most 1023 bytes' worth.
@@ -112,7 +117,9 @@ struct PasskeyCommand: ParsableCommand, HelpExamples {
         }
 
         func run() throws {
-            try Wiring(profileOptions).tokenManager().removePasskey(id)
+            let manager = try Wiring(profileOptions).tokenManager()
+            try confirmation.confirm("Remove passkey \(id)? It will no longer sign in.")
+            try manager.removePasskey(id)
             Output.note("Removed passkey \(id): it no longer signs in.")
         }
     }

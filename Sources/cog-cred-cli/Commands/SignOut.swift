@@ -15,11 +15,15 @@ struct SignOut: ParsableCommand, HelpExamples {
             revoked at the managed login's /oauth2/revoke; with --global, and a logout URI \
             configured (configure --logout-uri), sign-out also prints (and, with a browser, \
             opens) the managed login's /logout address, which ends its browser session.
+
+            On a terminal, --global first asks (default no): it ends the user's sessions on \
+            other machines too. --yes answers yes; without a terminal nothing is asked.
             """,
         aliases: ["logout"])
     static let examples = [
         "cog-cred sign-out",
         "cog-cred sign-out --profile work --global",
+        "cog-cred sign-out --global --yes",
         "cog-cred sign-out --local",
     ]
 
@@ -30,6 +34,9 @@ struct SignOut: ParsableCommand, HelpExamples {
 
     @Flag(help: "Only delete the local items; call nothing.")
     var local = false
+
+    /// For --global; taken with any scope, as every destroying command takes it.
+    @OptionGroup var confirmation: ConfirmOptions
 
     func validate() throws {
         if global && local { throw ValidationError("--global and --local cannot be used together") }
@@ -48,6 +55,10 @@ struct SignOut: ParsableCommand, HelpExamples {
             Output.note("Profile '\(name)' is not configured: deleting its local items only.")
             let removed = try wiring.profiles.forgetUnconfigured(name)
             return Output.note(SessionWords.signedOut(profile: name, SignOutResult(removed: removed, atCognito: .notAsked), from: wiring.storeName)!)
+        }
+        if scope == .global {
+            try confirmation.confirm(
+                "Sign out everywhere: every session of profile '\(name)'s user ends, on other machines and apps too, not only here?")
         }
         let result = try manager.signOut(scope)
         if let url = result.logout {

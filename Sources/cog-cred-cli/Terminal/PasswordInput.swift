@@ -117,12 +117,7 @@ enum PasswordInput {
     private static let pipedInputNoted = Atomic(false)
 
     /// True when there is a controlling terminal to ask on.
-    static var hasTerminal: Bool {
-        let fd = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)
-        guard fd >= 0 else { return false }
-        close(fd)
-        return true
-    }
+    static var hasTerminal: Bool { hasControllingTerminal() }
 
     /// Runs `body` with the controlling terminal open for writing (what a
     /// person must see and no log may keep: stderr may be a file); false,
@@ -182,6 +177,12 @@ enum PasswordInput {
             attempt += 1
             onTerminal { writeAll($0, "\(problem); try again (\(attempt) of \(tries)).\n") }
         }
+    }
+
+    /// A yes-or-no question on the terminal, default no: only y or yes
+    /// (any case) is yes.
+    static func askYesNo(_ question: String) throws(InputError) -> Bool {
+        ["y", "yes"].contains(try ask("\(question) [y/N] ").lowercased())
     }
 
     /// A password being chosen: one line from stdin, or asked twice on the

@@ -15,6 +15,8 @@ final class FakeMFA: CognitoMFA {
         var softwareTokens: [String] = []
         /// Set: every MFA settings call fails with it.
         var error: CognitoError? = nil
+        /// The first code that verifies an authenticator; any other is refused, as Cognito does.
+        var rightCode: String? = nil
     }
 
     let state = Mutex(State())
@@ -25,7 +27,11 @@ final class FakeMFA: CognitoMFA {
     }
 
     func verifySoftwareToken(accessToken: String, code: String) throws(CognitoError) {
-        state.withLock { $0.softwareTokens.append("verify \(code)") }
+        let right = state.withLock {
+            $0.softwareTokens.append("verify \(code)")
+            return $0.rightCode.map { $0 == code } ?? true
+        }
+        if !right { throw .service(code: "EnableSoftwareTokenMFAException", message: "Code mismatch", httpStatus: 400) }
     }
 
     func mfaSettings(accessToken: String) throws(CognitoError) -> MFASettings {
