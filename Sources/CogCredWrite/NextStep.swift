@@ -68,8 +68,9 @@ public enum NextStep: Sendable, Equatable {
     case setLoopbackRedirectURI
     /// Free the redirect URI's port, or choose another one.
     case chooseAnotherPort
-    /// Trust the private CA that signed the endpoint's certificate.
-    case trustPrivateCA
+    /// Trust the private CA that signed the endpoint's certificate; the
+    /// certificates it was checked against, and what chose them, say how.
+    case trustPrivateCA(CABundle)
     /// Check the proxy setting in `variable` (its user name and password).
     case checkProxy(variable: String?)
     /// Use a region with FIPS endpoints, or turn FIPS off.

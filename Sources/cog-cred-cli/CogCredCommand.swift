@@ -20,17 +20,21 @@ struct CogCredCommand: ParsableCommand, HelpExamples {
 
             EXIT STATUS
               0   success
-              1   anything else; docker-credential: every failure, with the
-                  message on stdout as docker's helper protocol wants
+              1   a question before destroying answered no, or a prompt ended
+                  with Ctrl-D (nothing changed); anything else;
+                  docker-credential: every failure, with the message on
+                  stdout as docker's helper protocol wants
               64  usage error: bad arguments (setup-git without a host or
                   https:// URL, setup-docker without a registry, an agent
                   log that is a link or another user's file), or a password
                   is needed but there is no terminal and no password on
                   standard input (--password-stdin)
               65  malformed input data: an empty password, a code that is not
-                  6 digits (before it is sent), a bad email address, a
-                  password the pool rejects
-              69  the Secret Service is unavailable or locked, or the agent
+                  6 digits (before it is sent), three answers that are not
+                  one of a menu's choices, a bad email address, a password
+                  the pool rejects
+              69  the Secret Service is unavailable or locked (status still
+                  prints its report, with keyring: locked), or the agent
                   COG_CRED_AGENT names cannot be reached or is another
                   user's (its socket too), or the path is a link or in a
                   directory others can write; agent: one already answers there; setup-git,
@@ -67,7 +71,9 @@ struct CogCredCommand: ParsableCommand, HelpExamples {
               profiles, status, mfa show, devices list, passkey list,
               version); --id-token hands out the ID token (token, get-header,
               kubectl-credential, exec, setup-kubectl); --yes answers yes to
-              the question a command asks before it destroys something.
+              the question a command asks on a terminal before it destroys
+              something (configure, sign-out, devices forget, passkey
+              remove).
 
             ENVIRONMENT
               COG_CRED_PROFILE   profile when --profile is not given

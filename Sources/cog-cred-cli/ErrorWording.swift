@@ -62,7 +62,17 @@ enum ErrorWording {
             return ": sign in with the password (not the browser), or add that scope with cog-cred configure --scopes and sign in again"
         case .allowInsecureHTTP: return "; use https://, or allow it for this profile with: cog-cred configure --allow-insecure-http"
         case .setLoopbackRedirectURI: return " (configure --redirect-uri)"
-        case .trustPrivateCA: return "; if it is signed by a private CA, set AWS_CA_BUNDLE or cog-cred configure --ca-bundle FILE"
+        case .trustPrivateCA(let bundle):
+            // Never ask for what is already set: name the file in use, and
+            // what chose it, and what would change it.
+            switch bundle.source {
+            case .system:
+                return "; it was checked against \(bundle.described): if a private CA signed it, set AWS_CA_BUNDLE or cog-cred configure --ca-bundle FILE"
+            case .profile:
+                return "; it was checked against \(bundle.described): check that this file holds the CA that signed the endpoint's certificate"
+            case .environment:
+                return "; it was checked against \(bundle.described): check that this file holds the CA that signed the endpoint's certificate, or unset AWS_CA_BUNDLE"
+            }
         case .checkProxy(let variable?):
             return "; check the proxy URL in \(variable), user name and password (http://USER:PASSWORD@HOST:PORT, percent-encoded)"
         case .checkProxy(nil): return "; check the proxy variables (HTTPS_PROXY, ALL_PROXY)"

@@ -244,7 +244,7 @@ extension Wiring {
     func connection(_ profile: Profile) -> Connection {
         Connection(
             transport: Wiring.transport, timeouts: profile.timeouts, deadline: deadline(profile),
-            caBundle: Endpoint.caBundle(profile: profile, environment: environment),
+            caBundle: CABundle.chosen(profile: profile, environment: environment),
             proxies: ProxySettings(environment: environment, agents: Wiring.serving.withLock { $0 } != nil))
     }
 

@@ -10,6 +10,13 @@ import CogCredWrite
         .cognito(.service(code: code, message: said, httpStatus: 400), operation: operation)
     }
 
+    /// A TLS failure checked against `bundle`.
+    static func tls(_ bundle: CABundle) -> TransportError {
+        var failure = TransportError(.tls, "SSL certificate problem: self-signed certificate")
+        failure.caBundle = bundle
+        return failure
+    }
+
     @Test(arguments: [
         (AuthError.notSignedIn(profile: "default"), "not signed in (profile 'default'); run: cog-cred sign-in"),
         (.notSignedIn(profile: "work"), "not signed in (profile 'work'); run: cog-cred sign-in --profile work"),
@@ -37,7 +44,10 @@ import CogCredWrite
         (cognito("invalid_client", .clientCredentials), "the app client or its secret was refused: check --client-id, and set the secret again with cog-cred configure --client-secret-stdin (Cognito: invalid_client: m)"),
         (cognito("invalid_scope", .clientCredentials), "a scope was refused: check --scopes against the app client's allowed scopes (Cognito: invalid_scope: m)"),
         (cognito("unsupported_grant_type", .clientCredentials), "the pool's OAuth endpoint refused the request: check --domain and the app client's OAuth settings (Cognito: unsupported_grant_type: m)"),
-        (.cognito(.transport(TransportError(.tls, "SSL certificate problem: self-signed certificate")), operation: .refresh(profile: "default")), "the TLS certificate of the Cognito endpoint could not be verified; if it is signed by a private CA, set AWS_CA_BUNDLE or cog-cred configure --ca-bundle FILE (SSL certificate problem: self-signed certificate)"),
+        (.cognito(.transport(TransportError(.tls, "SSL certificate problem: self-signed certificate")), operation: .refresh(profile: "default")), "the TLS certificate of the Cognito endpoint could not be verified; it was checked against the system's CA certificates: if a private CA signed it, set AWS_CA_BUNDLE or cog-cred configure --ca-bundle FILE (SSL certificate problem: self-signed certificate)"),
+        // The bundle in use is named, with what chose it; what is set is never asked for.
+        (.cognito(.transport(tls(CABundle(path: "/p.pem", source: .profile))), operation: .refresh(profile: "default")), "the TLS certificate of the Cognito endpoint could not be verified; it was checked against the profile's /p.pem (configure --ca-bundle): check that this file holds the CA that signed the endpoint's certificate (SSL certificate problem: self-signed certificate)"),
+        (.cognito(.transport(tls(CABundle(path: "/e.pem", source: .environment, overridden: "/p.pem"))), operation: .refresh(profile: "default")), "the TLS certificate of the Cognito endpoint could not be verified; it was checked against AWS_CA_BUNDLE's /e.pem (over the profile's /p.pem): check that this file holds the CA that signed the endpoint's certificate, or unset AWS_CA_BUNDLE (SSL certificate problem: self-signed certificate)"),
         // No step: the library's message as it is.
         (cognito("NotAuthorizedException", .signIn), "incorrect username or password (Cognito: NotAuthorizedException: m)"),
         (.stateMismatch, "the browser's answer belongs to another sign-in (its state does not match); nothing was stored: sign in again"),

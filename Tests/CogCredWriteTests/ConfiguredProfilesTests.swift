@@ -64,6 +64,32 @@ import CogCredTestSupport
         #expect(warnings.lines.withLock { $0 } == [])
     }
 
+    @Test func aChangeThatSignsOutIsPutToTheCallerFirstAndARefusalChangesNothing() throws {
+        struct Declined: Error {}
+        try signedIn()
+        let before = try config.load()
+        var asked: [SessionStatus] = []
+        var settings = ProfileSettings()
+        settings.clientID = "newclient"
+        #expect(throws: Declined.self) {
+            try profiles.configure("default", settings, replacing: old, confirmEndingSession: { asked.append($0); throw Declined() }, clientSecret: { "" })
+        }
+        #expect(asked.map(\.signedIn) == [true])
+        #expect(try config.load() == before)
+        #expect(try stored() == [.refresh, .access, .clientSecret, .device, .awsCredentials, .identityID])
+        // A change that keeps the session is not asked about; nor is one of a profile not signed in.
+        settings = ProfileSettings()
+        settings.requestTimeout = 9
+        _ = try profiles.configure("default", settings, replacing: old, confirmEndingSession: { _ in Issue.record("asked") }, clientSecret: { "" })
+        settings = ProfileSettings()
+        settings.clientID = "newclient"
+        _ = try profiles.configure("other", settings, replacing: testProfile, confirmEndingSession: { _ in }, clientSecret: { "" })
+        settings.clientID = "third"
+        _ = try profiles.configure(
+            "other", settings, replacing: try config.profile("other"),
+            confirmEndingSession: { _ in Issue.record("asked of a profile signed out") }, clientSecret: { "" })
+    }
+
     @Test func aNewSecretIsStoredForTheNewClientBeforeTheConfigSaysSo() throws {
         try signedIn()
         var new = old

@@ -304,12 +304,14 @@ def test_runnable_block(block, binary, bus, moto, double_server, api, tmp_path):
     transcript, prompts = [], 0
     try:
         while True:
-            index = child.expect([r"Password for \S+: ", r"Enter the 6-digit code from the email: ", pexpect.EOF])
+            # A reader at the terminal: the password, the emailed code, and
+            # yes to a question before destroying (what the example asks for).
+            index = child.expect([r"Password for \S+: ", r"Enter the 6-digit code from the email: ", r"\[y/N\] ", pexpect.EOF])
             transcript.append(child.before)
-            if index == 2:
+            if index == 3:
                 break
             prompts += 1
-            child.sendline(SECRETS["PW"] if index == 0 else SECRETS["CODE"])
+            child.sendline([SECRETS["PW"], SECRETS["CODE"], "y"][index])
         child.close()
     finally:
         kill_leftovers(str(runtime))

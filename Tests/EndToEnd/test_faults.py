@@ -11,6 +11,7 @@ import json
 import os
 import random
 import re
+import shutil
 import signal
 import subprocess
 import time
@@ -249,17 +250,50 @@ def test_quick_retries_are_quiet_a_long_wait_is_said_and_bounded_by_the_deadline
 
 
 def test_https_with_a_private_ca(cog, bus, double, tmp_path):
+    """AWS_CA_BUNDLE over the profile's --ca-bundle over the system's, each
+    way round: status, --debug and a TLS failure name the bundle in use and
+    what chose it, and the advice never asks for what is already set."""
     server, url, ca = fault_server.start_fault_server(double.url, tls=True, ca_out=str(tmp_path / "ca.pem"))
+    wrong = str(tmp_path / "other-ca.pem")  # a bundle without the private CA: the system's
+    shutil.copy("/etc/ssl/certs/ca-certificates.crt", wrong)
+    ask_for_a_bundle = "set AWS_CA_BUNDLE or cog-cred configure --ca-bundle FILE"
+
+    def bundle(env=None):
+        said = json.loads(cog.run("status", "--offline", "--json", env=env).stdout)
+        return said["ca_bundle"], said["ca_bundle_from"]
+
     try:
         double.add_user(USER, PASSWORD)
         cog.remember_secret(PASSWORD)
         configure_on_double(cog, url, "--username", USER)
         untrusted = cog.run("sign-in", "--password-stdin", input=PASSWORD + "\n")
         assert untrusted.returncode == 75
-        assert "certificate" in untrusted.stderr and "AWS_CA_BUNDLE" in untrusted.stderr
+        assert "certificate" in untrusted.stderr and "the system's CA certificates" in untrusted.stderr
+        assert ask_for_a_bundle in untrusted.stderr
+        assert bundle() == (None, "system")
         cog.ok("sign-in", "--password-stdin", input=PASSWORD + "\n", env={"AWS_CA_BUNDLE": ca})
+        assert bundle({"AWS_CA_BUNDLE": ca}) == (ca, "AWS_CA_BUNDLE")
+        traced = cog.ok("refresh", "--debug", env={"AWS_CA_BUNDLE": ca})
+        assert f"trusting AWS_CA_BUNDLE's {ca}" in traced.stderr, traced.stderr
+
+        # The profile's bundle is the wrong one: AWS_CA_BUNDLE overrides it.
+        cog.ok("configure", "--ca-bundle", wrong)
+        cog.ok("refresh", env={"AWS_CA_BUNDLE": ca})
+        failed = cog.run("refresh")
+        assert failed.returncode == 75
+        assert f"checked against the profile's {wrong} (configure --ca-bundle)" in failed.stderr, failed.stderr
+        assert ask_for_a_bundle not in failed.stderr
+        text = cog.ok("status", "--offline").stdout
+        assert f"ca bundle:     the profile's {wrong} (configure --ca-bundle)" in text.splitlines(), text
+
+        # The other way round: the profile's is right, AWS_CA_BUNDLE wrong.
         cog.ok("configure", "--ca-bundle", ca)
         cog.ok("refresh")
+        assert bundle() == (ca, "profile")
+        failed = cog.run("refresh", env={"AWS_CA_BUNDLE": wrong})
+        assert failed.returncode == 75
+        assert f"checked against AWS_CA_BUNDLE's {wrong} (over the profile's {ca})" in failed.stderr, failed.stderr
+        assert "unset AWS_CA_BUNDLE" in failed.stderr and ask_for_a_bundle not in failed.stderr
         assert json.loads(cog.config_file.read_text())["profiles"]["default"]["ca-bundle"] == ca
     finally:
         server.shutdown()

@@ -122,6 +122,27 @@ def test_a_locked_collection_is_reported_as_locked_by_every_reader(cog, own_bus,
         assert_fails(run(cli_path(cog.binary), args, cog.env, input=stdin), 69, "locked", f"cli {name}")
 
 
+def test_status_on_a_locked_keyring_prints_its_report_and_exits_69(cog, own_bus, pool):
+    """What can be known is shown, and that the keyring is locked (not "not
+    signed in": that is unknown), for people and for scripts; still 69."""
+    configure_and_sign_in(cog, pool)
+    secrets = [s for s in all_stored(own_bus).values() if s]
+    lock_collection(own_bus)
+    for args in (["status"], ["status", "--no-prompt"], ["status", "--offline"]):
+        result = cog.run(*args)
+        assert result.returncode == 69 and "locked" in result.stderr, (args, result.stderr)
+        lines = result.stdout.splitlines()
+        assert lines[:3] == ["profile:       default", "keyring:       locked",
+                             "signed in:     unknown: the keyring is locked (cog-cred unlock unlocks it)"], lines
+        assert not any(line.startswith("signed in:     no") for line in lines)
+    said = cog.run("status", "--json")
+    assert said.returncode == 69
+    report = json.loads(said.stdout)
+    assert report["keyring"] == "locked" and report["signed_in"] is None and report["profile"] == "default"
+    assert report["ca_bundle_from"] == "system"
+    assert not any(secret in said.stdout for secret in secrets)
+
+
 # --- 2. items deleted by another program -----------------------------------------------------
 
 def test_items_deleted_by_another_program_mean_not_signed_in_at_once(cog, bus, everywhere):

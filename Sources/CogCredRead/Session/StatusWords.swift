@@ -102,6 +102,25 @@ public struct StatusWords {
         return members
     }
 
+    /// What `status` can say with the keyring locked: the profile, and that
+    /// its session cannot be read (neither signed in nor out: unknown),
+    /// as lines and as `--json`'s members (`"keyring": "locked"`,
+    /// `"signed_in": null`). The command still fails with the keyring's 69.
+    public static func lockedKeyring(profile name: String, _ profile: Profile) -> (lines: [String], json: [String: JSONValue]) {
+        let lines = [
+            "profile:       \(name)",
+            "keyring:       locked",
+            "signed in:     unknown: the keyring is locked (cog-cred unlock unlocks it)",
+            "user pool:     \(profile.userPoolID) (app client \(profile.clientID))",
+        ]
+        let json: [String: JSONValue] = [
+            "profile": .string(name), "keyring": .string("locked"), "signed_in": .null,
+            "user_pool_id": .string(profile.userPoolID), "client_id": .string(profile.clientID),
+            "grant": .string(profile.effectiveGrant.rawValue),
+        ]
+        return (lines, json)
+    }
+
     /// What fails the command after the text is printed: Cognito refused
     /// the session (its failure), or could not be asked (75). Otherwise it
     /// exits 0, or 77 when not signed in (the text's last line says so).

@@ -36,7 +36,7 @@ public struct CognitoHTTPClient: CognitoClient {
     public init(
         endpoint: String, clientID: String, clientSecret: String? = nil,
         secretHashes: (@Sendable (String) throws(AgentFailure) -> String)? = nil, timeouts: Timeouts, deadline: Deadline,
-        caBundle: String? = nil, allowsCleartext: Bool = false, transport: any HTTPTransport = CurlTransport(),
+        caBundle: CABundle = .system, allowsCleartext: Bool = false, transport: any HTTPTransport = CurlTransport(),
         retryPolicy: RetryPolicy = RetryPolicy()
     ) {
         self.init(

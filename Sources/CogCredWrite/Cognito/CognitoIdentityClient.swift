@@ -41,7 +41,7 @@ public struct CognitoIdentityHTTPClient: CognitoIdentityClient {
 
     /// With a connection of its own.
     public init(
-        identityEndpoint: String, stsEndpoint: String, timeouts: Timeouts, deadline: Deadline, caBundle: String? = nil,
+        identityEndpoint: String, stsEndpoint: String, timeouts: Timeouts, deadline: Deadline, caBundle: CABundle = .system,
         identityCleartext: Bool = false, stsCleartext: Bool = false, transport: any HTTPTransport = CurlTransport(),
         retryPolicy: RetryPolicy = RetryPolicy()
     ) {

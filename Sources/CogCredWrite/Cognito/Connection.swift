@@ -12,14 +12,14 @@ public struct Connection: Sendable {
     public let transport: any HTTPTransport
     public let timeouts: Timeouts
     public let deadline: Deadline
-    /// A PEM file of CA certificates to trust instead of the system's.
-    public let caBundle: String?
+    /// The CA certificates to trust, and what chose them.
+    public let caBundle: CABundle
     public let retryPolicy: RetryPolicy
     /// The proxy variables each request's route is decided by.
     public let proxies: ProxySettings
 
     public init(
-        transport: any HTTPTransport = CurlTransport(), timeouts: Timeouts, deadline: Deadline, caBundle: String? = nil,
+        transport: any HTTPTransport = CurlTransport(), timeouts: Timeouts, deadline: Deadline, caBundle: CABundle = .system,
         retryPolicy: RetryPolicy = RetryPolicy(), proxies: ProxySettings = .none
     ) {
         self.proxies = proxies

@@ -195,7 +195,7 @@ public final class CurlTransport: HTTPTransport, Sendable {
                 set("CONNECTTIMEOUT_MS", ccurl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, max(1, Int(request.connectTimeout * 1000))))
                 set("TIMEOUT_MS", ccurl_setopt_long(handle, CURLOPT_TIMEOUT_MS, max(1, Int(request.totalTimeout * 1000))))
                 set("ERRORBUFFER", ccurl_setopt_pointer(handle, CURLOPT_ERRORBUFFER, errorPointer.baseAddress))
-                if let caBundle = request.caBundle { set("CAINFO", ccurl_setopt_string(handle, CURLOPT_CAINFO, caBundle)) }
+                if let caBundle = request.caBundle.path { set("CAINFO", ccurl_setopt_string(handle, CURLOPT_CAINFO, caBundle)) }
                 set("WRITEDATA", ccurl_setopt_pointer(handle, CURLOPT_WRITEDATA, context))
                 set("WRITEFUNCTION", ccurl_setopt_write_callback(handle, CURLOPT_WRITEFUNCTION) { data, size, count, context in
                     guard let data, let context else { return 0 }

@@ -147,12 +147,6 @@ public enum Endpoint {
         LibcurlURL.host(of: url).map(isLoopbackHost) ?? false
     }
 
-    /// The CA bundle for HTTPS: AWS_CA_BUNDLE (as the AWS SDKs read it), else
-    /// the profile's, else the system's (nil).
-    public static func caBundle(profile: Profile, environment: [String: String]) -> String? {
-        if let path = environment["AWS_CA_BUNDLE"], !path.isEmpty { return path }
-        return profile.caBundle
-    }
 }
 
 /// A URL that may not be used as it is. The way out is a `NextStep`.

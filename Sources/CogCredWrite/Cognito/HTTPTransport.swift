@@ -23,8 +23,8 @@ public struct HTTPRequest: Sendable {
     public var connectTimeout: Double
     /// Seconds allowed for the whole exchange.
     public var totalTimeout: Double
-    /// A PEM file of CA certificates to trust instead of the system's.
-    public var caBundle: String?
+    /// The CA certificates to trust, and what chose them.
+    public var caBundle: CABundle
     /// Plain `http://` may be used (Endpoint.Resolved.allowsCleartext);
     /// otherwise the transport speaks HTTPS only.
     public var allowsCleartext: Bool
@@ -44,7 +44,7 @@ public struct HTTPRequest: Sendable {
 
     public init(
         method: String = "POST", url: String, headers: [(String, String)], body: Data, connectTimeout: Double, totalTimeout: Double,
-        caBundle: String? = nil, allowsCleartext: Bool = false, action: String? = nil, attempt: Int = 1, repeatable: Bool = false,
+        caBundle: CABundle = .system, allowsCleartext: Bool = false, action: String? = nil, attempt: Int = 1, repeatable: Bool = false,
         route: ProxyRoute = .direct(exempted: nil)
     ) {
         self.route = route
@@ -101,6 +101,8 @@ public struct TransportError: Error, Sendable, Equatable {
     public var gaveUp: GaveUp?
     /// The proxy the request went through, when one was in the way.
     public var proxy: Proxy?
+    /// A TLS failure's: the CA certificates the server's were checked against.
+    public var caBundle: CABundle?
 
     public struct GaveUp: Sendable, Equatable {
         public var url: String
@@ -175,7 +177,11 @@ struct RetryingPost: Sendable {
             let failure: CognitoError
             do throws(CognitoError) {
                 let response: HTTPResponse
-                do { response = try transport.send(request) } catch { throw .transport(error) }
+                do { response = try transport.send(request) } catch {
+                    var error = error
+                    if error.kind == .tls { error.caBundle = request.caBundle }
+                    throw .transport(error)
+                }
                 return try read(response)
             } catch {
                 failure = error

@@ -45,7 +45,7 @@ public struct OAuthHTTPClient: OAuthClient {
     /// With a connection of its own.
     public init(
         domain: String, clientID: String, clientSecret: String?, timeouts: Timeouts, deadline: Deadline,
-        caBundle: String? = nil, allowsCleartext: Bool = false, transport: any HTTPTransport = CurlTransport(),
+        caBundle: CABundle = .system, allowsCleartext: Bool = false, transport: any HTTPTransport = CurlTransport(),
         retryPolicy: RetryPolicy = RetryPolicy()
     ) {
         self.init(

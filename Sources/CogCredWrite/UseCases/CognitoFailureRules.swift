@@ -23,7 +23,7 @@ extension AuthError {
     /// reads as its reason's rule, with Cognito's own words as the cause.
     static func reading(_ error: CognitoError, _ operation: AuthOperation) -> (category: FailureCategory, explanation: Explanation) {
         if case .transport(let failure) = error, failure.kind == .tls {
-            return (.temporary, Explanation(CognitoError.untrustedCertificate, nextStep: .trustPrivateCA, cause: failure.detail.oneLine()))
+            return (.temporary, Explanation(CognitoError.untrustedCertificate, nextStep: .trustPrivateCA(failure.caBundle ?? .system), cause: failure.detail.oneLine()))
         }
         if case .transport(let failure) = error, failure.kind == .proxyRefused || failure.kind == .proxySetting {
             return (.configuration, Explanation(error.summary, nextStep: .checkProxy(variable: failure.proxy?.source)))

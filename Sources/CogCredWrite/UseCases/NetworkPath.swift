@@ -10,8 +10,11 @@ public struct NetworkPath {
     public var route: ProxyRoute?
     /// Why there is no endpoint or no route: what a request would fail with.
     public var problem: (any CogCredFailure)?
+    /// The CA certificates HTTPS trusts, and what chose them.
+    public var caBundle: CABundle
 
     public init(profile: Profile, environment: [String: String]) {
+        caBundle = CABundle.chosen(profile: profile, environment: environment)
         do {
             let endpoint = profile.effectiveGrant == .clientCredentials
                 ? try Endpoint.domain(profile, environment: environment)

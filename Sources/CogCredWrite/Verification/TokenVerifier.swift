@@ -25,7 +25,7 @@ public struct TokenVerifier: Sendable {
 
     /// With a connection of its own.
     public init(
-        transport: any HTTPTransport = CurlTransport(), timeouts: Timeouts, deadline: Deadline, caBundle: String? = nil,
+        transport: any HTTPTransport = CurlTransport(), timeouts: Timeouts, deadline: Deadline, caBundle: CABundle = .system,
         allowsCleartext: Bool = false, retryPolicy: RetryPolicy = RetryPolicy()
     ) {
         self.init(

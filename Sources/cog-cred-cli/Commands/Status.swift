@@ -50,7 +50,21 @@ struct Status: ParsableCommand, HelpExamples {
     func run() throws {
         let wiring = Wiring(profileOptions)
         let manager = try wiring.tokenManager()
-        let report = try manager.status(verifying: verify ? { try wiring.poolKeySource(manager.profile) } : nil)
+        let report: StatusReport
+        do {
+            report = try manager.status(verifying: verify ? { try wiring.poolKeySource(manager.profile) } : nil)
+        } catch let failure as SecretServiceError where failure == .locked || failure == .unlockDeclined {
+            // The report still shows what can be known, and that the keyring
+            // is locked, for people and scripts; then the keyring's 69.
+            let path = NetworkPath(profile: manager.profile, environment: wiring.environment)
+            let locked = StatusWords.lockedKeyring(profile: try wiring.profileName(), manager.profile)
+            if output.json {
+                Output.json(.object(locked.json.merging(Status.json(path, checks: nil), uniquingKeysWith: { $1 })))
+            } else {
+                for line in locked.lines + Status.text(path) { Output.data(line) }
+            }
+            throw failure
+        }
         let check = report.session.signedIn && !offline ? try manager.checkSession().outcome { ErrorWording.line($0) } : nil
         // With an agent, the agent asks Cognito, with its own environment's
         // proxy and FIPS settings, not this shell's.
@@ -58,7 +72,7 @@ struct Status: ParsableCommand, HelpExamples {
         let words = StatusWords(report.session, manager.profile, check: check, offline: offline, agent: agent)
         let path = agent == nil ? NetworkPath(profile: manager.profile, environment: wiring.environment) : nil
         if output.json {
-            Output.json(.object(words.json.merging(Status.json(path, report), uniquingKeysWith: { $1 })))
+            Output.json(.object(words.json.merging(Status.json(path, checks: report.checks), uniquingKeysWith: { $1 })))
         } else {
             for line in words.lines + Status.text(path) { Output.data(line) }
             for (kind, list) in report.checks ?? [] {
@@ -90,6 +104,7 @@ extension Status {
         } else if let problem = path.problem {
             lines.append("network:       not usable: \(ErrorWording.line(problem))")
         }
+        lines.append("ca bundle:     \(path.caBundle.described.oneLine(limit: 300))")
         return lines
     }
 }
@@ -102,8 +117,10 @@ extension Status {
     /// What `status --json` adds to StatusWords.json: where this machine's
     /// requests go (NetworkPath: the URL without credentials, the variable
     /// that set it, FIPS; the proxy, never its user name or password; why
-    /// there is none), and `--verify`'s checks.
-    static func json(_ path: NetworkPath?, _ report: StatusReport) -> [String: JSONValue] {
+    /// there is none; the CA bundle HTTPS trusts, null for the system's, and
+    /// what chose it: "AWS_CA_BUNDLE", "profile" or "system"), and
+    /// `--verify`'s checks.
+    static func json(_ path: NetworkPath?, checks: [(kind: SecretKind, checks: [VerificationCheck])]?) -> [String: JSONValue] {
         var members: [String: JSONValue] = [:]
         if let endpoint = path?.endpoint {
             members["endpoint"] = .string(LibcurlURL.shown(endpoint.url))
@@ -115,7 +132,11 @@ extension Status {
             members["proxy_from"] = .string(proxy.variable)
         }
         members["network_problem"] = path?.problem.map { .string(ErrorWording.line($0)) }
-        members["verification"] = report.checks.map { list in
+        if let bundle = path?.caBundle {
+            members["ca_bundle"] = bundle.path.map { .string($0) } ?? .null
+            members["ca_bundle_from"] = .string(bundle.source.rawValue)
+        }
+        members["verification"] = checks.map { list in
             .object(list.reduce(into: [:]) { byKind, entry in
                 byKind[entry.kind.rawValue] = .array(entry.checks.map { check in
                     .object(["check": .string(check.name), "passed": .bool(check.passed), "detail": .string(check.detail)])

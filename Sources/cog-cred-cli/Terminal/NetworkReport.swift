@@ -37,7 +37,9 @@ final class NetworkReport: TransportObserver {
             s.last = TransportError.GaveUp(url: NetworkReport.url(request), attempts: request.attempt, seconds: seconds(since: s.callStart))
             return (s.generation, s.mentioned, max(0, NetworkReport.patience - seconds(since: s.callStart)))
         }
-        DebugTrace.line("\(request.method) \(NetworkReport.place(request)) (attempt \(request.attempt)), \(request.route.described)")
+        // HTTPS names the certificates it trusts, and what chose them.
+        let trust = request.url.lowercased().hasPrefix("https://") ? ", trusting \(request.caBundle.described)" : ""
+        DebugTrace.line("\(request.method) \(NetworkReport.place(request)) (attempt \(request.attempt)), \(request.route.described)\(trust)")
         if mentioned {
             // A retry of a call already said to be slow: said at once, so a
             // long wait never runs silent after its first line.
