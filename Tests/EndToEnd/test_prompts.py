@@ -195,6 +195,27 @@ def wrong_totp(secret):
     return not_the_code(*(totp.at(now + 30 * step) for step in range(-2, 4)))
 
 
+def at_the_code_prompt(cog, profile):
+    """sign-in on a terminal for a user with an authenticator app, the
+    password given, waiting at the code prompt."""
+    profile.add_totp_user(USER, PASSWORD)
+    pexpect, child = spawn(cog, ["sign-in"])
+    child.expect("Password for")
+    child.sendline(PASSWORD)
+    child.expect_exact(CODE_PROMPT)
+    return pexpect, child
+
+
+def the_apps_secret(cog, child):
+    """The new authenticator's secret, read from the otpauth:// URI shown on
+    the terminal, once its first code is asked for."""
+    child.expect(r"otpauth://totp/\S+")
+    secret = re.search(r"secret=([A-Z2-7]+)", child.after).group(1)
+    cog.remember_secret(secret)
+    child.expect("Enter the code the app shows: ")
+    return secret
+
+
 def ended(pexpect, child):
     """What the command wrote after the last thing matched, once it has ended."""
     child.expect(pexpect.EOF)
@@ -329,10 +350,7 @@ def test_a_wrong_first_code_of_an_authenticator_set_up_at_sign_in_is_asked_again
     pexpect, child = spawn(cog, ["sign-in"])
     child.expect("Password for")
     child.sendline(PASSWORD)
-    child.expect(r"otpauth://totp/\S+")
-    secret = re.search(r"secret=([A-Z2-7]+)", child.after).group(1)
-    cog.remember_secret(secret)
-    child.expect("Enter the code the app shows: ")
+    secret = the_apps_secret(cog, child)
     wrong = wrong_totp(secret)
     child.sendline(wrong)
     child.expect(WRONG_CODE + r"Enter the code (the app shows|from your authenticator app): ")
@@ -353,10 +371,7 @@ def test_a_wrong_first_code_of_mfa_enable_totp_is_asked_again(cog, bus, profile)
     profile.add_user(USER, PASSWORD)
     cog.ok("sign-in", "--password-stdin", input=PASSWORD + "\n")
     pexpect, child = spawn(cog, ["mfa", "enable", "totp"])
-    child.expect(r"otpauth://totp/\S+")
-    secret = re.search(r"secret=([A-Z2-7]+)", child.after).group(1)
-    cog.remember_secret(secret)
-    child.expect("Enter the code the app shows: ")
+    secret = the_apps_secret(cog, child)
     wrong = wrong_totp(secret)
     child.sendline(wrong)
     index = child.expect([WRONG_CODE + "Enter the code the app shows: ", pexpect.EOF])
@@ -372,11 +387,7 @@ def test_a_wrong_first_code_of_mfa_enable_totp_is_asked_again(cog, bus, profile)
 
 
 def test_ctrl_c_at_the_code_prompt_ends_on_a_new_line_and_sends_nothing(cog, bus, profile):
-    profile.add_totp_user(USER, PASSWORD)
-    pexpect, child = spawn(cog, ["sign-in"])
-    child.expect("Password for")
-    child.sendline(PASSWORD)
-    child.expect_exact(CODE_PROMPT)
+    pexpect, child = at_the_code_prompt(cog, profile)
     child.sendintr()
     shown = ended(pexpect, child)
     assert child.signalstatus == signal.SIGINT, (child.exitstatus, shown)
@@ -399,11 +410,7 @@ def test_ctrl_d_at_the_password_prompt_ends_it_1_before_any_sign_in(cog, bus, pr
 
 
 def test_ctrl_d_at_the_code_prompt_ends_it_1_and_is_no_answer(cog, bus, profile):
-    profile.add_totp_user(USER, PASSWORD)
-    pexpect, child = spawn(cog, ["sign-in"])
-    child.expect("Password for")
-    child.sendline(PASSWORD)
-    child.expect_exact(CODE_PROMPT)
+    pexpect, child = at_the_code_prompt(cog, profile)
     child.sendeof()
     shown = ended(pexpect, child)
     assert child.exitstatus == 1, shown
