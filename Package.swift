@@ -54,7 +54,7 @@ let package = Package(
         // calls, verification. Unit-tested with in-memory fakes.
         .target(
             name: "CogCredWrite",
-            dependencies: ["CogCredRead", "CCurl", "COpenSSL", "CLinux", "CSecret", "CFido2"]
+            dependencies: ["CogCredRead", "CCurl", "COpenSSL", "CLinux", "CSecret", "CFido2", "CMicroHTTPD"]
         ),
         // Everything a read needs and nothing that loads libcurl, OpenSSL or
         // Foundation: paths, profiles and the config file, JWT claims, the
@@ -100,6 +100,10 @@ let package = Package(
         // passkey is first needed, not linked (CFido2.h says why); its header
         // (libfido2-dev) is on the compiler's own path.
         .target(name: "CFido2", dependencies: ["CLinux"]),
+        // libmicrohttpd (the HTTP server of `cog-cred proxy`), loaded by
+        // dlopen when the proxy starts, not linked (CMicroHTTPD.h says why);
+        // its header (libmicrohttpd-dev) is on the compiler's own path.
+        .target(name: "CMicroHTTPD", dependencies: ["CLinux"]),
         // Linux calls Swift cannot make directly (CLinux.h says which), and
         // base64url by glibc's b64_pton, in libresolv.
         .target(name: "CLinux", linkerSettings: [.linkedLibrary("resolv")]),

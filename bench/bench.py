@@ -21,11 +21,12 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "Tests" / "EndToEnd"))
 
 SMOKE = "--smoke" in sys.argv
-# --only slow-link: that section alone (bench/slow_link_rows.py), reported
-# to a temporary folder like a smoke run, so docs/ keeps the full run's.
+# --only slow-link, --only proxy: that section alone (bench/slow_link_rows.py,
+# bench/proxy_rows.py), reported to a temporary folder like a smoke run, so
+# docs/ keeps the full run's.
 ONLY = (sys.argv[sys.argv.index("--only") + 1:] + [""])[0] if "--only" in sys.argv else None
-if ONLY not in (None, "slow-link"):
-    sys.exit(f"bench: --only {ONLY}: the only section that runs alone is slow-link")
+if ONLY not in (None, "slow-link", "proxy"):
+    sys.exit(f"bench: --only {ONLY}: the sections that run alone are slow-link and proxy")
 COG = os.environ["COG_CRED"]
 FANOUT = os.environ["FANOUT"]
 EMULATOR = os.environ["COG_CRED_EMULATOR_URL"]
@@ -106,7 +107,18 @@ def main():
         slow = slow_link()
         report([], slow)
         return slow_link_verdict(slow)
+    from proxy_rows import missing_tools
+
+    # The proxy rows need wrk and nginx (scripts/install-deps --bench, which
+    # bench/run runs but for --smoke): a full run stops before measuring
+    # anything without them; a smoke run skips those rows and says so.
+    if missing_tools() and not SMOKE:
+        sys.exit(f"bench: the proxy rows need {' and '.join(missing_tools())}: scripts/install-deps --bench installs them")
     pool, client = setup_pool()
+    if ONLY == "proxy":
+        proxy = proxy_section(pool, client)
+        report([], [], proxy)
+        return proxy_verdict(proxy)
     cog("configure", "--user-pool-id", pool, "--client-id", client, "--endpoint-url", EMULATOR, "--username", "bench")
     cog("sign-in", "--password-stdin", "--auth-flow", "password", input=PASSWORD + "\n")
     cog("refresh")  # learns once that the emulator has no GetTokensFromRefreshToken
@@ -219,9 +231,10 @@ def main():
     finally:
         server.shutdown()
         server.server_close()
+    proxy = proxy_section(pool, client)
     slow = slow_link()
-    report(results, slow)
-    return slow_link_verdict(slow)
+    report(results, slow, proxy)
+    return max(slow_link_verdict(slow), proxy_verdict(proxy))
 
 
 def slow_link():
@@ -240,6 +253,32 @@ def slow_link_verdict(rows):
     failed = [r for r in rows if r["problems"]]
     for r in failed:
         print(f"bench: slow link: {r['name']}:", *r["problems"], sep="\n  ", file=sys.stderr)
+    return 1 if failed else 0
+
+
+def proxy_section(pool, client):
+    """8: `cog-cred proxy` in front of nginx serving a 1 KiB file, beside nginx
+    as a reverse proxy adding a fixed Authorization, and 128 MiB each way
+    (bench/proxy_rows.py: the set-up, the checks of every run), with a
+    profile of its own signed in to the emulator."""
+    from proxy_rows import missing_tools, proxy_rows
+
+    if missing_tools():
+        why = f"{' and '.join(missing_tools())} not installed (scripts/install-deps --bench)"
+        print(f"bench: the proxy rows are skipped in this smoke run: {why}", file=sys.stderr)
+        return {"skipped": why}
+    cog("configure", "--profile", "proxy", "--user-pool-id", pool, "--client-id", client, "--endpoint-url", EMULATOR,
+        "--username", "bench")
+    cog("sign-in", "--profile", "proxy", "--password-stdin", "--auth-flow", "password", input=PASSWORD + "\n")
+    return proxy_rows(COG, "proxy", SMOKE)
+
+
+def proxy_verdict(result):
+    """After the report: a proxy row whose runs failed a check (an error, an
+    answer not 2xx or 3xx, bytes that differ) fails the bench (exit status 1)."""
+    failed = {key: found for key, found in (result.get("problems") or {}).items() if found}
+    for key, found in failed.items():
+        print(f"bench: proxy: {key}:", *found, sep="\n  ", file=sys.stderr)
     return 1 if failed else 0
 
 
@@ -314,7 +353,8 @@ def machine():
 
 
 
-def report(results, slow_link_results):
+def report(results, slow_link_results, proxy_result=None):
+    from proxy_rows import report_lines as proxy_lines
     from slow_link_rows import report_lines as slow_link_lines
 
     now = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
@@ -352,16 +392,18 @@ def report(results, slow_link_results):
         table += ["", "![latency distributions](performance.png)", ""]
     else:
         table = []
-    slow = slow_link_lines(slow_link_results) + [""]
-    lines = head + table + slow + (REPO / "bench" / "notes.md").read_text().splitlines()
+    slow = slow_link_lines(slow_link_results) + [""] if slow_link_results else []
+    proxy = proxy_lines(proxy_result) + [""] if proxy_result else []
+    lines = head + table + slow + proxy + (REPO / "bench" / "notes.md").read_text().splitlines()
     (OUT / "performance.md").write_text("\n".join(lines) + "\n")
-    for line in head + table[:-3] + [""] + slow:
+    for line in head + table[:-3] + [""] + slow + proxy:
         print(line)
     if not (SMOKE or ONLY):
         chart(results)
     else:
+        proxy_rows_run = "" if not proxy_result else ", proxy rows skipped" if proxy_result.get("skipped") else ", proxy rows"
         print(f"bench: {'smoke ' if SMOKE else ''}run complete ({len(results)} benchmarks, "
-              f"{len(slow_link_results)} slow-link rows), report in {OUT}", file=sys.stderr)
+              f"{len(slow_link_results)} slow-link rows{proxy_rows_run}), report in {OUT}", file=sys.stderr)
 
 
 def chart(results):

@@ -54,12 +54,13 @@ mkdir -p "$work/debian"
 printf 'Source: cog-cred\n\nPackage: cog-cred\nArchitecture: any\n' > "$work/debian/control"
 depends=$(cd "$work" && dpkg-shlibdeps -O "$root/usr/bin/cog-cred" "$root/usr/lib/cog-cred/cog-cred-cli" 2>/dev/null |
     sed -n 's/^shlibs:Depends=//p')
-# cog-cred-cli loads libcurl, libsecret and libfido2 by dlopen (Sources/CCurl,
-# Sources/CSecret, Sources/CFido2: not at start-up; libfido2 only for a
-# passkey), so dpkg-shlibdeps cannot see them: each one's dependency is read
+# cog-cred-cli loads libcurl, libsecret, libfido2 and libmicrohttpd by
+# dlopen (Sources/CCurl, Sources/CSecret, Sources/CFido2, Sources/CMicroHTTPD:
+# not at start-up; libfido2 only for a passkey, libmicrohttpd only for
+# `proxy`), so dpkg-shlibdeps cannot see them: each one's dependency is read
 # from the shlibs file dpkg-shlibdeps would have used, for the SONAME the C
 # file loads.
-for loader in Sources/CCurl/ccurl.c Sources/CSecret/csecret.c Sources/CFido2/cfido2.c; do
+for loader in Sources/CCurl/ccurl.c Sources/CSecret/csecret.c Sources/CFido2/cfido2.c Sources/CMicroHTTPD/cmhd.c; do
     loaded=$(sed -n 's/^#define LIBRARY "\(.*\)"$/\1/p' "$loader")
     # awk reads to the end: an early exit would end ldconfig with SIGPIPE (pipefail).
     loaded_path=$(ldconfig -p | awk -v so="$loaded" '!found && $1 == so { print $NF; found = 1 }')

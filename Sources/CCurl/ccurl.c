@@ -13,7 +13,8 @@
     X(curl_global_init) X(curl_easy_init) X(curl_easy_cleanup) X(curl_easy_reset) X(curl_easy_perform) X(curl_easy_strerror) \
     X(curl_slist_append) X(curl_slist_free_all) X(curl_easy_setopt) X(curl_easy_getinfo) X(curl_share_init)              \
     X(curl_share_setopt) X(curl_share_cleanup) X(curl_url) X(curl_url_cleanup) X(curl_url_set) X(curl_url_get)         \
-    X(curl_url_strerror) X(curl_free)
+    X(curl_url_strerror) X(curl_free) X(curl_easy_pause) X(curl_multi_init) X(curl_multi_cleanup) X(curl_multi_add_handle) \
+    X(curl_multi_remove_handle) X(curl_multi_perform) X(curl_multi_poll) X(curl_multi_info_read)
 
 CLINUX_LIBRARY_TABLE(FUNCTIONS);
 static clinux_library library = CLINUX_LIBRARY_INIT;
@@ -122,3 +123,21 @@ CURLUcode ccurl_url_get(CURLU *url, CURLUPart part, char **content, unsigned int
 }
 const char *ccurl_url_strerror(CURLUcode code) { return api.curl_url_strerror(code); }
 void ccurl_free(void *pointer) { api.curl_free(pointer); }
+
+CURLcode ccurl_easy_pause(CURL *handle, int how) { return api.curl_easy_pause(handle, how); }
+CURLM *ccurl_multi_init(void) { return api.curl_multi_init(); }
+void ccurl_multi_cleanup(CURLM *multi) { api.curl_multi_cleanup(multi); }
+CURLMcode ccurl_multi_add(CURLM *multi, CURL *handle) { return api.curl_multi_add_handle(multi, handle); }
+CURLMcode ccurl_multi_remove(CURLM *multi, CURL *handle) { return api.curl_multi_remove_handle(multi, handle); }
+CURLMcode ccurl_multi_perform(CURLM *multi, int *running) { return api.curl_multi_perform(multi, running); }
+CURLMcode ccurl_multi_poll(CURLM *multi, int milliseconds) { return api.curl_multi_poll(multi, NULL, 0, milliseconds, NULL); }
+int ccurl_multi_done(CURLM *multi, CURLcode *result) {
+    int left = 0;
+    for (CURLMsg *message = api.curl_multi_info_read(multi, &left); message; message = api.curl_multi_info_read(multi, &left)) {
+        if (message->msg == CURLMSG_DONE) {
+            *result = message->data.result;
+            return 1;
+        }
+    }
+    return 0;
+}

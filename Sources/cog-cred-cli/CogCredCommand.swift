@@ -109,7 +109,7 @@ struct CogCredCommand: ParsableCommand, HelpExamples {
             CommandGroup(name: "Sign in and out", subcommands: [SignIn.self, SignOut.self, Status.self, Whoami.self]),
             CommandGroup(name: "Tokens for tools", subcommands: [
                 Token.self, GetHeader.self, Refresh.self, Exec.self, GitCredentialCommand.self, DockerCredentialCommand.self,
-                KubectlCredential.self, AWSCredentialsCommand.self,
+                KubectlCredential.self, AWSCredentialsCommand.self, Proxy.self,
             ]),
             CommandGroup(name: "Account", subcommands: [
                 SignUp.self, ConfirmSignUp.self, ResendCode.self, ForgotPassword.self, ConfirmForgotPassword.self,

@@ -182,8 +182,9 @@ import CogCredTestSupport
         let port = freePort()
         let listener = try LoopbackListener(redirectURI: "http://localhost:\(port)/callback")
         for six in [false, true] {
+            // Closed once, below: a second close could take another test's
+            // descriptor of the same number (the tests run side by side).
             let client = connection(port, six: six)
-            defer { close(client) }
             var poller = pollfd(fd: listener.sockets[six ? 1 : 0], events: Int16(POLLIN), revents: 0)
             #expect(poll(&poller, 1, 10_000) == 1)
             let accepted = accept(listener.sockets[six ? 1 : 0], nil, nil)
@@ -193,7 +194,6 @@ import CogCredTestSupport
             close(client)
             #expect(LoopbackPeer.ownerUID(of: accepted) == nil)
         }
-        #expect(LoopbackPeer.hex(UInt32(0x7F00_0001).byteSwapped, width: 8) == "0100007F" && LoopbackPeer.hex(8400, width: 4) == "20D0")
     }
 }
 

@@ -84,15 +84,20 @@ class Rejected(Exception):
 
 
 class TokenVerifier:
-    """Checks Cognito access tokens against a JWKS, with server-side revocation."""
+    """Checks Cognito access tokens against a JWKS, with server-side revocation.
+    `token_use="id"` checks ID tokens instead: their app client is in `aud`
+    (an access token's is in `client_id`)."""
 
-    def __init__(self, jwks_url: str, issuers, client_id: str):
+    def __init__(self, jwks_url: str, issuers, client_id: str, token_use: str = "access"):
         host = urllib.parse.urlsplit(jwks_url).hostname
         if host not in LOOPBACK_HOSTS:
             raise ValueError(f"the JWKS URL must be on loopback, not {host!r}")
+        if token_use not in ("access", "id"):
+            raise ValueError(f"token_use must be access or id, not {token_use!r}")
         self.jwks_url = jwks_url
         self.issuers = set(issuers)
         self.client_id = client_id
+        self.token_use = token_use
         self.keys = {}
         self.lock = threading.Lock()
         self.revoked = set()      # jtis, or "sha256:<hex>" for tokens without one
@@ -160,10 +165,11 @@ class TokenVerifier:
             raise Rejected("bad signature") from None
         if claims.get("iss") not in self.issuers:
             raise Rejected(f"issuer {claims.get('iss')!r} not allowed")
-        if claims.get("token_use") != "access":
-            raise Rejected(f"token_use {claims.get('token_use')!r} is not access")
-        if claims.get("client_id") != self.client_id:
-            raise Rejected(f"client_id {claims.get('client_id')!r} not allowed")
+        if claims.get("token_use") != self.token_use:
+            raise Rejected(f"token_use {claims.get('token_use')!r} is not {self.token_use}")
+        client_claim = "client_id" if self.token_use == "access" else "aud"
+        if claims.get(client_claim) != self.client_id:
+            raise Rejected(f"{client_claim} {claims.get(client_claim)!r} not allowed")
         exp = claims.get("exp")
         if not isinstance(exp, (int, float)) or isinstance(exp, bool) or exp <= time.time():
             raise Rejected("expired")

@@ -55,6 +55,8 @@ def arguments_for(words, tmp_path):
         ("agent",): ["--socket", str(tmp_path / ("s" * 120))],
         # Ends at once after the note: an empty password (65).
         ("unlock",): ["--password-stdin"],
+        # The profile is checked before anything listens (78).
+        ("proxy",): ["--upstream", "https://api.example.com"],
     }.get(tuple(words), [])
 
 

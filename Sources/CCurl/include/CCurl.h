@@ -74,4 +74,18 @@ CURLUcode ccurl_url_get(CURLU *url, CURLUPart part, char **content, unsigned int
 const char *ccurl_url_strerror(CURLUcode code);
 void ccurl_free(void *pointer);
 
+/// The multi interface, for a transfer driven step by step by its caller
+/// (`cog-cred proxy` streams a body while its server sends it, on one
+/// thread): one easy handle at a time in each multi here.
+CURLcode ccurl_easy_pause(CURL *handle, int how);
+CURLM *ccurl_multi_init(void);
+void ccurl_multi_cleanup(CURLM *multi);
+CURLMcode ccurl_multi_add(CURLM *multi, CURL *handle);
+CURLMcode ccurl_multi_remove(CURLM *multi, CURL *handle);
+CURLMcode ccurl_multi_perform(CURLM *multi, int *running);
+/// Waits up to `milliseconds` for the transfer's sockets.
+CURLMcode ccurl_multi_poll(CURLM *multi, int milliseconds);
+/// 1, and the transfer's result, once the (one) transfer is done.
+int ccurl_multi_done(CURLM *multi, CURLcode *result);
+
 #endif

@@ -145,6 +145,17 @@ void clinux_return_freed_memory(void);
 // send(2) of all `length` bytes with MSG_NOSIGNAL: 0, or -1 when the peer is gone.
 int clinux_send_all(int fd, const void *data, size_t length);
 int clinux_peer(int fd, unsigned int *uid, int *pid);
+/// The uid owning the other end of the local TCP connection `fd` (the
+/// kernel's sock_diag, as `ss -e`): 0 and `uid` set, or -1 with errno
+/// (ESRCH: the peer is on no socket of this machine's).
+int clinux_tcp_peer_uid(int fd, unsigned int *uid);
+/// The same for a connection not accepted yet: the client's address as
+/// accept gives it, to the socket `listening` (bound to one address).
+struct sockaddr;
+int clinux_tcp_client_uid(const struct sockaddr *client, unsigned int length, int listening, unsigned int *uid);
+/// A TCP socket listening on `address` (an IPv4 or IPv6 address, not a
+/// name) and `port` (0: a free one, then `bound_port` says which); -1 with errno.
+int clinux_tcp_listen(const char *address, int port, int *bound_port);
 int clinux_receive_timeout(int fd, long seconds);
 // On SIGTERM, SIGINT and SIGHUP: unlinks `socket`, removes `directory` (if
 // given, when empty) and exits 0. SIGPIPE is ignored.

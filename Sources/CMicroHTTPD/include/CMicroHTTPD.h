@@ -1,0 +1,62 @@
+// CMicroHTTPD: libmicrohttpd, the HTTP/1.1 server under `cog-cred proxy`.
+//
+// MHD_start_daemon and MHD_get_connection_info are variadic, which Swift
+// cannot call: the wrappers here give them fixed signatures. Like libcurl
+// (CCurl.h), libmicrohttpd is loaded by dlopen the first time the proxy
+// starts, not linked: no other command pays for its loading, and a system
+// without it (Debian's libmicrohttpd12) lacks only `proxy`. Its header
+// (libmicrohttpd-dev) is here for the types and constants.
+#ifndef CMICROHTTPD_H
+#define CMICROHTTPD_H
+
+#include <stdint.h>
+#include <sys/types.h>
+#include <microhttpd.h>
+
+/// Loads libmicrohttpd (libmicrohttpd.so.12); 1 when loaded. Every other
+/// function here needs it loaded.
+int cmhd_load(void);
+/// Why cmhd_load failed.
+const char *cmhd_load_failure(void);
+
+/// Called with each request's target as the client sent it (path and
+/// query, undecoded), before its headers are read; what it returns is the
+/// request's context (`*con_cls` in the handler).
+typedef void *(*cmhd_request_start)(void *context, const char *target, struct MHD_Connection *connection);
+
+/// Serves on `listen_fd` (a listening TCP or UNIX socket the caller made):
+/// a thread per connection, at most `connection_limit` connections, each
+/// closed after `idle_seconds` without traffic. NULL when it cannot start.
+struct MHD_Daemon *cmhd_start(int listen_fd, unsigned int connection_limit, unsigned int idle_seconds,
+                              MHD_AcceptPolicyCallback accepts, void *accepts_context,
+                              cmhd_request_start started, void *started_context,
+                              MHD_AccessHandlerCallback handler, void *handler_context,
+                              MHD_RequestCompletedCallback completed, void *completed_context,
+                              MHD_NotifyConnectionCallback connections, void *connections_context);
+/// Stops accepting; the connections open go on.
+void cmhd_quiesce(struct MHD_Daemon *daemon);
+/// Stops, closing every connection.
+void cmhd_stop(struct MHD_Daemon *daemon);
+/// How many connections are open.
+unsigned int cmhd_connection_count(struct MHD_Daemon *daemon);
+
+/// The connection's socket.
+int cmhd_connection_fd(struct MHD_Connection *connection);
+/// Closes the connection after `seconds` without traffic (instead of the daemon's).
+void cmhd_set_timeout(struct MHD_Connection *connection, unsigned int seconds);
+/// What the connections callback set for the connection (its `socket_context`).
+void *cmhd_connection_context(struct MHD_Connection *connection);
+/// Calls `each` with every request header (MHD_HEADER_KIND) in order.
+int cmhd_headers(struct MHD_Connection *connection, MHD_KeyValueIterator each, void *context);
+
+/// A response whose body `read` gives as it comes (`size`: MHD_SIZE_UNKNOWN
+/// for chunked), in blocks of up to `block` bytes.
+struct MHD_Response *cmhd_response_from_callback(uint64_t size, size_t block, MHD_ContentReaderCallback read, void *context,
+                                                 MHD_ContentReaderFreeCallback done);
+/// A response with a body of `size` bytes, copied.
+struct MHD_Response *cmhd_response_from_copy(size_t size, const void *data);
+int cmhd_add_header(struct MHD_Response *response, const char *name, const char *value);
+int cmhd_queue(struct MHD_Connection *connection, unsigned int status, struct MHD_Response *response);
+void cmhd_destroy(struct MHD_Response *response);
+
+#endif

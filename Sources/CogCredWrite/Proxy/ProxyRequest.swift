@@ -1,0 +1,270 @@
+import CMicroHTTPD
+import CogCredRead
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One request through the proxy, from its target to its answer, as
+/// libmicrohttpd calls on it: `step` once the headers are read, again with
+/// each piece of the body, and a last time when the body is done; then
+/// `finished`. It runs on its connection's thread, which also drives the
+/// upstream's transfer (UpstreamExchange), and waits there.
+final class ProxyRequest: @unchecked Sendable {
+    /// The request target as the client sent it: path and query, undecoded.
+    let target: String
+    let proxy: TokenProxy
+    private let start: Double
+    private var method = ""
+    private var started = false
+    /// The proxy answered itself: the upstream was sent nothing, and any
+    /// body is dropped.
+    private var answered = false
+    private var status = 0
+    private var exchange: UpstreamExchange?
+
+    /// Bytes of the response body handed to the server at a time.
+    static let block = 64 << 10
+    /// A body of up to this many bytes (its length known) is read whole
+    /// before the head is sent, and goes with it.
+    static let whole: Int64 = 64 << 10
+
+    init(target: String, proxy: TokenProxy) {
+        self.target = target
+        self.proxy = proxy
+        start = proxy.log == nil ? 0 : Self.now()
+        proxy.began()
+    }
+
+    private static func now() -> Double {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+    }
+
+    /// False closes the connection.
+    func step(_ connection: OpaquePointer, method: String, data: UnsafePointer<CChar>?, size: UnsafeMutablePointer<Int>) -> Bool {
+        if !started {
+            started = true
+            self.method = method
+            return begin(connection)
+        }
+        if size.pointee > 0 {
+            if let exchange, !answered, let data {
+                exchange.feed(UnsafeRawBufferPointer(start: data, count: size.pointee))
+            }
+            size.pointee = 0
+            return true
+        }
+        guard !answered else { return true }
+        guard let exchange else { return false }
+        exchange.finishUpload()
+        return respond(connection, exchange.head())
+    }
+
+    /// The headers are read: refuse, or start the upstream's request.
+    private func begin(_ connection: OpaquePointer) -> Bool {
+        guard let client = proxy.admitted(connection) else {
+            return answer(connection, ProxyAnswer(status: 403, body: "cog-cred proxy serves only the user who started it\n"))
+        }
+        // A client that takes it for a forward proxy: nothing goes anywhere.
+        guard method != "CONNECT", target.hasPrefix("/") else {
+            return answer(
+                connection,
+                ProxyAnswer(status: 400, body: "cog-cred proxy sends every request to its one upstream: ask for a path (no absolute URL, no CONNECT)\n"))
+        }
+        let head = RequestHeaders.read(connection, dropping: proxy.dropped)
+        if !proxy.settings.unixSocket, let refusal = head.fromAnotherSite {
+            return answer(connection, ProxyAnswer(status: 403, body: "cog-cred proxy refuses \(refusal)\n"))
+        }
+        let token: String
+        switch proxy.tokens.current() {
+        case .success(let current): token = current
+        case .failure(let refusal): return answer(connection, refusal)
+        }
+        guard let link = client.link() else {
+            return answer(connection, ProxyAnswer(status: 502, contentType: "application/json", body: #"{"error":"libcurl could not start"}"# + "\n"))
+        }
+        let settings = proxy.settings
+        let request = UpstreamExchange.Request(
+            method: method, url: settings.upstream.url(for: target), headers: head.forwarded, body: head.body(method: method),
+            tokenHeader: settings.tokenHeader, cleartext: settings.upstream.cleartext, caBundle: settings.caBundle)
+        let proxy = self.proxy
+        exchange = UpstreamExchange(request, link: link, token: token, tokens: proxy.tokens, stopping: { proxy.stopping })
+        return true
+    }
+
+    private func answer(_ connection: OpaquePointer, _ answer: ProxyAnswer) -> Bool {
+        answered = true
+        status = answer.status
+        let bytes = Array(answer.body.utf8)
+        guard let response = bytes.withUnsafeBytes({ cmhd_response_from_copy($0.count, $0.baseAddress) }) else { return false }
+        defer { cmhd_destroy(response) }
+        _ = cmhd_add_header(response, "Content-Type", answer.contentType)
+        return cmhd_queue(connection, UInt32(answer.status), response) != 0
+    }
+
+    private func respond(_ connection: OpaquePointer, _ outcome: UpstreamExchange.Outcome) -> Bool {
+        switch outcome {
+        case .answered(let refusal):
+            return answer(connection, refusal)
+        case .failed(let why):
+            let body = JSONValue.object([
+                "error": .string("the upstream \(proxy.settings.upstream.shown) could not be reached: \(why)")
+            ])
+            return answer(connection, ProxyAnswer(status: 502, contentType: "application/json", body: body.compactText + "\n"))
+        case .head(let head):
+            status = head.status
+            let response: OpaquePointer?
+            if head.status == 204 || head.status == 304 {
+                response = cmhd_response_from_copy(0, nil)
+            } else if method != "HEAD", let length = head.length, length <= ProxyRequest.whole,
+                let body = exchange!.wholeBody(length: Int(length))
+            {
+                // A small body of a known length (most API answers) is sent
+                // with its head, in one piece.
+                response = body.withUnsafeBytes { cmhd_response_from_copy($0.count, $0.baseAddress) }
+            } else {
+                // The upstream's body, read by the server as it sends (it
+                // calls back with the room it has), on this same thread.
+                let context = Unmanaged.passRetained(exchange!).toOpaque()
+                response = cmhd_response_from_callback(
+                    head.length.map { UInt64($0) } ?? UInt64.max, ProxyRequest.block,
+                    { context, _, buffer, room in
+                        let exchange = Unmanaged<UpstreamExchange>.fromOpaque(context!).takeUnretainedValue()
+                        let n = exchange.read(into: UnsafeMutableRawBufferPointer(start: buffer, count: room))
+                        if n > 0 { return n }
+                        // MHD_CONTENT_READER_END_OF_STREAM, or _END_WITH_ERROR
+                        // (the connection is closed: the client sees a body cut short).
+                        return exchange.completed ? -1 : -2
+                    }, context,
+                    { context in Unmanaged<UpstreamExchange>.fromOpaque(context!).release() })
+                if response == nil { Unmanaged<UpstreamExchange>.fromOpaque(context).release() }
+            }
+            guard let response else { return false }
+            defer { cmhd_destroy(response) }
+            for (name, value) in RequestHeaders.forwardedResponse(head.headers) { _ = cmhd_add_header(response, name, value) }
+            return cmhd_queue(connection, UInt32(head.status), response) != 0
+        }
+    }
+
+    /// The server is done with the request (answered, or the client gone).
+    func finished() {
+        exchange?.close()
+        if let log = proxy.log {
+            // The path, never the query (which may hold something secret),
+            // nor an absolute URI's host.
+            let path = target.hasPrefix("/") ? String(target.prefix { $0 != "?" }) : "(not a path)"
+            log(method, path, status, (Self.now() - start) * 1000)
+        }
+        proxy.ended()
+    }
+}
+
+/// The headers a request and a response keep on the way through: not the
+/// hop-by-hop ones (RFC 9110 7.6.1: Connection and those it names,
+/// Keep-Alive, Proxy-*, TE, Trailer, Transfer-Encoding, Upgrade), not the
+/// client's Host (libcurl sends the upstream's) or credentials (the proxy
+/// sends its own), and no length (each side frames its own body).
+enum RequestHeaders {
+    static let hopByHop: Set<String> = [
+        "connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "proxy-connection", "te", "trailer",
+        "transfer-encoding", "upgrade",
+    ]
+
+    struct Read {
+        var forwarded: [String] = []
+        var length: Int64?
+        var chunked = false
+        var host: String?
+        var origin: String?
+        var fetchSite: String?
+
+        /// Why a request a web page sent is refused: a browser reaches
+        /// 127.0.0.1 from any site's page, and the proxy would add the
+        /// token. A Host that is not this machine's is a page's own name
+        /// resolved to 127.0.0.1 (DNS rebinding, which would also let it
+        /// read the answer); an Origin of another machine, or a fetch the
+        /// browser marks cross-site, is a page's request (CSRF). nil: served.
+        var fromAnotherSite: String? {
+            if let host, !Self.isThisMachine(host: host) {
+                return "a request addressed to another host (Host: \(host.oneLine(limit: 100))): use http://127.0.0.1:PORT or http://localhost:PORT"
+            }
+            if let origin, origin != "null", !(LibcurlURL.host(of: origin).map { Self.isThisMachine($0) } ?? false) {
+                return "a request from a web page of another site (Origin: \(origin.oneLine(limit: 100)))"
+            }
+            if fetchSite?.lowercased() == "cross-site" { return "a request from a web page of another site (Sec-Fetch-Site: cross-site)" }
+            return nil
+        }
+
+        static func isThisMachine(host authority: String) -> Bool {
+            var host = Substring(authority)
+            if host.hasPrefix("[") {
+                host = host.dropFirst().prefix { $0 != "]" }
+            } else if let colon = host.lastIndex(of: ":") {
+                host = host[..<colon]
+            }
+            return isThisMachine(String(host))
+        }
+
+        static func isThisMachine(_ host: String) -> Bool { host.lowercased() == "localhost" || isLoopbackHost(host) }
+
+        func body(method: String) -> UpstreamExchange.Body {
+            if chunked { return .chunked }
+            guard let length, length > 0 || !["GET", "HEAD", "OPTIONS", "DELETE"].contains(method) else { return .none }
+            return .length(length)
+        }
+    }
+
+    /// The request's own headers that never go on, lowercased: the
+    /// client's Host and credentials (the proxy sends the upstream's and
+    /// its own, in Authorization or `tokenHeader`), a length (libcurl
+    /// frames the body) and Expect (answered here).
+    static func dropped(tokenHeader: String?) -> Set<String> {
+        Set(["authorization", "host", "content-length", "expect"] + (tokenHeader.map { [$0.lowercased()] } ?? []))
+    }
+
+    /// The request's headers, as the server parsed them, without `dropped`'s.
+    static func read(_ connection: OpaquePointer, dropping dropped: Set<String>) -> Read {
+        final class Gathered {
+            var all: [(String, String)] = []
+        }
+        let gathered = Gathered()
+        _ = cmhd_headers(connection, { context, _, name, value in
+            guard let context, let name else { return .YES }
+            let gathered = Unmanaged<Gathered>.fromOpaque(context).takeUnretainedValue()
+            gathered.all.append((String(cString: name), value.map { String(cString: $0) } ?? ""))
+            return .YES
+        }, Unmanaged.passUnretained(gathered).toOpaque())
+        var read = Read()
+        let headers = gathered.all.map { (name: $0.0, lower: $0.0.lowercased(), value: $0.1) }
+        let named = connectionNamed(headers)
+        for header in headers {
+            if header.lower == "content-length" { read.length = Int64(header.value.trimmingWhitespace()) }
+            if header.lower == "transfer-encoding" && header.value.lowercased().contains("chunked") { read.chunked = true }
+            if header.lower == "host" { read.host = header.value }
+            if header.lower == "origin" { read.origin = header.value }
+            if header.lower == "sec-fetch-site" { read.fetchSite = header.value }
+            guard !hopByHop.contains(header.lower), !named.contains(header.lower), !dropped.contains(header.lower) else { continue }
+            read.forwarded.append("\(header.name): \(header.value)")
+        }
+        return read
+    }
+
+    /// The response's headers to pass on.
+    static func forwardedResponse(_ headers: [(name: String, value: String)]) -> [(String, String)] {
+        let headers = headers.map { (name: $0.name, lower: $0.name.lowercased(), value: $0.value) }
+        let named = connectionNamed(headers)
+        return headers.compactMap { header in
+            guard !hopByHop.contains(header.lower), !named.contains(header.lower), header.lower != "content-length" else { return nil }
+            return (header.name, header.value)
+        }
+    }
+
+    /// The headers a Connection header names, lowercased.
+    static func connectionNamed(_ headers: [(name: String, lower: String, value: String)]) -> Set<String> {
+        Set(headers.filter { $0.lower == "connection" }.flatMap {
+            $0.value.split(separator: ",").map { String($0).trimmingWhitespace().lowercased() }
+        })
+    }
+}

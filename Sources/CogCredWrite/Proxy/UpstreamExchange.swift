@@ -1,0 +1,374 @@
+import CCurl
+
+/// A client connection's way to the upstream: a libcurl easy handle (so the
+/// connection, and TLS session, one request leaves open is the next one's)
+/// in a multi handle of its own, through which the connection's thread
+/// drives each transfer step by step.
+final class UpstreamLink: @unchecked Sendable {
+    let multi: UnsafeMutableRawPointer
+    let easy: UnsafeMutableRawPointer
+    /// The options every request on it shares are set (`UpstreamExchange.start`).
+    var configured = false
+
+    init?() {
+        guard let multi = ccurl_multi_init() else { return nil }
+        guard let easy = ccurl_easy_init() else {
+            ccurl_multi_cleanup(multi)
+            return nil
+        }
+        self.multi = multi
+        self.easy = easy
+    }
+
+    deinit {
+        ccurl_easy_cleanup(easy)
+        ccurl_multi_cleanup(multi)
+    }
+}
+
+/// One request passed on to the upstream, run on its client connection's
+/// thread: libcurl's multi interface lets that thread send the client's
+/// body as the server hands it over (`feed`), and take the upstream's as
+/// the server asks for more to send (`read`), with no other thread and no
+/// body held whole: past `capacity` bytes waiting on either side, the
+/// transfer pauses. The response's status and headers are known (`head`)
+/// as soon as they arrive, so a stream (server-sent events) reaches the
+/// client chunk by chunk.
+///
+/// A 401 to a request that is safe to send again (GET, HEAD or OPTIONS
+/// with no body) is answered once: the token is replaced (a forced
+/// refresh) and the request sent again; any other 401 goes back as it is.
+final class UpstreamExchange {
+    enum Body: Equatable {
+        case none
+        case length(Int64)
+        case chunked
+    }
+
+    struct Head {
+        var status: Int
+        var headers: [(name: String, value: String)]
+        /// The body's length, when the upstream said it (Content-Length).
+        var length: Int64?
+    }
+
+    enum Outcome {
+        case head(Head)
+        /// No token for the retry: the proxy's own answer.
+        case answered(ProxyAnswer)
+        /// No response: libcurl's words.
+        case failed(String)
+    }
+
+    struct Request {
+        var method: String
+        var url: String
+        /// The client's headers to send on ("Name: value"), without the token's.
+        var headers: [String]
+        var body: Body
+        /// Where the token goes: NAME: TOKEN, else Authorization: Bearer TOKEN.
+        var tokenHeader: String?
+        var cleartext: Bool
+        /// The upstream's CA certificates (nil: the system's).
+        var caBundle: String?
+    }
+
+    /// Bytes waiting on either side before the transfer pauses.
+    static let capacity = 256 << 10
+
+    let request: Request
+    private let link: UpstreamLink
+    private let tokens: ProxyTokens
+    /// The proxy is stopping: a transfer still running gives up.
+    private let stopping: () -> Bool
+    private var token: String
+    private var sending: Sending
+    private var added = false
+    /// How the transfer ended (after any retry); nil while it runs.
+    private(set) var result: CURLcode?
+    private(set) var outcome: Outcome?
+
+    private var upload: [UInt8] = []
+    private var uploadFinished = false
+    private var readPaused = false
+    private var received: [UInt8] = []
+    private var writePaused = false
+
+    init(_ request: Request, link: UpstreamLink, token: String, tokens: ProxyTokens, stopping: @escaping () -> Bool) {
+        self.request = request
+        self.link = link
+        self.token = token
+        self.tokens = tokens
+        self.stopping = stopping
+        sending = Sending(retry401: request.body == .none && ["GET", "HEAD", "OPTIONS"].contains(request.method))
+        if request.body == .none { uploadFinished = true }
+        start()
+    }
+
+    /// A piece of the client's body: sent on before it returns (or dropped,
+    /// once the upstream stopped reading).
+    func feed(_ bytes: UnsafeRawBufferPointer) {
+        guard result == nil else { return }
+        upload.append(contentsOf: bytes)
+        resume(reading: true)
+        drive { upload.isEmpty }
+    }
+
+    /// The client's body is all there.
+    func finishUpload() {
+        uploadFinished = true
+        resume(reading: true)
+    }
+
+    /// Waits for the response's head (or why there is none).
+    func head() -> Outcome {
+        drive { outcome != nil }
+        if outcome == nil { outcome = .failed(failure(result ?? CURLE_GOT_NOTHING)) }
+        return outcome!
+    }
+
+    /// Up to `buffer.count` bytes of the response's body, waiting for them;
+    /// 0 at its end (`completed` says whether it was whole).
+    func read(into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        drive { !received.isEmpty }
+        let n = min(buffer.count, received.count)
+        guard n > 0 else { return 0 }
+        received.withUnsafeBytes { buffer.baseAddress!.copyMemory(from: $0.baseAddress!, byteCount: n) }
+        received.removeFirst(n)
+        if received.count < UpstreamExchange.capacity / 2 { resume(reading: false) }
+        return n
+    }
+
+    /// The body came whole.
+    var completed: Bool { result == CURLE_OK }
+
+    /// All of a body of `length` bytes, once it came whole; nil when the
+    /// transfer failed or brought another length (the answer then streams,
+    /// and ends as it ends).
+    func wholeBody(length: Int) -> [UInt8]? {
+        drive { received.count > length }
+        guard result == CURLE_OK, received.count == length else { return nil }
+        defer { received = [] }
+        return received
+    }
+
+    /// The client is gone or the answer sent: a transfer still running stops.
+    func close() {
+        if added {
+            ccurl_multi_remove(link.multi, link.easy)
+            added = false
+        }
+        if result == nil { result = CURLE_ABORTED_BY_CALLBACK }
+    }
+
+    private func resume(reading: Bool) {
+        guard added else { return }
+        if reading && readPaused {
+            readPaused = false
+            ccurl_easy_pause(link.easy, CURLPAUSE_CONT)
+        } else if !reading && writePaused {
+            writePaused = false
+            ccurl_easy_pause(link.easy, CURLPAUSE_CONT)
+        }
+    }
+
+    /// Runs the transfer until `enough`, or its end.
+    private func drive(until enough: () -> Bool) {
+        while !enough() && result == nil {
+            var running: Int32 = 0
+            ccurl_multi_perform(link.multi, &running)
+            var code = CURLE_OK
+            if ccurl_multi_done(link.multi, &code) != 0 {
+                ended(code)
+                continue
+            }
+            if enough() { break }
+            if stopping() {
+                close()
+                break
+            }
+            ccurl_multi_poll(link.multi, 250)
+        }
+    }
+
+    /// A sending ended: done, or (a 401 to retry) sent again with another token.
+    private func ended(_ code: CURLcode) {
+        ccurl_multi_remove(link.multi, link.easy)
+        added = false
+        if sending.unauthorized {
+            switch tokens.replacing(token) {
+            case .success(let fresh):
+                token = fresh
+                sending = Sending(retry401: false)
+                start()
+                return
+            case .failure(let answer):
+                if outcome == nil { outcome = .answered(answer) }
+            }
+        }
+        result = code
+        if outcome == nil { outcome = .failed(failure(code)) }
+    }
+
+    private func failure(_ code: CURLcode) -> String {
+        let said = sending.error.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+        return said.isEmpty ? String(cString: ccurl_easy_strerror(code)) : said
+    }
+
+    /// What one sending of the request gathers from libcurl's callbacks.
+    struct Sending {
+        /// A 401 is to be answered by a retry, not passed on.
+        let retry401: Bool
+        var status = 0
+        var headers: [(name: String, value: String)] = []
+        /// Content-Length, when said.
+        var length: Int64?
+        var unauthorized = false
+        var error = [CChar](repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
+
+        init(retry401: Bool) { self.retry401 = retry401 }
+    }
+
+    /// One header line (libcurl gives them one at a time, the status line
+    /// first and an empty line last; 1xx heads come before the real one),
+    /// read as bytes: it runs for every header of every response.
+    private func header(_ line: UnsafeRawBufferPointer) {
+        var end = line.count
+        while end > 0 && (line[end - 1] == 10 || line[end - 1] == 13) { end -= 1 }
+        let line = UnsafeRawBufferPointer(rebasing: line[0..<end])
+        if line.starts(with: "HTTP/".utf8) {
+            // HTTP/1.1 200 OK: the three digits after the first space.
+            let space = line.firstIndex(of: 32) ?? line.count
+            var status = 0
+            for byte in line.dropFirst(space + 1).prefix(3) where byte >= 48 && byte <= 57 { status = status * 10 + Int(byte - 48) }
+            sending.status = status
+            sending.headers = []
+        } else if line.isEmpty {
+            guard sending.status >= 200 else { return }
+            if sending.retry401 && sending.status == 401 {
+                sending.unauthorized = true
+                return
+            }
+            if outcome == nil { outcome = .head(Head(status: sending.status, headers: sending.headers, length: sending.length)) }
+        } else if let colon = line.firstIndex(of: 58) {
+            var start = colon + 1
+            while start < line.count && (line[start] == 32 || line[start] == 9) { start += 1 }
+            let name = String(decoding: line[..<colon], as: UTF8.self)
+            let value = String(decoding: line[start...], as: UTF8.self)
+            if name.count == 14 && name.lowercased() == "content-length" { sending.length = Int64(value) }
+            sending.headers.append((name, value))
+        }
+    }
+
+    /// Sets the easy handle up for a sending and adds it to the multi: what
+    /// every request on the link shares once, then this one's own (its
+    /// method options each set, so none is left from the one before).
+    private func start() {
+        let handle = link.easy
+        var failed: CURLcode? = nil
+        func set(_ result: CURLcode) { if result != CURLE_OK && failed == nil { failed = result } }
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        if !link.configured {
+            set(ccurl_setopt_long(handle, CURLOPT_NOSIGNAL, 1))
+            set(ccurl_setopt_string(handle, CURLOPT_PROTOCOLS_STR, request.cleartext ? "http" : "https"))
+            set(ccurl_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 0))
+            // Straight to the upstream: the proxy variables are for Cognito.
+            set(ccurl_setopt_string(handle, CURLOPT_PROXY, ""))
+            set(ccurl_setopt_cloexec_sockets(handle))
+            set(ccurl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, 10_000))
+            set(ccurl_setopt_long(handle, CURLOPT_TCP_KEEPALIVE, 1))
+            // Bodies pass as they are: a compressed one is not decoded.
+            set(ccurl_setopt_long(handle, CURLOPT_HTTP_CONTENT_DECODING, 0))
+            if let path = request.caBundle { set(ccurl_setopt_string(handle, CURLOPT_CAINFO, path)) }
+            set(ccurl_setopt_write_callback(handle, CURLOPT_READFUNCTION, UpstreamExchange.readBody))
+            set(ccurl_setopt_write_callback(handle, CURLOPT_HEADERFUNCTION, UpstreamExchange.readHeader))
+            set(ccurl_setopt_write_callback(handle, CURLOPT_WRITEFUNCTION, UpstreamExchange.writeBody))
+            link.configured = failed == nil
+        }
+        set(ccurl_setopt_string(handle, CURLOPT_URL, request.url))
+        sending.error.withUnsafeMutableBufferPointer { set(ccurl_setopt_pointer(handle, CURLOPT_ERRORBUFFER, $0.baseAddress)) }
+        headerList.map(ccurl_slist_free_all)
+        var list: UnsafeMutablePointer<curl_slist>? = nil
+        for line in request.headers { list = ccurl_slist_append(list, line) }
+        list = ccurl_slist_append(list, request.tokenHeader.map { "\($0): \(token)" } ?? "Authorization: Bearer \(token)")
+        // No 100-continue round trip (the client's own was answered), and
+        // no Accept of libcurl's when the client sent none.
+        list = ccurl_slist_append(list, "Expect:")
+        list = ccurl_slist_append(list, "Accept:")
+        headerList = list
+        set(ccurl_setopt_slist(handle, CURLOPT_HTTPHEADER, list))
+        // HTTPGET clears NOBODY and UPLOAD; CUSTOMREQUEST is cleared by hand.
+        set(ccurl_setopt_long(handle, CURLOPT_HTTPGET, 1))
+        set(ccurl_setopt_string(handle, CURLOPT_CUSTOMREQUEST, nil))
+        switch (request.method, request.body) {
+        case ("GET", .none): break
+        case ("HEAD", .none): set(ccurl_setopt_long(handle, CURLOPT_NOBODY, 1))
+        case (let method, .none): set(ccurl_setopt_string(handle, CURLOPT_CUSTOMREQUEST, method))
+        case (let method, .length(let length)):
+            set(ccurl_setopt_long(handle, CURLOPT_UPLOAD, 1))
+            set(ccurl_setopt_string(handle, CURLOPT_CUSTOMREQUEST, method))
+            set(ccurl_setopt_long(handle, CURLOPT_INFILESIZE_LARGE, Int(length)))
+        case (let method, .chunked):
+            set(ccurl_setopt_long(handle, CURLOPT_UPLOAD, 1))
+            set(ccurl_setopt_string(handle, CURLOPT_CUSTOMREQUEST, method))
+            set(ccurl_setopt_long(handle, CURLOPT_INFILESIZE_LARGE, -1))
+        }
+        set(ccurl_setopt_pointer(handle, CURLOPT_READDATA, context))
+        set(ccurl_setopt_pointer(handle, CURLOPT_HEADERDATA, context))
+        set(ccurl_setopt_pointer(handle, CURLOPT_WRITEDATA, context))
+        if let failed {
+            result = failed
+            outcome = .failed("libcurl refused an option: \(String(cString: ccurl_easy_strerror(failed)))")
+            return
+        }
+        added = ccurl_multi_add(link.multi, handle) == CURLM_OK
+        if !added {
+            result = CURLE_FAILED_INIT
+            outcome = .failed("libcurl could not start the request")
+        }
+    }
+
+    /// libcurl's callbacks, each given the exchange as its context.
+    private static let readBody: ccurl_write_callback = { buffer, size, count, context in
+        guard let buffer, let context else { return 0 }
+        let exchange = Unmanaged<UpstreamExchange>.fromOpaque(context).takeUnretainedValue()
+        let n = min(size * count, exchange.upload.count)
+        guard n > 0 else {
+            if exchange.uploadFinished { return 0 }
+            exchange.readPaused = true
+            return Int(CURL_READFUNC_PAUSE)
+        }
+        exchange.upload.withUnsafeBytes { buffer.update(from: $0.baseAddress!.assumingMemoryBound(to: CChar.self), count: n) }
+        exchange.upload.removeFirst(n)
+        return n
+    }
+
+    private static let readHeader: ccurl_write_callback = { data, size, count, context in
+        guard let data, let context else { return 0 }
+        let exchange = Unmanaged<UpstreamExchange>.fromOpaque(context).takeUnretainedValue()
+        let n = size * count
+        exchange.header(UnsafeRawBufferPointer(start: data, count: n))
+        return n
+    }
+
+    private static let writeBody: ccurl_write_callback = { data, size, count, context in
+        guard let data, let context else { return 0 }
+        let exchange = Unmanaged<UpstreamExchange>.fromOpaque(context).takeUnretainedValue()
+        let n = size * count
+        // A 401 about to be retried: its body is nobody's.
+        if exchange.sending.unauthorized { return n }
+        if exchange.received.count >= UpstreamExchange.capacity {
+            exchange.writePaused = true
+            return Int(CURL_WRITEFUNC_PAUSE)
+        }
+        exchange.received.append(contentsOf: UnsafeRawBufferPointer(start: data, count: n))
+        return n
+    }
+
+    private var headerList: UnsafeMutablePointer<curl_slist>?
+
+    deinit {
+        close()
+        headerList.map(ccurl_slist_free_all)
+    }
+}
