@@ -969,6 +969,27 @@ def test_a_unix_socket_mode_0600(proxies, upstream, signed_in, tmp_path):
     assert [e["admitted"] for e in upstream.requests()] == [True]
 
 
+def test_a_socket_left_behind_is_replaced_and_one_that_answers_is_kept(proxies, upstream, signed_in, tmp_path):
+    """A proxy killed with SIGKILL leaves its socket: the next one takes the
+    path. One still answering there is not taken over (69), and a directory
+    others can write is refused (64)."""
+    directory = tmp_path / "sock"
+    directory.mkdir(mode=0o700)
+    path = directory / "proxy.sock"
+    left = socket.socket(socket.AF_UNIX)
+    left.bind(str(path))  # bound, never listening: what a killed server leaves
+    left.close()
+    first = proxies.start(upstream.url, socket_path=path)
+    assert first.alive()
+    status, out, err = proxies.refused(upstream.url, "--socket", str(path))
+    assert status == 69 and "already answers" in err and out == "", (status, err)
+    shared = tmp_path / "shared"
+    shared.mkdir(mode=0o777)
+    os.chmod(shared, 0o777)
+    status, out, err = proxies.refused(upstream.url, "--socket", str(shared / "proxy.sock"))
+    assert status == 64 and out == "", (status, err)
+
+
 def test_through_an_agent(cog, bus, double, proxies, upstream, tmp_path):
     directory = tmp_path / "agent"
     directory.mkdir(mode=0o700)

@@ -50,13 +50,22 @@ public struct AgentSocket: Sendable {
         return result
     }
 
-    static func listen(_ path: String, madeDirectory: String?) -> Result<AgentSocket, Failure> {
+    /// Whose socket it is (the agent's, or `cog-cred proxy --socket`'s), for
+    /// the words of a failure: the rule is the same.
+    public enum Owner: Sendable {
+        case agent
+        case proxy
+    }
+
+    /// `path`, checked and listened at: a socket left there by a server that
+    /// is gone is replaced, one that still answers is not.
+    public static func listen(_ path: String, madeDirectory: String?, for owner: Owner = .agent) -> Result<AgentSocket, Failure> {
         guard path.utf8.count <= clinux_socket_path_capacity() else {
             return .failure(.tooLong(path: path, capacity: clinux_socket_path_capacity()))
         }
         let directory = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
         if let problem = unsafeDirectory(from: directory.isEmpty ? "/" : directory) {
-            return .failure(.unusable(problem.reason(holding: "the agent's socket")))
+            return .failure(.unusable(problem.reason(holding: owner == .agent ? "the agent's socket" : "the proxy's socket")))
         }
         var info = stat()
         if lstat(path, &info) == 0 {
@@ -64,9 +73,13 @@ public struct AgentSocket: Sendable {
             let probe = clinux_unix_connect(path)
             if probe >= 0 {
                 close(probe)
-                return .failure(.taken("an agent already answers at \(path); use it (export COG_CRED_AGENT=\(path)) or stop it first"))
+                return .failure(
+                    .taken(
+                        owner == .agent
+                            ? "an agent already answers at \(path); use it (export COG_CRED_AGENT=\(path)) or stop it first"
+                            : "something already answers at \(path) (another cog-cred proxy?); stop it first, or give another --socket"))
             }
-            // Nothing listens: a socket left by an agent that is gone.
+            // Nothing listens: a socket left by a server that is gone.
             unlink(path)
         }
         let fd = clinux_unix_listen(path)

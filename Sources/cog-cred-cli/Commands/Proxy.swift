@@ -133,9 +133,16 @@ struct Proxy: ParsableCommand, HelpExamples {
             address = host.contains(":") ? "http://[\(host)]:\(bound)" : "http://\(host):\(bound)"
             guard listening >= 0 else { throw Proxy.cannotListen("\(host):\(port)") }
         case .unix(let path):
-            listening = clinux_unix_listen(path)
+            // The agent's rule: a directory only you can write, a socket
+            // left by a proxy that is gone replaced, one that answers kept.
+            switch AgentSocket.listen(path, madeDirectory: nil, for: .proxy) {
+            case .success(let socket): listening = socket.fd
+            case .failure(.unusable(let reason)): throw InputError(reason, category: .usage)
+            case .failure(.tooLong(let path, let capacity)):
+                throw InputError("the socket path \(path) is longer than a socket's \(capacity) bytes; choose a shorter one with --socket", category: .usage)
+            case .failure(.taken(let reason)), .failure(.failed(let reason)): throw InputError(reason, category: .programUnavailable)
+            }
             address = path
-            guard listening >= 0 else { throw Proxy.cannotListen(path) }
         }
         let settings = TokenProxy.Settings(
             upstream: upstream, tokenHeader: header, caBundle: caBundle,
