@@ -57,14 +57,12 @@ import hashlib
 import html
 import json
 import re
-import ssl
-import subprocess
 import threading
 import urllib.parse
 from pathlib import Path
 
 from git_server import Rejected, TokenVerifier, b64url_decode, token_from
-from serving import ConnectionCounter, QuietHandler, QuietServer, serve_in_background
+from serving import ConnectionCounter, QuietHandler, QuietServer, serve_in_background, serve_tls
 
 CHUNK = 64 * 1024
 WAIT_SECONDS = 60  # the longest a paused route waits for release() before going on
@@ -390,15 +388,7 @@ class UpstreamServer(QuietServer):
 
     def _serve_tls(self, directory):
         """HTTPS with a self-signed certificate for 127.0.0.1 made for the run; its path (a client's CA bundle)."""
-        directory.mkdir(parents=True, exist_ok=True)
-        key, cert = directory / "upstream.key", directory / "upstream.crt"
-        subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj",
-                        "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", str(key),
-                        "-out", str(cert)], check=True, capture_output=True)
-        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-        context.load_cert_chain(cert, key)
-        self.socket = context.wrap_socket(self.socket, server_side=True)
-        return cert
+        return serve_tls(self, directory)
 
     def gate(self, key="default"):
         """The event a paused route (events, a paused upload or download) waits on."""

@@ -59,6 +59,24 @@ class QuietHandler(BaseHTTPRequestHandler):
         pass
 
 
+def serve_tls(server, directory):
+    """Makes `server` speak HTTPS with a self-signed certificate for
+    127.0.0.1 made for the run, in `directory`; the certificate's path (a
+    client's CA bundle)."""
+    import ssl
+    import subprocess
+
+    directory.mkdir(parents=True, exist_ok=True)
+    key, cert = directory / "server.key", directory / "server.crt"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1",
+                    "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", str(key), "-out", str(cert)],
+                   check=True, capture_output=True)
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(cert, key)
+    server.socket = context.wrap_socket(server.socket, server_side=True)
+    return cert
+
+
 def read_body(handler, limit=None) -> bytes:
     """A request's whole body, chunked or by Content-Length. It must always be
     consumed, or keep-alive connections desync. ValueError for a body over

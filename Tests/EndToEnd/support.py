@@ -34,6 +34,7 @@ import base64
 import json
 import os
 import re
+import select
 import subprocess
 import time
 import urllib.parse
@@ -120,6 +121,23 @@ def signed_in_on_double(cog, url, double, user, password, *options):
     cog.remember_secret(password)
     configure_on_double(cog, url, "--username", user, *options)
     cog.ok("sign-in", "--password-stdin", input=password + "\n")
+
+
+def read_line(fd, seconds):
+    """The first line written to `fd` (a server's announcement: an agent's
+    COG_CRED_AGENT line, a proxy's address), or what came before EOF or the
+    time ran out."""
+    data = b""
+    deadline = time.monotonic() + seconds
+    while not data.endswith(b"\n"):
+        left = deadline - time.monotonic()
+        if left <= 0 or not select.select([fd], [], [], left)[0]:
+            break
+        chunk = os.read(fd, 4096)
+        if not chunk:
+            break
+        data += chunk
+    return data.decode(errors="replace")
 
 
 def no_terminal(cog, *args, input=None):

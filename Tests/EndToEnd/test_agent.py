@@ -52,7 +52,6 @@ import json
 import os
 import re
 import resource
-import select
 import shutil
 import signal
 import socket
@@ -70,7 +69,8 @@ import git_server
 import token_servers
 from support import (DOUBLE_CLIENT_ID, DOUBLE_POOL_ID, KUBECTL_120, V1BETA1, admitted, claims, clear_fault_log,
                      configure_on_double, files_under, git, git_server_admin, kubeconfig, kubectl, lock_collection, plan,
-                     poll, release, signed_in_on_double, stored, wait_for_request, GIT_REFUSALS, PROXY_USER, git_refusal)
+                     poll, read_line, release, signed_in_on_double, stored, wait_for_request, GIT_REFUSALS, PROXY_USER,
+                     git_refusal)
 
 USER = "agnes@example.com"
 PASSWORD = "Agent-Password-1"
@@ -89,20 +89,6 @@ needs_root = pytest.mark.skipif(
 
 
 # --- the agents a test starts ---------------------------------------------------------------------
-
-def read_line(fd, seconds):
-    """The first line written to `fd`, or what came before EOF or the time ran out."""
-    data = b""
-    deadline = time.monotonic() + seconds
-    while not data.endswith(b"\n"):
-        left = deadline - time.monotonic()
-        if left <= 0 or not select.select([fd], [], [], left)[0]:
-            break
-        chunk = os.read(fd, 4096)
-        if not chunk:
-            break
-        data += chunk
-    return data.decode()
 
 
 def exited(pid):

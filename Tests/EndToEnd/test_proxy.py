@@ -46,7 +46,6 @@ import http.client
 import json
 import os
 import re
-import select
 import shutil
 import signal
 import socket
@@ -65,7 +64,7 @@ import requests
 from conftest import free_port
 from proxy_upstream import CHUNK, pattern, pattern_sha256, start_upstream
 from support import (claims, clear_fault_log, configure_on_double, fault_log, lock_collection, plan, poll,
-                     signed_in_on_double, stored)
+                     read_line, signed_in_on_double, stored)
 
 USER = "petra@example.com"
 PASSWORD = "Proxy-Password-1"
@@ -83,20 +82,6 @@ needs_root = pytest.mark.skipif(os.getuid() != 0 or shutil.which("setpriv") is N
 
 
 # --- processes --------------------------------------------------------------------------------------
-
-def read_line(fd, seconds):
-    """The first line written to `fd`, or what came before EOF or the time ran out."""
-    data = b""
-    deadline = time.monotonic() + seconds
-    while not data.endswith(b"\n"):
-        left = deadline - time.monotonic()
-        if left <= 0 or not select.select([fd], [], [], left)[0]:
-            break
-        chunk = os.read(fd, 4096)
-        if not chunk:
-            break
-        data += chunk
-    return data.decode(errors="replace")
 
 
 def descendants(pid):

@@ -13,12 +13,10 @@ the real clients of cog-cred's kubectl and docker helpers:
 Each records what it admitted and what it refused (`.seen`)."""
 import base64
 import json
-import ssl
-import subprocess
 import threading
 
 from git_server import Rejected, TokenVerifier, token_from
-from serving import QuietHandler, QuietServer
+from serving import QuietHandler, QuietServer, serve_tls
 
 
 class Handler(QuietHandler):
@@ -95,13 +93,7 @@ class TokenServer(QuietServer):
         self.seen = []
         scheme = "http"
         if tls_dir is not None:
-            key, cert = tls_dir / "server.key", tls_dir / "server.crt"
-            subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj",
-                            "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", str(key),
-                            "-out", str(cert)], check=True, capture_output=True)
-            context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-            context.load_cert_chain(cert, key)
-            self.socket = context.wrap_socket(self.socket, server_side=True)
+            cert = serve_tls(self, tls_dir)
             self.certificate_data = base64.b64encode(cert.read_bytes()).decode()
             scheme = "https"
         self.url = f"{scheme}://127.0.0.1:{self.server_address[1]}"
