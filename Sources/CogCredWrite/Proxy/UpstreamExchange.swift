@@ -9,6 +9,9 @@ final class UpstreamLink: @unchecked Sendable {
     let easy: UnsafeMutableRawPointer
     /// The options every request on it shares are set (`UpstreamExchange.start`).
     var configured = false
+    /// Where libcurl writes why a transfer failed (CURLOPT_ERRORBUFFER),
+    /// emptied before each.
+    let error: UnsafeMutablePointer<CChar>
 
     init?() {
         guard let multi = ccurl_multi_init() else { return nil }
@@ -18,11 +21,14 @@ final class UpstreamLink: @unchecked Sendable {
         }
         self.multi = multi
         self.easy = easy
+        error = .allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
+        error[0] = 0
     }
 
     deinit {
         ccurl_easy_cleanup(easy)
         ccurl_multi_cleanup(multi)
+        error.deallocate()
     }
 }
 
@@ -211,7 +217,7 @@ final class UpstreamExchange {
     }
 
     private func failure(_ code: CURLcode) -> String {
-        let said = sending.error.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+        let said = String(cString: link.error)
         return said.isEmpty ? String(cString: ccurl_easy_strerror(code)) : said
     }
 
@@ -224,7 +230,6 @@ final class UpstreamExchange {
         /// Content-Length, when said.
         var length: Int64?
         var unauthorized = false
-        var error = [CChar](repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
 
         init(retry401: Bool) { self.retry401 = retry401 }
     }
@@ -283,10 +288,11 @@ final class UpstreamExchange {
             set(ccurl_setopt_write_callback(handle, CURLOPT_READFUNCTION, UpstreamExchange.readBody))
             set(ccurl_setopt_write_callback(handle, CURLOPT_HEADERFUNCTION, UpstreamExchange.readHeader))
             set(ccurl_setopt_write_callback(handle, CURLOPT_WRITEFUNCTION, UpstreamExchange.writeBody))
+            set(ccurl_setopt_pointer(handle, CURLOPT_ERRORBUFFER, link.error))
             link.configured = failed == nil
         }
         set(ccurl_setopt_string(handle, CURLOPT_URL, request.url))
-        sending.error.withUnsafeMutableBufferPointer { set(ccurl_setopt_pointer(handle, CURLOPT_ERRORBUFFER, $0.baseAddress)) }
+        link.error[0] = 0
         headerList.map(ccurl_slist_free_all)
         var list: UnsafeMutablePointer<curl_slist>? = nil
         for line in request.headers { list = ccurl_slist_append(list, line) }
