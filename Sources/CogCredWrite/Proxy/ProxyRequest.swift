@@ -14,7 +14,7 @@ final class ProxyRequest: @unchecked Sendable {
     /// The request target as the client sent it: path and query, undecoded.
     let target: String
     let proxy: TokenProxy
-    private let start: Double
+    private let start = ContinuousClock.now
     private var method = ""
     private var started = false
     /// The proxy answered itself: the upstream was sent nothing, and any
@@ -32,14 +32,7 @@ final class ProxyRequest: @unchecked Sendable {
     init(target: String, proxy: TokenProxy) {
         self.target = target
         self.proxy = proxy
-        start = proxy.log == nil ? 0 : Self.now()
         proxy.began()
-    }
-
-    private static func now() -> Double {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
     }
 
     /// False closes the connection.
@@ -155,7 +148,7 @@ final class ProxyRequest: @unchecked Sendable {
             // The path, never the query (which may hold something secret),
             // nor an absolute URI's host.
             let path = target.hasPrefix("/") ? String(target.prefix { $0 != "?" }) : "(not a path)"
-            log(method, path, status, (Self.now() - start) * 1000)
+            log(method, path, status, seconds(since: start) * 1000)
         }
         proxy.ended()
     }

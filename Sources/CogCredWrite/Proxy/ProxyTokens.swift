@@ -32,7 +32,7 @@ public final class ProxyTokens: @unchecked Sendable {
     private let fetch: Fetch
     private let maxAge: Double
     private var mutex = pthread_mutex_t()
-    private var held: (token: String, at: Double)?
+    private var held: (token: String, at: ContinuousClock.Instant)?
 
     public init(maxAge: Double = 1, fetch: @escaping Fetch) {
         self.fetch = fetch
@@ -42,17 +42,11 @@ public final class ProxyTokens: @unchecked Sendable {
 
     deinit { pthread_mutex_destroy(&mutex) }
 
-    private static func now() -> Double {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
-    }
-
     /// A token for the next request.
     func current() -> Result<String, ProxyAnswer> {
         pthread_mutex_lock(&mutex)
         defer { pthread_mutex_unlock(&mutex) }
-        if let held, Self.now() - held.at < maxAge { return .success(held.token) }
+        if let held, seconds(since: held.at) < maxAge { return .success(held.token) }
         return read(forceRefresh: false)
     }
 
@@ -61,7 +55,7 @@ public final class ProxyTokens: @unchecked Sendable {
     func replacing(_ rejected: String) -> Result<String, ProxyAnswer> {
         pthread_mutex_lock(&mutex)
         defer { pthread_mutex_unlock(&mutex) }
-        if let held, held.token != rejected, Self.now() - held.at < maxAge { return .success(held.token) }
+        if let held, held.token != rejected, seconds(since: held.at) < maxAge { return .success(held.token) }
         return read(forceRefresh: true)
     }
 
@@ -69,7 +63,7 @@ public final class ProxyTokens: @unchecked Sendable {
     private func read(forceRefresh: Bool) -> Result<String, ProxyAnswer> {
         let result = fetch(forceRefresh)
         switch result {
-        case .success(let token): held = (token, Self.now())
+        case .success(let token): held = (token, ContinuousClock.now)
         case .failure: held = nil
         }
         return result
