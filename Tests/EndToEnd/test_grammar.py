@@ -46,7 +46,7 @@ def arguments_for(words, tmp_path):
         ("mfa", "disable"): ["email"],
         ("mfa", "prefer"): ["email"],
         ("devices", "forget"): [DEVICE_KEY],
-        ("passkey", "remove"): ["AAAA"],
+        ("passkey", "remove"): ["A" * 22],
         ("configure",): ["--show"],
         ("setup-git",): ["git.example.com"],
         ("setup-docker",): ["registry.example.com"],

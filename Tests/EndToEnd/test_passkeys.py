@@ -461,6 +461,21 @@ def test_a_browser_sessions_token_without_the_admin_scope_says_so(cog, bus, doma
 def test_a_bad_id_is_a_usage_error(cog, bus, pool):
     result = cog.run("passkey", "remove", "not/an id")
     assert result.returncode == 64 and "not a passkey id" in result.stderr
+    for extra in (["AAAA"], ["A" * 22, "B" * 22], []):
+        result = cog.run("passkey", "remove", *extra)
+        assert result.returncode == 64 and len(result.stderr.splitlines()) == 1, result.stderr
+
+
+@pytest.mark.parametrize("before", [[], ["--"], ["--yes"]])
+def test_an_id_that_begins_with_a_dash_is_an_id(cog, bus, pool, key, before):
+    """base64url: one id in 64 begins with "-", and is still what passkey
+    list printed: it goes to Cognito, where a short option would not."""
+    assert add(cog, key).returncode == 0
+    result = cog.run("passkey", "remove", *before, "-" + "A" * 21)
+    assert result.returncode == 65 and "no passkey with that id" in result.stderr, result.stderr
+    assert pool.calls("DeleteWebAuthnCredential") == 1 and len(passkeys(pool)) == 1
+    typo = cog.run("passkey", "remove", "--yse")
+    assert typo.returncode == 64 and "unknown option '--yse'" in typo.stderr, typo.stderr
 
 
 @pytest.mark.parametrize("how", ["n", "y", "--yes", "no terminal"])

@@ -30,7 +30,7 @@ struct PasskeyCommand: ParsableCommand, HelpExamples {
     static let examples = [
         "cog-cred passkey add",
         "cog-cred passkey list --json",
-        "cog-cred passkey remove AbCdEf0123456789",
+        "cog-cred passkey remove AbCdEf0123456789AbCdEf",
     ]
 
     /// Shown in the group's help; given here or after a subcommand, they
@@ -94,24 +94,34 @@ struct PasskeyCommand: ParsableCommand, HelpExamples {
     struct Remove: ParsableCommand, HelpExamples {
         static let configuration = CommandConfiguration(
             abstract: "Remove a passkey by its id (cog-cred passkey list shows them).",
+            usage: "cog-cred passkey remove [--profile <name>] [--debug] [--no-prompt] [--yes] <id>",
             discussion: "On a terminal it asks first (default no); --yes answers yes, and without a terminal nothing is asked.")
         static let examples = [
-            "cog-cred passkey remove AbCdEf0123456789",
-            "cog-cred passkey remove --profile work AbCdEf0123456789",
-            "cog-cred passkey remove --yes AbCdEf0123456789",
+            "cog-cred passkey remove AbCdEf0123456789AbCdEf",
+            "cog-cred passkey remove --profile work -bCdEf0123456789AbCdEf",
+            "cog-cred passkey remove --yes AbCdEf0123456789AbCdEf",
         ]
 
         @OptionGroup var profileOptions: ProfileOptions
 
-        @Argument(help: ArgumentHelp("The passkey's id, as cog-cred passkey list shows it.", valueName: "id"))
-        var id: String
+        // A credential id is base64url, so one in 64 begins with "-": the parser
+        // would take it for an option. Every word it does not know is kept, and
+        // validate() finds the one id among them (a "--" before it is allowed too).
+        @Argument(parsing: .allUnrecognized, help: ArgumentHelp("The passkey's id, as cog-cred passkey list shows it.", valueName: "id"))
+        var words: [String] = []
 
         @OptionGroup var confirmation: ConfirmOptions
 
+        var id: String { words.first { $0 != "--" } ?? "" }
+
         func validate() throws {
-            // A credential id is base64url (WebAuthn), at most 1023 bytes' worth.
+            let given = words.filter { $0 != "--" }
+            guard let id = given.first else { throw ValidationError("missing expected argument '<id>'") }
+            if given.count > 1 { throw ValidationError("unexpected argument '\(given[1].printable)'") }
+            // WebAuthn: a credential id is base64url of 16 to 1023 bytes.
             let alphabet = id.utf8.allSatisfy { ($0 >= 48 && $0 <= 57) || ($0 >= 65 && $0 <= 90) || ($0 >= 97 && $0 <= 122) || $0 == 45 || $0 == 95 }
-            if id.isEmpty || id.utf8.count > 1400 || !alphabet {
+            if id.utf8.count < 22 || id.utf8.count > 1400 || !alphabet {
+                if id.hasPrefix("-") { throw ValidationError("unknown option '\(id.printable)'") }
                 throw ValidationError("'\(id.printable)' is not a passkey id (cog-cred passkey list shows them)")
             }
         }
