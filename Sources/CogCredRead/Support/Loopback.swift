@@ -9,7 +9,7 @@ import Glibc
 /// follows. The one rule for where plain HTTP may go: Cognito's endpoint
 /// (Endpoint) and a git server (GitCredential).
 public func isLoopbackHost(_ host: String) -> Bool {
-    if host.lowercased() == "localhost" { return true }
+    if host.utf8.count == 9 && host.lowercased() == "localhost" { return true }
     var v4 = in_addr()
     if inet_pton(AF_INET, host, &v4) == 1 {
         return UInt32(bigEndian: v4.s_addr) >> 24 == 127

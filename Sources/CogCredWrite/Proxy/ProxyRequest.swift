@@ -158,12 +158,23 @@ final class ProxyRequest: @unchecked Sendable {
 /// hop-by-hop ones (RFC 9110 7.6.1: Connection and those it names,
 /// Keep-Alive, Proxy-*, TE, Trailer, Transfer-Encoding, Upgrade), not the
 /// client's Host (libcurl sends the upstream's) or credentials (the proxy
-/// sends its own), and no length (each side frames its own body).
+/// sends its own), and no length (each side frames its own body). Every
+/// request runs through these: each is one pass, and builds no set unless
+/// a Connection header names others.
 enum RequestHeaders {
-    static let hopByHop: Set<String> = [
-        "connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "proxy-connection", "te", "trailer",
-        "transfer-encoding", "upgrade",
-    ]
+    /// A header with its name lowercased, to compare.
+    typealias Header = (name: String, lower: String, value: String)
+
+    /// `lower` (a lowercased name) is hop-by-hop.
+    static func isHopByHop(_ lower: String) -> Bool {
+        switch lower {
+        case "connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "proxy-connection", "te", "trailer",
+            "transfer-encoding", "upgrade":
+            return true
+        default:
+            return false
+        }
+    }
 
     struct Read {
         var forwarded: [String] = []
@@ -190,17 +201,19 @@ enum RequestHeaders {
             return nil
         }
 
+        /// A Host header's authority (host, or host:port, or [v6]:port) names this machine.
         static func isThisMachine(host authority: String) -> Bool {
+            let bytes = authority.utf8
             var host = Substring(authority)
-            if host.hasPrefix("[") {
+            if bytes.first == UInt8(ascii: "[") {
                 host = host.dropFirst().prefix { $0 != "]" }
-            } else if let colon = host.lastIndex(of: ":") {
+            } else if let colon = bytes.lastIndex(of: UInt8(ascii: ":")) {
                 host = host[..<colon]
             }
             return isThisMachine(String(host))
         }
 
-        static func isThisMachine(_ host: String) -> Bool { host.lowercased() == "localhost" || isLoopbackHost(host) }
+        static func isThisMachine(_ host: String) -> Bool { isLoopbackHost(host) }
 
         func body(method: String) -> UpstreamExchange.Body {
             if chunked { return .chunked }
@@ -220,44 +233,59 @@ enum RequestHeaders {
     /// The request's headers, as the server parsed them, without `dropped`'s.
     static func read(_ connection: OpaquePointer, dropping dropped: Set<String>) -> Read {
         final class Gathered {
-            var all: [(String, String)] = []
+            var all: [Header] = []
+            var connection = false
         }
         let gathered = Gathered()
         _ = cmhd_headers(connection, { context, _, name, value in
             guard let context, let name else { return .YES }
             let gathered = Unmanaged<Gathered>.fromOpaque(context).takeUnretainedValue()
-            gathered.all.append((String(cString: name), value.map { String(cString: $0) } ?? ""))
+            let header = String(cString: name)
+            let lower = header.lowercased()
+            if lower == "connection" { gathered.connection = true }
+            gathered.all.append((header, lower, value.map { String(cString: $0) } ?? ""))
             return .YES
         }, Unmanaged.passUnretained(gathered).toOpaque())
         var read = Read()
-        let headers = gathered.all.map { (name: $0.0, lower: $0.0.lowercased(), value: $0.1) }
-        let named = connectionNamed(headers)
-        for header in headers {
-            if header.lower == "content-length" { read.length = Int64(header.value.trimmingWhitespace()) }
-            if header.lower == "transfer-encoding" && header.value.lowercased().contains("chunked") { read.chunked = true }
-            if header.lower == "host" { read.host = header.value }
-            if header.lower == "origin" { read.origin = header.value }
-            if header.lower == "sec-fetch-site" { read.fetchSite = header.value }
-            guard !hopByHop.contains(header.lower), !named.contains(header.lower), !dropped.contains(header.lower) else { continue }
+        read.forwarded.reserveCapacity(gathered.all.count)
+        let named = gathered.connection ? connectionNamed(gathered.all) : []
+        for header in gathered.all {
+            switch header.lower {
+            case "content-length": read.length = Int64(header.value.trimmingWhitespace())
+            case "transfer-encoding": if header.value.lowercased().contains("chunked") { read.chunked = true }
+            case "host": read.host = header.value
+            case "origin": read.origin = header.value
+            case "sec-fetch-site": read.fetchSite = header.value
+            default: break
+            }
+            guard !isHopByHop(header.lower), !dropped.contains(header.lower), named.isEmpty || !named.contains(header.lower) else { continue }
             read.forwarded.append("\(header.name): \(header.value)")
         }
         return read
     }
 
     /// The response's headers to pass on.
-    static func forwardedResponse(_ headers: [(name: String, value: String)]) -> [(String, String)] {
-        let headers = headers.map { (name: $0.name, lower: $0.name.lowercased(), value: $0.value) }
-        let named = connectionNamed(headers)
-        return headers.compactMap { header in
-            guard !hopByHop.contains(header.lower), !named.contains(header.lower), header.lower != "content-length" else { return nil }
-            return (header.name, header.value)
+    static func forwardedResponse(_ headers: [Header]) -> [(String, String)] {
+        let named = headers.contains { $0.lower == "connection" } ? connectionNamed(headers) : []
+        var kept: [(String, String)] = []
+        kept.reserveCapacity(headers.count)
+        for header in headers where !isHopByHop(header.lower) && header.lower != "content-length" {
+            if named.isEmpty || !named.contains(header.lower) { kept.append((header.name, header.value)) }
         }
+        return kept
     }
 
     /// The headers a Connection header names, lowercased.
-    static func connectionNamed(_ headers: [(name: String, lower: String, value: String)]) -> Set<String> {
-        Set(headers.filter { $0.lower == "connection" }.flatMap {
-            $0.value.split(separator: ",").map { String($0).trimmingWhitespace().lowercased() }
-        })
+    static func connectionNamed(_ headers: [Header]) -> Set<String> {
+        var named: Set<String> = []
+        for header in headers where header.lower == "connection" {
+            for word in header.value.utf8.split(separator: UInt8(ascii: ",")) {
+                // A list of tokens with optional whitespace (RFC 9110 5.6.1): spaces and tabs.
+                let word = String(decoding: word.drop { $0 == 32 || $0 == 9 }.reversed().drop { $0 == 32 || $0 == 9 }.reversed(), as: UTF8.self).lowercased()
+                // What nearly every response says names no other header.
+                if word != "keep-alive" && word != "close" { named.insert(word) }
+            }
+        }
+        return named
     }
 }

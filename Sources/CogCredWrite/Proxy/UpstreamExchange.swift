@@ -53,7 +53,8 @@ final class UpstreamExchange {
 
     struct Head {
         var status: Int
-        var headers: [(name: String, value: String)]
+        /// Each with its name lowercased, for RequestHeaders.forwardedResponse.
+        var headers: [RequestHeaders.Header]
         /// The body's length, when the upstream said it (Content-Length).
         var length: Int64?
     }
@@ -226,7 +227,7 @@ final class UpstreamExchange {
         /// A 401 is to be answered by a retry, not passed on.
         let retry401: Bool
         var status = 0
-        var headers: [(name: String, value: String)] = []
+        var headers: [RequestHeaders.Header] = []
         /// Content-Length, when said.
         var length: Int64?
         var unauthorized = false
@@ -260,8 +261,9 @@ final class UpstreamExchange {
             while start < line.count && (line[start] == 32 || line[start] == 9) { start += 1 }
             let name = String(decoding: line[..<colon], as: UTF8.self)
             let value = String(decoding: line[start...], as: UTF8.self)
-            if name.count == 14 && name.lowercased() == "content-length" { sending.length = Int64(value) }
-            sending.headers.append((name, value))
+            let lower = name.lowercased()
+            if lower == "content-length" { sending.length = Int64(value) }
+            sending.headers.append((name, lower, value))
         }
     }
 
@@ -297,9 +299,9 @@ final class UpstreamExchange {
         var list: UnsafeMutablePointer<curl_slist>? = nil
         for line in request.headers { list = ccurl_slist_append(list, line) }
         list = ccurl_slist_append(list, request.tokenHeader.map { "\($0): \(token)" } ?? "Authorization: Bearer \(token)")
-        // No 100-continue round trip (the client's own was answered), and
-        // no Accept of libcurl's when the client sent none.
-        list = ccurl_slist_append(list, "Expect:")
+        // No 100-continue round trip for a body (the client's own was
+        // answered), and no Accept of libcurl's when the client sent none.
+        if request.body != .none { list = ccurl_slist_append(list, "Expect:") }
         list = ccurl_slist_append(list, "Accept:")
         headerList = list
         set(ccurl_setopt_slist(handle, CURLOPT_HTTPHEADER, list))
