@@ -14,7 +14,7 @@
     X(curl_slist_append) X(curl_slist_free_all) X(curl_easy_setopt) X(curl_easy_getinfo) X(curl_share_init)              \
     X(curl_share_setopt) X(curl_share_cleanup) X(curl_url) X(curl_url_cleanup) X(curl_url_set) X(curl_url_get)         \
     X(curl_url_strerror) X(curl_free) X(curl_easy_pause) X(curl_multi_init) X(curl_multi_cleanup) X(curl_multi_add_handle) \
-    X(curl_multi_remove_handle) X(curl_multi_perform) X(curl_multi_poll) X(curl_multi_info_read)
+    X(curl_multi_remove_handle) X(curl_multi_setopt) X(curl_multi_socket_action) X(curl_multi_info_read)
 
 CLINUX_LIBRARY_TABLE(FUNCTIONS);
 static clinux_library library = CLINUX_LIBRARY_INIT;
@@ -129,15 +129,23 @@ CURLM *ccurl_multi_init(void) { return api.curl_multi_init(); }
 void ccurl_multi_cleanup(CURLM *multi) { api.curl_multi_cleanup(multi); }
 CURLMcode ccurl_multi_add(CURLM *multi, CURL *handle) { return api.curl_multi_add_handle(multi, handle); }
 CURLMcode ccurl_multi_remove(CURLM *multi, CURL *handle) { return api.curl_multi_remove_handle(multi, handle); }
-CURLMcode ccurl_multi_perform(CURLM *multi, int *running) { return api.curl_multi_perform(multi, running); }
-CURLMcode ccurl_multi_poll(CURLM *multi, int milliseconds) { return api.curl_multi_poll(multi, NULL, 0, milliseconds, NULL); }
-int ccurl_multi_done(CURLM *multi, CURLcode *result) {
+CURLMcode ccurl_multi_watch(CURLM *multi, ccurl_socket_callback socket, ccurl_timer_callback timer, void *context) {
+    CURLMcode result = api.curl_multi_setopt(multi, CURLMOPT_SOCKETFUNCTION, socket);
+    if (result == CURLM_OK) result = api.curl_multi_setopt(multi, CURLMOPT_SOCKETDATA, context);
+    if (result == CURLM_OK) result = api.curl_multi_setopt(multi, CURLMOPT_TIMERFUNCTION, timer);
+    if (result == CURLM_OK) result = api.curl_multi_setopt(multi, CURLMOPT_TIMERDATA, context);
+    return result;
+}
+CURLMcode ccurl_multi_socket_action(CURLM *multi, curl_socket_t s, int events, int *running) {
+    return api.curl_multi_socket_action(multi, s, events, running);
+}
+CURL *ccurl_multi_finished(CURLM *multi, CURLcode *result) {
     int left = 0;
     for (CURLMsg *message = api.curl_multi_info_read(multi, &left); message; message = api.curl_multi_info_read(multi, &left)) {
         if (message->msg == CURLMSG_DONE) {
             *result = message->data.result;
-            return 1;
+            return message->easy_handle;
         }
     }
-    return 0;
+    return NULL;
 }

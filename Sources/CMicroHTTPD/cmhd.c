@@ -8,7 +8,8 @@
 #define FUNCTIONS(X)                                                                                                \
     X(MHD_start_daemon) X(MHD_quiesce_daemon) X(MHD_stop_daemon) X(MHD_get_daemon_info) X(MHD_get_connection_info) \
     X(MHD_get_connection_values) X(MHD_create_response_from_callback) X(MHD_create_response_from_buffer)        \
-    X(MHD_add_response_header) X(MHD_queue_response) X(MHD_destroy_response) X(MHD_set_connection_option)
+    X(MHD_add_response_header) X(MHD_queue_response) X(MHD_destroy_response) X(MHD_set_connection_option)        \
+    X(MHD_run) X(MHD_get_timeout) X(MHD_suspend_connection) X(MHD_resume_connection)
 
 CLINUX_LIBRARY_TABLE(FUNCTIONS);
 static clinux_library library = CLINUX_LIBRARY_INIT;
@@ -23,11 +24,13 @@ struct MHD_Daemon *cmhd_start(int listen_fd, unsigned int connection_limit, unsi
                               MHD_AccessHandlerCallback handler, void *handler_context,
                               MHD_RequestCompletedCallback completed, void *completed_context,
                               MHD_NotifyConnectionCallback connections, void *connections_context) {
-    // A thread per connection (each request may wait on the upstream, and
-    // streams its body both ways without holding it), polled with poll(2)
-    // rather than select(2), whose descriptors stop at 1024; an inter-thread
-    // channel so that quiesce can stop the listening at once.
-    unsigned int flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL | MHD_USE_ITC | MHD_USE_TURBO;
+    // Run by the caller's event loop (cmhd_epoll_fd, cmhd_run), with
+    // epoll: a connection waiting on its upstream is suspended, not a
+    // thread. Suspending is allowed without libmicrohttpd's inter-thread
+    // channel (8192 is MHD_ALLOW_SUSPEND_RESUME less MHD_USE_ITC): every
+    // resume comes from the loop's own thread, which runs the daemon
+    // next, so no eventfd is written and read for each request.
+    unsigned int flags = MHD_USE_EPOLL | MHD_USE_TURBO | (MHD_ALLOW_SUSPEND_RESUME & ~MHD_USE_ITC);
     return api.MHD_start_daemon(flags, 0, accepts, accepts_context, handler, handler_context,
                                 MHD_OPTION_LISTEN_SOCKET, listen_fd,
                                 MHD_OPTION_CONNECTION_LIMIT, connection_limit,
@@ -41,6 +44,23 @@ struct MHD_Daemon *cmhd_start(int listen_fd, unsigned int connection_limit, unsi
 void cmhd_quiesce(struct MHD_Daemon *daemon) { (void)api.MHD_quiesce_daemon(daemon); }
 
 void cmhd_stop(struct MHD_Daemon *daemon) { api.MHD_stop_daemon(daemon); }
+
+int cmhd_epoll_fd(struct MHD_Daemon *daemon) {
+    const union MHD_DaemonInfo *info = api.MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_EPOLL_FD);
+    return info ? info->epoll_fd : -1;
+}
+
+void cmhd_run(struct MHD_Daemon *daemon) { (void)api.MHD_run(daemon); }
+
+long cmhd_timeout(struct MHD_Daemon *daemon) {
+    MHD_UNSIGNED_LONG_LONG milliseconds = 0;
+    if (api.MHD_get_timeout(daemon, &milliseconds) != MHD_YES) return -1;
+    return milliseconds > 60000 ? 60000 : (long)milliseconds;
+}
+
+void cmhd_suspend(struct MHD_Connection *connection) { api.MHD_suspend_connection(connection); }
+
+void cmhd_resume(struct MHD_Connection *connection) { api.MHD_resume_connection(connection); }
 
 unsigned int cmhd_connection_count(struct MHD_Daemon *daemon) {
     const union MHD_DaemonInfo *info = api.MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_CURRENT_CONNECTIONS);

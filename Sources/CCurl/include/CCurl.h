@@ -74,18 +74,24 @@ CURLUcode ccurl_url_get(CURLU *url, CURLUPart part, char **content, unsigned int
 const char *ccurl_url_strerror(CURLUcode code);
 void ccurl_free(void *pointer);
 
-/// The multi interface, for a transfer driven step by step by its caller
-/// (`cog-cred proxy` streams a body while its server sends it, on one
-/// thread): one easy handle at a time in each multi here.
+/// The multi interface with libcurl's socket API (curl_multi_socket_action),
+/// for transfers run by an event loop of the caller's (`cog-cred proxy`:
+/// many transfers on one thread, each streamed while its client is served).
 CURLcode ccurl_easy_pause(CURL *handle, int how);
 CURLM *ccurl_multi_init(void);
 void ccurl_multi_cleanup(CURLM *multi);
 CURLMcode ccurl_multi_add(CURLM *multi, CURL *handle);
 CURLMcode ccurl_multi_remove(CURLM *multi, CURL *handle);
-CURLMcode ccurl_multi_perform(CURLM *multi, int *running);
-/// Waits up to `milliseconds` for the transfer's sockets.
-CURLMcode ccurl_multi_poll(CURLM *multi, int milliseconds);
-/// 1, and the transfer's result, once the (one) transfer is done.
-int ccurl_multi_done(CURLM *multi, CURLcode *result);
+/// CURLMOPT_SOCKETFUNCTION: the socket `s` is to be watched for `what`
+/// (CURL_POLL_IN, _OUT, _INOUT) or no more (CURL_POLL_REMOVE).
+typedef int (*ccurl_socket_callback)(CURL *easy, curl_socket_t s, int what, void *context, void *socket_context);
+/// CURLMOPT_TIMERFUNCTION: call ccurl_multi_socket_action with
+/// CURL_SOCKET_TIMEOUT in `milliseconds` (-1: no timer).
+typedef int (*ccurl_timer_callback)(CURLM *multi, long milliseconds, void *context);
+CURLMcode ccurl_multi_watch(CURLM *multi, ccurl_socket_callback socket, ccurl_timer_callback timer, void *context);
+/// `events`: CURL_CSELECT_IN, _OUT, _ERR of `s`, or CURL_SOCKET_TIMEOUT with 0.
+CURLMcode ccurl_multi_socket_action(CURLM *multi, curl_socket_t s, int events, int *running);
+/// The next finished transfer's handle, and its result; NULL when none is.
+CURL *ccurl_multi_finished(CURLM *multi, CURLcode *result);
 
 #endif

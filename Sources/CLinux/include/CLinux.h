@@ -160,6 +160,18 @@ int clinux_receive_timeout(int fd, long seconds);
 // On SIGTERM, SIGINT and SIGHUP: unlinks `socket`, removes `directory` (if
 // given, when empty) and exits 0. SIGPIPE is ignored.
 int clinux_remove_socket_on_signals(const char *socket, const char *directory);
+/// epoll (epoll.c): a new epoll descriptor (close-on-exec); `fd` watched
+/// for reading and/or writing, carrying `tag` (added, or changed); no more
+/// watched; up to `most` (at most 64) ready descriptors' tags and events
+/// (1 readable, 2 writable, 4 an error or hang-up: libcurl's
+/// CURL_CSELECT_IN, _OUT and _ERR), waiting up to `milliseconds`
+/// (-1: no limit); the count, or -1 with errno.
+int clinux_epoll_new(void);
+int clinux_epoll_watch(int epoll, int fd, int readable, int writable, unsigned long long tag, int added);
+int clinux_epoll_forget(int epoll, int fd);
+int clinux_epoll_wait(int epoll, unsigned long long *tags, unsigned int *events, int most, int milliseconds);
+/// An eventfd (non-blocking, close-on-exec): another thread's way to wake a loop.
+int clinux_eventfd(void);
 // mlockall where RLIMIT_MEMLOCK does not cap it; -1 otherwise, `limit` the cap in bytes.
 int clinux_lock_memory(unsigned long *limit);
 // --daemon's: a close-on-exec pipe; posix_spawn's flag for a new session.

@@ -24,9 +24,10 @@ const char *cmhd_load_failure(void);
 /// request's context (`*con_cls` in the handler).
 typedef void *(*cmhd_request_start)(void *context, const char *target, struct MHD_Connection *connection);
 
-/// Serves on `listen_fd` (a listening TCP or UNIX socket the caller made):
-/// a thread per connection, at most `connection_limit` connections, each
-/// closed after `idle_seconds` without traffic. NULL when it cannot start.
+/// Serves on `listen_fd` (a listening TCP or UNIX socket the caller made;
+/// several daemons may share it), run by the caller's event loop: at most
+/// `connection_limit` connections, each closed after `idle_seconds`
+/// without traffic. NULL when it cannot start.
 struct MHD_Daemon *cmhd_start(int listen_fd, unsigned int connection_limit, unsigned int idle_seconds,
                               MHD_AcceptPolicyCallback accepts, void *accepts_context,
                               cmhd_request_start started, void *started_context,
@@ -37,6 +38,17 @@ struct MHD_Daemon *cmhd_start(int listen_fd, unsigned int connection_limit, unsi
 void cmhd_quiesce(struct MHD_Daemon *daemon);
 /// Stops, closing every connection.
 void cmhd_stop(struct MHD_Daemon *daemon);
+/// The daemon's epoll descriptor: readable when cmhd_run has work.
+int cmhd_epoll_fd(struct MHD_Daemon *daemon);
+/// Does what is ready (accepts, reads, calls the handlers, sends), without waiting.
+void cmhd_run(struct MHD_Daemon *daemon);
+/// Milliseconds until cmhd_run must run again (a connection's timeout, or
+/// 0: work is pending), at most a minute; -1: none.
+long cmhd_timeout(struct MHD_Daemon *daemon);
+/// Takes the connection out of the loop until cmhd_resume (called on the
+/// loop's thread, before its next cmhd_run): its request waits on the upstream.
+void cmhd_suspend(struct MHD_Connection *connection);
+void cmhd_resume(struct MHD_Connection *connection);
 /// How many connections are open.
 unsigned int cmhd_connection_count(struct MHD_Daemon *daemon);
 

@@ -8,12 +8,14 @@ import Glibc
 /// One request through the proxy, from its target to its answer, as
 /// libmicrohttpd calls on it: `step` once the headers are read, again with
 /// each piece of the body, and a last time when the body is done; then
-/// `finished`. It runs on its connection's thread, which also drives the
-/// upstream's transfer (UpstreamExchange), and waits there.
+/// `finished`. It runs on its loop's thread, as does its transfer to the
+/// upstream (UpstreamExchange); while it waits on that, its connection is
+/// suspended, and the exchange's `changed` resumes it.
 final class ProxyRequest: @unchecked Sendable {
     /// The request target as the client sent it: path and query, undecoded.
     let target: String
-    let proxy: TokenProxy
+    let loop: ProxyLoop
+    private var proxy: TokenProxy { loop.proxy }
     private let start = ContinuousClock.now
     private var method = ""
     private var started = false
@@ -22,17 +24,26 @@ final class ProxyRequest: @unchecked Sendable {
     private var answered = false
     private var status = 0
     private var exchange: UpstreamExchange?
+    private var connection: OpaquePointer?
+    /// What the suspended connection waits for; nil: it is not suspended.
+    private var waiting: Wait?
+
+    enum Wait {
+        /// Room for the client's next piece of body.
+        case room
+        /// The upstream's answer (its head, and a small body whole).
+        case answer
+        /// More of the upstream's body.
+        case body
+    }
 
     /// Bytes of the response body handed to the server at a time.
     static let block = 64 << 10
-    /// A body of up to this many bytes (its length known) is read whole
-    /// before the head is sent, and goes with it.
-    static let whole: Int64 = 64 << 10
 
-    init(target: String, proxy: TokenProxy) {
+    init(target: String, loop: ProxyLoop) {
         self.target = target
-        self.proxy = proxy
-        proxy.began()
+        self.loop = loop
+        loop.proxy.began()
     }
 
     /// False closes the connection.
@@ -40,24 +51,35 @@ final class ProxyRequest: @unchecked Sendable {
         if !started {
             started = true
             self.method = method
+            self.connection = connection
             return begin(connection)
         }
         if size.pointee > 0 {
-            if let exchange, !answered, let data {
-                exchange.feed(UnsafeRawBufferPointer(start: data, count: size.pointee))
+            guard let exchange, !answered, let data else {
+                size.pointee = 0
+                return true
             }
-            size.pointee = 0
+            // Taken, or offered again (the same bytes) once there is room.
+            if exchange.feed(UnsafeRawBufferPointer(start: data, count: size.pointee)) {
+                size.pointee = 0
+            } else {
+                suspend(until: .room)
+            }
             return true
         }
         guard !answered else { return true }
         guard let exchange else { return false }
         exchange.finishUpload()
+        guard exchange.answerReady else {
+            suspend(until: .answer)
+            return true
+        }
         return respond(connection, exchange.head())
     }
 
     /// The headers are read: refuse, or start the upstream's request.
     private func begin(_ connection: OpaquePointer) -> Bool {
-        guard let client = proxy.admitted(connection) else {
+        guard proxy.admitted(connection) else {
             return answer(connection, ProxyAnswer(status: 403, body: "cog-cred proxy serves only the user who started it\n"))
         }
         // A client that takes it for a forward proxy: nothing goes anywhere.
@@ -70,21 +92,46 @@ final class ProxyRequest: @unchecked Sendable {
         if !proxy.settings.unixSocket, let refusal = head.fromAnotherSite {
             return answer(connection, ProxyAnswer(status: 403, body: "cog-cred proxy refuses \(refusal)\n"))
         }
+        // The session's token: held by the proxy for up to a second, so
+        // this seldom waits; when it reads the session (or refreshes),
+        // this loop's other requests wait with it.
         let token: String
         switch proxy.tokens.current() {
         case .success(let current): token = current
         case .failure(let refusal): return answer(connection, refusal)
         }
-        guard let link = client.link() else {
+        guard let link = loop.link() else {
             return answer(connection, ProxyAnswer(status: 502, contentType: "application/json", body: #"{"error":"libcurl could not start"}"# + "\n"))
         }
         let settings = proxy.settings
         let request = UpstreamExchange.Request(
             method: method, url: settings.upstream.url(for: target), headers: head.forwarded, body: head.body(method: method),
             tokenHeader: settings.tokenHeader, cleartext: settings.upstream.cleartext, caBundle: settings.caBundle)
-        let proxy = self.proxy
-        exchange = UpstreamExchange(request, link: link, token: token, tokens: proxy.tokens, stopping: { proxy.stopping })
+        exchange = UpstreamExchange(request, loop: loop, link: link, token: token, tokens: proxy.tokens) { [unowned self] in
+            self.upstreamChanged()
+        }
         return true
+    }
+
+    private func suspend(until wait: Wait) {
+        guard waiting == nil, let connection else { return }
+        waiting = wait
+        cmhd_suspend(connection)
+    }
+
+    /// The exchange moved on: the connection goes on if what it waits for is there.
+    private func upstreamChanged() {
+        guard let waiting, let exchange, let connection else { return }
+        let there: Bool
+        switch waiting {
+        case .room: there = exchange.hasRoom
+        case .answer: there = exchange.answerReady
+        case .body: there = exchange.hasBody
+        }
+        guard there else { return }
+        self.waiting = nil
+        cmhd_resume(connection)
+        loop.resumed = true
     }
 
     private func answer(_ connection: OpaquePointer, _ answer: ProxyAnswer) -> Bool {
@@ -111,34 +158,42 @@ final class ProxyRequest: @unchecked Sendable {
             let response: OpaquePointer?
             if head.status == 204 || head.status == 304 {
                 response = cmhd_response_from_copy(0, nil)
-            } else if method != "HEAD", let length = head.length, length <= ProxyRequest.whole,
-                let body = exchange!.wholeBody(length: Int(length))
-            {
+            } else if let body = exchange!.wholeBody() {
                 // A small body of a known length (most API answers) is sent
                 // with its head, in one piece.
                 response = body.withUnsafeBytes { cmhd_response_from_copy($0.count, $0.baseAddress) }
             } else {
                 // The upstream's body, read by the server as it sends (it
-                // calls back with the room it has), on this same thread.
-                let context = Unmanaged.passRetained(exchange!).toOpaque()
+                // calls back with the room it has); none there yet: the
+                // connection waits for it, suspended.
+                let context = Unmanaged.passRetained(self).toOpaque()
                 response = cmhd_response_from_callback(
                     head.length.map { UInt64($0) } ?? UInt64.max, ProxyRequest.block,
                     { context, _, buffer, room in
-                        let exchange = Unmanaged<UpstreamExchange>.fromOpaque(context!).takeUnretainedValue()
-                        let n = exchange.read(into: UnsafeMutableRawBufferPointer(start: buffer, count: room))
-                        if n > 0 { return n }
-                        // MHD_CONTENT_READER_END_OF_STREAM, or _END_WITH_ERROR
-                        // (the connection is closed: the client sees a body cut short).
-                        return exchange.completed ? -1 : -2
+                        Unmanaged<ProxyRequest>.fromOpaque(context!).takeUnretainedValue()
+                            .body(into: UnsafeMutableRawBufferPointer(start: buffer, count: room))
                     }, context,
-                    { context in Unmanaged<UpstreamExchange>.fromOpaque(context!).release() })
-                if response == nil { Unmanaged<UpstreamExchange>.fromOpaque(context).release() }
+                    { context in Unmanaged<ProxyRequest>.fromOpaque(context!).release() })
+                if response == nil { Unmanaged<ProxyRequest>.fromOpaque(context).release() }
             }
             guard let response else { return false }
             defer { cmhd_destroy(response) }
             for (name, value) in RequestHeaders.forwardedResponse(head.headers) { _ = cmhd_add_header(response, name, value) }
             return cmhd_queue(connection, UInt32(head.status), response) != 0
         }
+    }
+
+    /// The server's content reader: bytes of the body, 0 when none is
+    /// here yet (the connection waits, suspended), or its end:
+    /// MHD_CONTENT_READER_END_OF_STREAM, or _END_WITH_ERROR (the
+    /// connection is closed: the client sees a body cut short).
+    private func body(into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        guard let exchange else { return -2 }
+        let n = exchange.read(into: buffer)
+        if n > 0 { return n }
+        if exchange.result != nil { return exchange.completed ? -1 : -2 }
+        suspend(until: .body)
+        return 0
     }
 
     /// The server is done with the request (answered, or the client gone).
@@ -279,10 +334,12 @@ enum RequestHeaders {
     static func connectionNamed(_ headers: [Header]) -> Set<String> {
         var named: Set<String> = []
         for header in headers where header.lower == "connection" {
+            // What nearly every response says, and names no other header.
+            let value = header.value.lowercased()
+            if value == "keep-alive" || value == "close" { continue }
             for word in header.value.utf8.split(separator: UInt8(ascii: ",")) {
                 // A list of tokens with optional whitespace (RFC 9110 5.6.1): spaces and tabs.
                 let word = String(decoding: word.drop { $0 == 32 || $0 == 9 }.reversed().drop { $0 == 32 || $0 == 9 }.reversed(), as: UTF8.self).lowercased()
-                // What nearly every response says names no other header.
                 if word != "keep-alive" && word != "close" { named.insert(word) }
             }
         }

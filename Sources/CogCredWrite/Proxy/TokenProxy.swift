@@ -60,7 +60,7 @@ public final class TokenProxy: @unchecked Sendable {
     let log: Log?
     /// The request headers that never go on (RequestHeaders.dropped).
     let dropped: Set<String>
-    private var daemon: OpaquePointer?
+    private var loops: [ProxyLoop] = []
     private var listening: Int32 = -1
     /// Connections of other users open now.
     private let others = Atomic(0)
@@ -83,6 +83,10 @@ public final class TokenProxy: @unchecked Sendable {
         case cannotStart
     }
 
+    /// An event loop per processor, up to 4: each takes connections from
+    /// the one listening socket and serves them to their end.
+    static var loopCount: Int { min(max(sysconf(Int32(_SC_NPROCESSORS_ONLN)), 1), 4) }
+
     /// Serves on `listening`, a socket listening already, until `stop`.
     public func start(listening fd: Int32) throws(StartFailure) {
         guard cmhd_load() != 0 else {
@@ -91,60 +95,77 @@ public final class TokenProxy: @unchecked Sendable {
         guard ccurl_load() != 0 else { throw .libcurlMissing(ccurl_load_failure().map { String(cString: $0) } ?? "unknown") }
         _ = TokenProxy.curlReady
         listening = fd
-        let me = Unmanaged.passUnretained(self).toOpaque()
-        daemon = cmhd_start(
-            fd, settings.connectionLimit, settings.idleSeconds,
+        let count = TokenProxy.loopCount
+        let limit = (settings.connectionLimit + UInt32(count) - 1) / UInt32(count)
+        for _ in 0..<count {
+            guard let loop = ProxyLoop(proxy: self), let daemon = startDaemon(fd, limit: limit, loop: loop) else {
+                stop(grace: 0)
+                throw .cannotStart
+            }
+            guard loop.start(daemon) else {
+                cmhd_stop(daemon)
+                stop(grace: 0)
+                throw .cannotStart
+            }
+            loops.append(loop)
+        }
+    }
+
+    /// A daemon on `fd` whose callbacks have `loop` as their context.
+    private func startDaemon(_ fd: Int32, limit: UInt32, loop: ProxyLoop) -> OpaquePointer? {
+        cmhd_start(
+            fd, limit, settings.idleSeconds,
             { context, address, length in
                 // Before anything is read: another user's connection is
                 // taken only while few of them are open.
-                let proxy = Unmanaged<TokenProxy>.fromOpaque(context!).takeUnretainedValue()
-                return proxy.accepts(address, length) ? .YES : .NO
-            }, me,
+                let loop = Unmanaged<ProxyLoop>.fromOpaque(context!).takeUnretainedValue()
+                return loop.proxy.accepts(address, length) ? .YES : .NO
+            }, Unmanaged.passUnretained(loop).toOpaque(),
             { context, target, _ in
                 // Each request's own object, made with its target as sent.
-                let proxy = Unmanaged<TokenProxy>.fromOpaque(context!).takeUnretainedValue()
-                return Unmanaged.passRetained(ProxyRequest(target: String(cString: target!), proxy: proxy)).toOpaque()
-            }, me,
-            { context, connection, _, method, _, data, size, request in
+                let loop = Unmanaged<ProxyLoop>.fromOpaque(context!).takeUnretainedValue()
+                return Unmanaged.passRetained(ProxyRequest(target: String(cString: target!), loop: loop)).toOpaque()
+            }, Unmanaged.passUnretained(loop).toOpaque(),
+            { _, connection, _, method, _, data, size, request in
                 guard let connection, let method, let size, let pointer = request?.pointee else { return .NO }
                 let request = Unmanaged<ProxyRequest>.fromOpaque(pointer).takeUnretainedValue()
                 return request.step(connection, method: String(cString: method), data: data, size: size) ? .YES : .NO
-            }, me,
-            { context, _, request, _ in
+            }, nil,
+            { _, _, request, _ in
                 guard let pointer = request?.pointee else { return }
                 request?.pointee = nil
                 Unmanaged<ProxyRequest>.fromOpaque(pointer).takeRetainedValue().finished()
-            }, me,
+            }, nil,
             { context, connection, socketContext, event in
-                // What a connection keeps between its requests, made with
-                // whether its peer is served.
+                // Whether the connection's peer is served, kept for its requests.
                 guard let context, let connection, let socketContext else { return }
-                let proxy = Unmanaged<TokenProxy>.fromOpaque(context).takeUnretainedValue()
+                let proxy = Unmanaged<ProxyLoop>.fromOpaque(context).takeUnretainedValue().proxy
                 if event.rawValue == 0 {  // MHD_CONNECTION_NOTIFY_STARTED
-                    let client = ClientConnection(admitted: proxy.peerServed(connection))
-                    if !client.admitted {
+                    let admitted = proxy.peerServed(connection)
+                    if !admitted {
                         proxy.others.add(1, ordering: .relaxed)
                         cmhd_set_timeout(connection, proxy.settings.othersIdleSeconds)
                     }
-                    socketContext.pointee = Unmanaged.passRetained(client).toOpaque()
-                } else if let pointer = socketContext.pointee {
-                    socketContext.pointee = nil
-                    let client = Unmanaged<ClientConnection>.fromOpaque(pointer).takeRetainedValue()
-                    if !client.admitted { proxy.others.subtract(1, ordering: .relaxed) }
+                    // Any non-nil pointer: served.
+                    socketContext.pointee = admitted ? UnsafeMutableRawPointer(bitPattern: 1) : nil
+                } else if socketContext.pointee == nil {
+                    proxy.others.subtract(1, ordering: .relaxed)
                 }
-            }, me)
-        guard daemon != nil else { throw .cannotStart }
+            }, Unmanaged.passUnretained(loop).toOpaque())
     }
 
-    /// Set when the requests still running after the grace are to give up.
-    private let stopped = Atomic(false)
-    var stopping: Bool { stopped.load(ordering: .relaxed) }
+    private let quiesce = Atomic(false)
+    private let finish = Atomic(false)
+    /// The loops stop taking connections.
+    var quiescing: Bool { quiesce.load(ordering: .relaxed) }
+    /// The loops close every connection and end.
+    var finishing: Bool { finish.load(ordering: .relaxed) }
 
     /// Stops taking connections, lets the requests in flight finish for up
     /// to `grace` seconds, then closes everything.
     public func stop(grace: Double) {
-        guard let daemon else { return }
-        cmhd_quiesce(daemon)
+        quiesce.store(true, ordering: .relaxed)
+        for loop in loops { loop.poke() }
         var deadline = timespec()
         clock_gettime(CLOCK_REALTIME, &deadline)
         let whole = grace.rounded(.down)
@@ -157,9 +178,10 @@ public final class TokenProxy: @unchecked Sendable {
         pthread_mutex_lock(&mutex)
         while inFlight > 0 && pthread_cond_timedwait(&idle, &mutex, &deadline) == 0 {}
         pthread_mutex_unlock(&mutex)
-        stopped.store(true, ordering: .relaxed)
-        cmhd_stop(daemon)
-        self.daemon = nil
+        finish.store(true, ordering: .relaxed)
+        for loop in loops { loop.poke() }
+        for loop in loops { loop.join() }
+        loops = []
     }
 
     func began() {
@@ -185,15 +207,11 @@ public final class TokenProxy: @unchecked Sendable {
         return others.load(ordering: .relaxed) < settings.othersLimit
     }
 
-    /// The connection, when the user at its other end is served.
-    func admitted(_ connection: OpaquePointer) -> ClientConnection? {
-        guard let pointer = cmhd_connection_context(connection) else { return nil }
-        let client = Unmanaged<ClientConnection>.fromOpaque(pointer).takeUnretainedValue()
-        return client.admitted ? client : nil
-    }
+    /// The user at the other end of `connection` is served (as found when it opened).
+    func admitted(_ connection: OpaquePointer) -> Bool { cmhd_connection_context(connection) != nil }
 
     /// Whether the user at the other end of `connection` is served.
-    private func peerServed(_ connection: OpaquePointer) -> Bool {
+    func peerServed(_ connection: OpaquePointer) -> Bool {
         let fd = cmhd_connection_fd(connection)
         var uid: UInt32 = 0
         var pid: Int32 = 0
@@ -209,18 +227,4 @@ public final class TokenProxy: @unchecked Sendable {
 
     /// libcurl's global set-up, once (curl_global_init is not thread-safe).
     private static let curlReady: Void = { ccurl_global_init(Int(CURL_GLOBAL_DEFAULT)) }()
-}
-
-/// What a client connection keeps between its requests, used by its
-/// thread only: whether its peer is served, and its way to the upstream.
-final class ClientConnection: @unchecked Sendable {
-    let admitted: Bool
-    private var kept: UpstreamLink?
-
-    init(admitted: Bool) { self.admitted = admitted }
-
-    func link() -> UpstreamLink? {
-        if kept == nil { kept = UpstreamLink() }
-        return kept
-    }
 }

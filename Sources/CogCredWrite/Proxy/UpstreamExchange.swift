@@ -1,11 +1,9 @@
 import CCurl
 
-/// A client connection's way to the upstream: a libcurl easy handle (so the
-/// connection, and TLS session, one request leaves open is the next one's)
-/// in a multi handle of its own, through which the connection's thread
-/// drives each transfer step by step.
+/// A libcurl easy handle for transfers to the upstream, used by one at a
+/// time and kept by its loop between them (ProxyLoop.link), configured
+/// once with what every request shares.
 final class UpstreamLink: @unchecked Sendable {
-    let multi: UnsafeMutableRawPointer
     let easy: UnsafeMutableRawPointer
     /// The options every request on it shares are set (`UpstreamExchange.start`).
     var configured = false
@@ -14,12 +12,7 @@ final class UpstreamLink: @unchecked Sendable {
     let error: UnsafeMutablePointer<CChar>
 
     init?() {
-        guard let multi = ccurl_multi_init() else { return nil }
-        guard let easy = ccurl_easy_init() else {
-            ccurl_multi_cleanup(multi)
-            return nil
-        }
-        self.multi = multi
+        guard let easy = ccurl_easy_init() else { return nil }
         self.easy = easy
         error = .allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
         error[0] = 0
@@ -27,19 +20,19 @@ final class UpstreamLink: @unchecked Sendable {
 
     deinit {
         ccurl_easy_cleanup(easy)
-        ccurl_multi_cleanup(multi)
         error.deallocate()
     }
 }
 
-/// One request passed on to the upstream, run on its client connection's
-/// thread: libcurl's multi interface lets that thread send the client's
-/// body as the server hands it over (`feed`), and take the upstream's as
-/// the server asks for more to send (`read`), with no other thread and no
-/// body held whole: past `capacity` bytes waiting on either side, the
-/// transfer pauses. The response's status and headers are known (`head`)
-/// as soon as they arrive, so a stream (server-sent events) reaches the
-/// client chunk by chunk.
+/// One request passed on to the upstream, as a transfer in its loop's
+/// multi handle: the client's body is sent as the server hands it over
+/// (`feed`), the upstream's taken as the server asks for more (`read`),
+/// and no body is held whole: past `capacity` bytes waiting on either
+/// side, the transfer pauses, or the client's side waits (`hasRoom`).
+/// The response's status and headers are known (`outcome`) as soon as
+/// they arrive, so a stream (server-sent events) reaches the client chunk
+/// by chunk. Whatever changes what the request waits for is told to
+/// `changed`, on the loop's thread.
 ///
 /// A 401 to a request that is safe to send again (GET, HEAD or OPTIONS
 /// with no body) is answered once: the token is replaced (a forced
@@ -82,12 +75,16 @@ final class UpstreamExchange {
 
     /// Bytes waiting on either side before the transfer pauses.
     static let capacity = 256 << 10
+    /// A body of up to this many bytes (its length known) is taken whole
+    /// before the answer starts, and goes with its head, in one piece.
+    static let whole: Int64 = 64 << 10
 
     let request: Request
-    private let link: UpstreamLink
+    private let loop: ProxyLoop
+    private var link: UpstreamLink?
     private let tokens: ProxyTokens
-    /// The proxy is stopping: a transfer still running gives up.
-    private let stopping: () -> Bool
+    /// Told of whatever may end the request's wait (on the loop's thread).
+    private let changed: () -> Void
     private var token: String
     private var sending: Sending
     private var added = false
@@ -101,25 +98,31 @@ final class UpstreamExchange {
     private var received: [UInt8] = []
     private var writePaused = false
 
-    init(_ request: Request, link: UpstreamLink, token: String, tokens: ProxyTokens, stopping: @escaping () -> Bool) {
+    init(_ request: Request, loop: ProxyLoop, link: UpstreamLink, token: String, tokens: ProxyTokens, changed: @escaping () -> Void) {
         self.request = request
+        self.loop = loop
         self.link = link
         self.token = token
         self.tokens = tokens
-        self.stopping = stopping
+        self.changed = changed
         sending = Sending(retry401: request.body == .none && ["GET", "HEAD", "OPTIONS"].contains(request.method))
         if request.body == .none { uploadFinished = true }
         start()
     }
 
-    /// A piece of the client's body: sent on before it returns (or dropped,
-    /// once the upstream stopped reading).
-    func feed(_ bytes: UnsafeRawBufferPointer) {
-        guard result == nil else { return }
+    /// Takes a piece of the client's body, unless `capacity` bytes wait
+    /// already (false: offer it again once `hasRoom`). Once the upstream
+    /// stopped reading, it is dropped.
+    func feed(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard result == nil else { return true }
+        guard upload.count < UpstreamExchange.capacity else { return false }
         upload.append(contentsOf: bytes)
         resume(reading: true)
-        drive { upload.isEmpty }
+        return true
     }
+
+    /// Another piece of the client's body would be taken.
+    var hasRoom: Bool { result != nil || upload.count < UpstreamExchange.capacity }
 
     /// The client's body is all there.
     func finishUpload() {
@@ -127,17 +130,32 @@ final class UpstreamExchange {
         resume(reading: true)
     }
 
-    /// Waits for the response's head (or why there is none).
+    /// The answer can start: its head is known (or why there is none),
+    /// and a small body of a known length is here whole (or will not be).
+    var answerReady: Bool {
+        guard let outcome else { return result != nil }
+        guard case .head(let head) = outcome, let length = wholeLength(head) else { return true }
+        return result != nil || received.count > length
+    }
+
+    /// The length of the body to take whole before answering; nil: it streams.
+    private func wholeLength(_ head: Head) -> Int? {
+        guard request.method != "HEAD", head.status != 204, head.status != 304, let length = head.length,
+            length <= UpstreamExchange.whole
+        else { return nil }
+        return Int(length)
+    }
+
+    /// The response's head, once `answerReady` (or why there is none).
     func head() -> Outcome {
-        drive { outcome != nil }
         if outcome == nil { outcome = .failed(failure(result ?? CURLE_GOT_NOTHING)) }
         return outcome!
     }
 
-    /// Up to `buffer.count` bytes of the response's body, waiting for them;
-    /// 0 at its end (`completed` says whether it was whole).
+    /// Up to `buffer.count` bytes of the response's body that are here
+    /// (0: none yet, or its end: `result` says which, and `completed`
+    /// whether it was whole).
     func read(into buffer: UnsafeMutableRawBufferPointer) -> Int {
-        drive { !received.isEmpty }
         let n = min(buffer.count, received.count)
         guard n > 0 else { return 0 }
         received.withUnsafeBytes { buffer.baseAddress!.copyMemory(from: $0.baseAddress!, byteCount: n) }
@@ -146,30 +164,39 @@ final class UpstreamExchange {
         return n
     }
 
+    /// More of the body to `read`, or its end.
+    var hasBody: Bool { !received.isEmpty || result != nil }
+
     /// The body came whole.
     var completed: Bool { result == CURLE_OK }
 
-    /// All of a body of `length` bytes, once it came whole; nil when the
-    /// transfer failed or brought another length (the answer then streams,
-    /// and ends as it ends).
-    func wholeBody(length: Int) -> [UInt8]? {
-        drive { received.count > length }
-        guard result == CURLE_OK, received.count == length else { return nil }
+    /// All of a small body (`answerReady` waited for it), when it came
+    /// whole; nil when the transfer failed or brought another length (the
+    /// answer then streams, and ends as it ends).
+    func wholeBody() -> [UInt8]? {
+        guard case .head(let head) = outcome, let length = wholeLength(head), result == CURLE_OK, received.count == length else {
+            return nil
+        }
         defer { received = [] }
         return received
     }
 
-    /// The client is gone or the answer sent: a transfer still running stops.
+    /// The client is gone or the answer sent: a transfer still running
+    /// stops, and its handle goes back to the loop.
     func close() {
         if added {
-            ccurl_multi_remove(link.multi, link.easy)
+            loop.remove(link!)
             added = false
+        }
+        if let link {
+            loop.giveBack(link)
+            self.link = nil
         }
         if result == nil { result = CURLE_ABORTED_BY_CALLBACK }
     }
 
     private func resume(reading: Bool) {
-        guard added else { return }
+        guard added, let link else { return }
         if reading && readPaused {
             readPaused = false
             ccurl_easy_pause(link.easy, CURLPAUSE_CONT)
@@ -179,28 +206,10 @@ final class UpstreamExchange {
         }
     }
 
-    /// Runs the transfer until `enough`, or its end.
-    private func drive(until enough: () -> Bool) {
-        while !enough() && result == nil {
-            var running: Int32 = 0
-            ccurl_multi_perform(link.multi, &running)
-            var code = CURLE_OK
-            if ccurl_multi_done(link.multi, &code) != 0 {
-                ended(code)
-                continue
-            }
-            if enough() { break }
-            if stopping() {
-                close()
-                break
-            }
-            ccurl_multi_poll(link.multi, 250)
-        }
-    }
-
-    /// A sending ended: done, or (a 401 to retry) sent again with another token.
-    private func ended(_ code: CURLcode) {
-        ccurl_multi_remove(link.multi, link.easy)
+    /// A sending ended (its loop says): done, or (a 401 to retry) sent
+    /// again with another token.
+    func ended(_ code: CURLcode) {
+        if added, let link { loop.remove(link) }
         added = false
         if sending.unauthorized {
             switch tokens.replacing(token) {
@@ -208,17 +217,18 @@ final class UpstreamExchange {
                 token = fresh
                 sending = Sending(retry401: false)
                 start()
-                return
+                if added { return }
             case .failure(let answer):
                 if outcome == nil { outcome = .answered(answer) }
             }
         }
-        result = code
+        if result == nil { result = code }
         if outcome == nil { outcome = .failed(failure(code)) }
+        changed()
     }
 
     private func failure(_ code: CURLcode) -> String {
-        let said = String(cString: link.error)
+        let said = link.map { String(cString: $0.error) } ?? ""
         return said.isEmpty ? String(cString: ccurl_easy_strerror(code)) : said
     }
 
@@ -256,6 +266,7 @@ final class UpstreamExchange {
                 return
             }
             if outcome == nil { outcome = .head(Head(status: sending.status, headers: sending.headers, length: sending.length)) }
+            changed()
         } else if let colon = line.firstIndex(of: 58) {
             var start = colon + 1
             while start < line.count && (line[start] == 32 || line[start] == 9) { start += 1 }
@@ -271,6 +282,7 @@ final class UpstreamExchange {
     /// every request on the link shares once, then this one's own (its
     /// method options each set, so none is left from the one before).
     private func start() {
+        guard let link else { return }
         let handle = link.easy
         var failed: CURLcode? = nil
         func set(_ result: CURLcode) { if result != CURLE_OK && failed == nil { failed = result } }
@@ -329,7 +341,7 @@ final class UpstreamExchange {
             outcome = .failed("libcurl refused an option: \(String(cString: ccurl_easy_strerror(failed)))")
             return
         }
-        added = ccurl_multi_add(link.multi, handle) == CURLM_OK
+        added = loop.add(self, on: link)
         if !added {
             result = CURLE_FAILED_INIT
             outcome = .failed("libcurl could not start the request")
@@ -348,6 +360,7 @@ final class UpstreamExchange {
         }
         exchange.upload.withUnsafeBytes { buffer.update(from: $0.baseAddress!.assumingMemoryBound(to: CChar.self), count: n) }
         exchange.upload.removeFirst(n)
+        exchange.changed()
         return n
     }
 
@@ -370,6 +383,7 @@ final class UpstreamExchange {
             return Int(CURL_WRITEFUNC_PAUSE)
         }
         exchange.received.append(contentsOf: UnsafeRawBufferPointer(start: data, count: n))
+        exchange.changed()
         return n
     }
 

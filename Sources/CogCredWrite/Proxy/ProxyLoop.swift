@@ -1,0 +1,202 @@
+import CCurl
+import CLinux
+import CMicroHTTPD
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One of the proxy's event loops, on a thread of its own: a libmicrohttpd
+/// daemon on the shared listening socket and a libcurl multi handle, both
+/// watched by one epoll. A request the daemon takes is served here from its
+/// head to its last byte: its transfer to the upstream runs in the multi,
+/// and while it waits, its client's connection is suspended (cmhd_suspend),
+/// not a thread. So a loop takes what is ready in batches, as nginx's
+/// workers do, where a thread per connection made two context switches a
+/// request (bench/notes.md). Only `poke` is called from another thread.
+final class ProxyLoop: @unchecked Sendable {
+    private static let daemonTag = UInt64.max
+    private static let wakeTag = UInt64.max - 1
+
+    let proxy: TokenProxy
+    let multi: UnsafeMutableRawPointer
+    private let epoll: Int32
+    private let wake: Int32
+    private var daemon: OpaquePointer?
+    private var quiesced = false
+    /// When libcurl asked to be run for its timers (nil: not asked).
+    private var curlDeadline: ContinuousClock.Instant?
+    /// The sockets in the epoll for libcurl, and those of them libcurl
+    /// watches now. A socket libcurl stops watching (a kept connection
+    /// between two requests) stays in the epoll, so that the next request
+    /// changes its events instead of adding it again: one epoll_ctl a
+    /// request less. If it reports anything meanwhile (the upstream closed
+    /// it), it is taken out then; once closed, the kernel drops it.
+    private var registered: Set<Int32> = []
+    private var watched: Set<Int32> = []
+    /// A connection was resumed: the daemon runs before the loop waits.
+    var resumed = false
+    /// Easy handles not in use, kept configured: the multi keeps the
+    /// upstream connections (its cache), so any handle reuses any of them.
+    private var spare: [UpstreamLink] = []
+    /// The transfers in the multi, by their easy handle.
+    private var running: [UnsafeMutableRawPointer: UpstreamExchange] = [:]
+    private var thread: pthread_t?
+
+    init?(proxy: TokenProxy) {
+        guard let multi = ccurl_multi_init() else { return nil }
+        self.proxy = proxy
+        self.multi = multi
+        epoll = clinux_epoll_new()
+        wake = clinux_eventfd()
+        guard epoll >= 0, wake >= 0, clinux_epoll_watch(epoll, wake, 1, 0, ProxyLoop.wakeTag, 0) == 0 else { return nil }
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        let watching = ccurl_multi_watch(
+            multi,
+            { _, socket, what, context, _ in
+                Unmanaged<ProxyLoop>.fromOpaque(context!).takeUnretainedValue().watch(socket, what)
+                return 0
+            },
+            { _, milliseconds, context in
+                let loop = Unmanaged<ProxyLoop>.fromOpaque(context!).takeUnretainedValue()
+                loop.curlDeadline = milliseconds < 0 ? nil : .now + .milliseconds(milliseconds)
+                return 0
+            }, me)
+        guard watching == CURLM_OK else { return nil }
+    }
+
+    deinit {
+        spare = []
+        ccurl_multi_cleanup(multi)
+        if epoll >= 0 { close(epoll) }
+        if wake >= 0 { close(wake) }
+    }
+
+    /// Serves `daemon` (made with this loop as its callbacks' context) on a thread of its own.
+    func start(_ daemon: OpaquePointer) -> Bool {
+        self.daemon = daemon
+        guard clinux_epoll_watch(epoll, cmhd_epoll_fd(daemon), 1, 0, ProxyLoop.daemonTag, 0) == 0 else { return false }
+        var thread = pthread_t()
+        let me = Unmanaged.passRetained(self).toOpaque()
+        guard pthread_create(&thread, nil, { context in
+            let loop = Unmanaged<ProxyLoop>.fromOpaque(context!).takeRetainedValue()
+            loop.run()
+            return nil
+        }, me) == 0 else {
+            Unmanaged<ProxyLoop>.fromOpaque(me).release()
+            return false
+        }
+        self.thread = thread
+        return true
+    }
+
+    /// Has the loop look at the proxy's state (stopping).
+    func poke() {
+        var one: UInt64 = 1
+        _ = write(wake, &one, 8)
+    }
+
+    /// Waits for the loop's thread to end (after the proxy finished).
+    func join() {
+        if let thread { pthread_join(thread, nil) }
+        thread = nil
+    }
+
+    private func run() {
+        var tags = [UInt64](repeating: 0, count: 64)
+        var events = [UInt32](repeating: 0, count: 64)
+        while !proxy.finishing {
+            if proxy.quiescing && !quiesced, let daemon {
+                cmhd_quiesce(daemon)
+                quiesced = true
+            }
+            let daemonWait = daemon.map { cmhd_timeout($0) } ?? -1
+            var wait = resumed ? 0 : daemonWait
+            if let curlDeadline {
+                let milliseconds = max(0, Int((curlDeadline - .now) / .milliseconds(1)) + 1)
+                wait = wait < 0 ? milliseconds : min(wait, milliseconds)
+            }
+            let count = clinux_epoll_wait(epoll, &tags, &events, 64, Int32(clamping: wait))
+            var daemonReady = count == 0 || daemonWait == 0
+            for i in 0..<max(Int(count), 0) {
+                switch tags[i] {
+                case ProxyLoop.daemonTag: daemonReady = true
+                case ProxyLoop.wakeTag:
+                    var value: UInt64 = 0
+                    _ = read(wake, &value, 8)
+                default:
+                    let socket = curl_socket_t(truncatingIfNeeded: tags[i])
+                    guard watched.contains(socket) else {
+                        registered.remove(socket)
+                        _ = clinux_epoll_forget(epoll, socket)
+                        continue
+                    }
+                    // The events come as libcurl's CURL_CSELECT bits (clinux_epoll_wait).
+                    let what = Int32(events[i])
+                    var left: Int32 = 0
+                    _ = ccurl_multi_socket_action(multi, socket, what, &left)
+                }
+            }
+            runCurl()
+            if (daemonReady || resumed), let daemon {
+                resumed = false
+                cmhd_run(daemon)
+                // What the daemon's handlers started (libcurl asks at once).
+                runCurl()
+            }
+        }
+        if let daemon {
+            // The listening socket is every loop's: none closes it.
+            if !quiesced { cmhd_quiesce(daemon) }
+            cmhd_stop(daemon)
+        }
+        daemon = nil
+    }
+
+    /// libcurl's timers that are due, then the transfers that ended.
+    private func runCurl() {
+        var turns = 0
+        while let deadline = curlDeadline, deadline <= .now, turns < 16 {
+            curlDeadline = nil
+            var left: Int32 = 0
+            _ = ccurl_multi_socket_action(multi, CURL_SOCKET_TIMEOUT, 0, &left)
+            turns += 1
+        }
+        var code = CURLE_OK
+        while let easy = ccurl_multi_finished(multi, &code) {
+            running[easy]?.ended(code)
+        }
+    }
+
+    private func watch(_ socket: curl_socket_t, _ what: Int32) {
+        if what == CURL_POLL_REMOVE {
+            watched.remove(socket)
+            return
+        }
+        let readable: Int32 = what & CURL_POLL_IN != 0 ? 1 : 0
+        let writable: Int32 = what & CURL_POLL_OUT != 0 ? 1 : 0
+        if clinux_epoll_watch(epoll, socket, readable, writable, UInt64(socket), registered.contains(socket) ? 1 : 0) == 0 {
+            registered.insert(socket)
+            watched.insert(socket)
+        }
+    }
+
+    /// An easy handle for a transfer.
+    func link() -> UpstreamLink? { spare.popLast() ?? UpstreamLink() }
+
+    /// Starts `exchange`'s transfer on `link`; false when libcurl would not.
+    func add(_ exchange: UpstreamExchange, on link: UpstreamLink) -> Bool {
+        guard ccurl_multi_add(multi, link.easy) == CURLM_OK else { return false }
+        running[link.easy] = exchange
+        return true
+    }
+
+    /// Takes the transfer on `link` out of the multi (ended, or its client gone).
+    func remove(_ link: UpstreamLink) {
+        ccurl_multi_remove(multi, link.easy)
+        running[link.easy] = nil
+    }
+
+    /// `link` is free for another transfer.
+    func giveBack(_ link: UpstreamLink) { spare.append(link) }
+}
