@@ -1032,6 +1032,27 @@ def test_a_signal_finishes_the_request_in_flight_then_exits_0(through, sig):
     assert proxy.stop(None) == 0
 
 
+def test_requests_still_waiting_after_the_grace_are_cut_and_the_proxy_exits_0(through):
+    """One waits for the rest of a stream, one for an answer to a body the
+    upstream stopped reading: suspended connections, which the server
+    cannot stop with; the proxy gives both up after its grace (5 s)."""
+    proxy, upstream = through
+    stream = proxy.connection(timeout=30)
+    stream.request("GET", "/events?key=never")
+    response = stream.getresponse()
+    assert response.status == 200
+    assert response.read1(65536).startswith(b"data: first")
+    upload = proxy.connection(timeout=30)
+    upload.request("PUT", "/upload?pause_at=1&key=never-either", body=b"x" * 100_000)
+    poll(lambda: any(e.get("paused") for e in upstream.requests("/upload")), "the upstream to stop reading the upload")
+    proxy.proc.send_signal(signal.SIGTERM)
+    assert proxy.stop(None) == 0
+    with pytest.raises((http.client.IncompleteRead, ConnectionError)):
+        response.read()
+    answered = upload.getresponse()
+    assert answered.status == 502, answered.read()
+
+
 def test_verbose_says_one_line_per_request_and_no_token(proxies, upstream, signed_in):
     proxy = proxies.start(upstream.url, "--verbose")
     session = proxy.session()

@@ -36,6 +36,8 @@ final class ProxyLoop: @unchecked Sendable {
     private var watched: Set<Int32> = []
     /// A connection was resumed: the daemon runs before the loop waits.
     var resumed = false
+    /// The requests whose connections are suspended.
+    var suspended: [ObjectIdentifier: ProxyRequest] = [:]
     /// Easy handles not in use, kept configured: the multi keeps the
     /// upstream connections (its cache), so any handle reuses any of them.
     private var spare: [UpstreamLink] = []
@@ -148,6 +150,14 @@ final class ProxyLoop: @unchecked Sendable {
         if let daemon {
             // The listening socket is every loop's: none closes it.
             if !quiesced { cmhd_quiesce(daemon) }
+            // libmicrohttpd stops only with no connection suspended: each
+            // request still waiting gives up its transfer (a 502, or a
+            // body cut short) and goes on to its end.
+            for _ in 0..<4 where !suspended.isEmpty {
+                for request in suspended.values { request.abandon() }
+                cmhd_run(daemon)
+                runCurl()
+            }
             cmhd_stop(daemon)
         }
         daemon = nil

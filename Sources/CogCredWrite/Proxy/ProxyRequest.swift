@@ -114,24 +114,39 @@ final class ProxyRequest: @unchecked Sendable {
     }
 
     private func suspend(until wait: Wait) {
-        guard waiting == nil, let connection else { return }
+        guard waiting == nil, !abandoned, let connection else { return }
         waiting = wait
+        loop.suspended[ObjectIdentifier(self)] = self
         cmhd_suspend(connection)
+    }
+
+    private func resume() {
+        guard waiting != nil, let connection else { return }
+        waiting = nil
+        loop.suspended[ObjectIdentifier(self)] = nil
+        cmhd_resume(connection)
+        loop.resumed = true
+    }
+
+    /// The proxy is closing: the transfer stops, and the request goes on
+    /// to its end (a 502, or its body cut short) without waiting again.
+    private var abandoned = false
+    func abandon() {
+        abandoned = true
+        exchange?.close()
+        resume()
     }
 
     /// The exchange moved on: the connection goes on if what it waits for is there.
     private func upstreamChanged() {
-        guard let waiting, let exchange, let connection else { return }
+        guard let waiting, let exchange else { return }
         let there: Bool
         switch waiting {
         case .room: there = exchange.hasRoom
         case .answer: there = exchange.answerReady
         case .body: there = exchange.hasBody
         }
-        guard there else { return }
-        self.waiting = nil
-        cmhd_resume(connection)
-        loop.resumed = true
+        if there { resume() }
     }
 
     private func answer(_ connection: OpaquePointer, _ answer: ProxyAnswer) -> Bool {
