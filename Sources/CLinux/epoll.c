@@ -1,9 +1,12 @@
-// epoll for `cog-cred proxy`'s event loops: struct epoll_event is packed on
-// x86_64, which Swift does not lay out as glibc does, so its fields are
-// filled and read here. Each watched descriptor carries a 64-bit tag.
+// epoll and accept4 for `cog-cred proxy`'s event loops: struct epoll_event is
+// packed on x86_64, which Swift does not lay out as glibc does, so its
+// fields are filled and read here (each watched descriptor carries a 64-bit
+// tag); accept4 is declared only under _GNU_SOURCE.
+#define _GNU_SOURCE
 #include <errno.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/socket.h>
 
 #include "CLinux.h"
 
@@ -34,3 +37,10 @@ int clinux_epoll_wait(int epoll, unsigned long long *tags, unsigned int *events,
 }
 
 int clinux_eventfd(void) { return eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK); }
+
+int clinux_accept_from(int listening, struct sockaddr_storage *address, unsigned int *length) {
+    socklen_t size = sizeof(*address);
+    int fd = accept4(listening, (struct sockaddr *)address, &size, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    *length = size;
+    return fd;
+}

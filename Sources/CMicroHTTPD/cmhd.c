@@ -6,10 +6,10 @@
 #define LIBRARY "libmicrohttpd.so.12"
 
 #define FUNCTIONS(X)                                                                                                \
-    X(MHD_start_daemon) X(MHD_quiesce_daemon) X(MHD_stop_daemon) X(MHD_get_daemon_info) X(MHD_get_connection_info) \
+    X(MHD_start_daemon) X(MHD_stop_daemon) X(MHD_get_daemon_info) X(MHD_get_connection_info) \
     X(MHD_get_connection_values) X(MHD_create_response_from_callback) X(MHD_create_response_from_buffer)        \
     X(MHD_add_response_header) X(MHD_queue_response) X(MHD_destroy_response) X(MHD_set_connection_option)        \
-    X(MHD_run) X(MHD_get_timeout) X(MHD_suspend_connection) X(MHD_resume_connection)
+    X(MHD_run) X(MHD_get_timeout) X(MHD_suspend_connection) X(MHD_resume_connection) X(MHD_add_connection)
 
 CLINUX_LIBRARY_TABLE(FUNCTIONS);
 static clinux_library library = CLINUX_LIBRARY_INIT;
@@ -18,7 +18,7 @@ int cmhd_load(void) { return CLINUX_LIBRARY_LOAD(library, LIBRARY, NULL) == NULL
 
 const char *cmhd_load_failure(void) { return CLINUX_LIBRARY_LOAD(library, LIBRARY, NULL); }
 
-struct MHD_Daemon *cmhd_start(int listen_fd, unsigned int connection_limit, unsigned int idle_seconds,
+struct MHD_Daemon *cmhd_start(unsigned int connection_limit, unsigned int idle_seconds,
                               MHD_AcceptPolicyCallback accepts, void *accepts_context,
                               cmhd_request_start started, void *started_context,
                               MHD_AccessHandlerCallback handler, void *handler_context,
@@ -30,9 +30,11 @@ struct MHD_Daemon *cmhd_start(int listen_fd, unsigned int connection_limit, unsi
     // channel (8192 is MHD_ALLOW_SUSPEND_RESUME less MHD_USE_ITC): every
     // resume comes from the loop's own thread, which runs the daemon
     // next, so no eventfd is written and read for each request.
-    unsigned int flags = MHD_USE_EPOLL | MHD_USE_TURBO | (MHD_ALLOW_SUSPEND_RESUME & ~MHD_USE_ITC);
+    // The loops accept for themselves and hand each connection to one
+    // daemon in turn (cmhd_add_connection): daemons that shared a listening
+    // socket took them unevenly, one often taking all.
+    unsigned int flags = MHD_USE_EPOLL | MHD_USE_TURBO | MHD_USE_NO_LISTEN_SOCKET | (MHD_ALLOW_SUSPEND_RESUME & ~MHD_USE_ITC);
     return api.MHD_start_daemon(flags, 0, accepts, accepts_context, handler, handler_context,
-                                MHD_OPTION_LISTEN_SOCKET, listen_fd,
                                 MHD_OPTION_CONNECTION_LIMIT, connection_limit,
                                 MHD_OPTION_CONNECTION_TIMEOUT, idle_seconds,
                                 MHD_OPTION_NOTIFY_COMPLETED, completed, completed_context,
@@ -40,8 +42,6 @@ struct MHD_Daemon *cmhd_start(int listen_fd, unsigned int connection_limit, unsi
                                 MHD_OPTION_URI_LOG_CALLBACK, started, started_context,
                                 MHD_OPTION_END);
 }
-
-void cmhd_quiesce(struct MHD_Daemon *daemon) { (void)api.MHD_quiesce_daemon(daemon); }
 
 void cmhd_stop(struct MHD_Daemon *daemon) { api.MHD_stop_daemon(daemon); }
 
@@ -56,6 +56,10 @@ long cmhd_timeout(struct MHD_Daemon *daemon) {
     MHD_UNSIGNED_LONG_LONG milliseconds = 0;
     if (api.MHD_get_timeout(daemon, &milliseconds) != MHD_YES) return -1;
     return milliseconds > 60000 ? 60000 : (long)milliseconds;
+}
+
+int cmhd_add_connection(struct MHD_Daemon *daemon, int fd, const struct sockaddr *address, unsigned int length) {
+    return api.MHD_add_connection(daemon, fd, address, length) == MHD_YES;
 }
 
 void cmhd_suspend(struct MHD_Connection *connection) { api.MHD_suspend_connection(connection); }

@@ -21,6 +21,16 @@ import Glibc
         #expect(throws: ProxyUpstream.Problem.notHTTP(scheme: "ftp")) { try ProxyUpstream("ftp://example.com/") }
     }
 
+    /// What `read` answers, waited for (it answers on a thread of its own).
+    private func read(_ tokens: ProxyTokens, unless rejected: String? = nil) -> Result<String, ProxyAnswer> {
+        let answer = Mutex<Result<String, ProxyAnswer>?>(nil)
+        tokens.read(unless: rejected) { result in answer.withLock { $0 = result } }
+        while true {
+            if let result = answer.withLock({ $0 }) { return result }
+            usleep(1000)
+        }
+    }
+
     @Test func theTokenIsHeldAtMostItsAgeAndReplacedOnceForMany() throws {
         let reads = Mutex<[Bool]>([])
         let next = Atomic(1)
@@ -28,21 +38,45 @@ import Glibc
             reads.withLock { $0.append(forced) }
             return .success("t\(next.add(1, ordering: .relaxed).oldValue)")
         }
-        #expect(try tokens.current().get() == "t1")
-        #expect(try tokens.current().get() == "t1")
+        #expect(tokens.held() == nil)
+        #expect(try read(tokens).get() == "t1")
+        #expect(tokens.held() == "t1")
+        #expect(try read(tokens).get() == "t1")
         // The upstream refused t1: one forced refresh; a second refusal of t1
         // (a request that had it too) takes the new one without another.
-        #expect(try tokens.replacing("t1").get() == "t2")
-        #expect(try tokens.replacing("t1").get() == "t2")
+        #expect(tokens.held(unless: "t1") == nil)
+        #expect(try read(tokens, unless: "t1").get() == "t2")
+        #expect(try read(tokens, unless: "t1").get() == "t2")
         #expect(reads.withLock { $0 } == [false, true])
         // Held for no time: every request reads the session again, and a failure is not held.
         let failing = Atomic(false)
         let fresh = ProxyTokens(maxAge: 0) { _ in
             failing.load(ordering: .relaxed) ? .failure(ProxyAnswer(status: 401, body: "signed out\n")) : .success("t")
         }
-        #expect(try fresh.current().get() == "t")
+        #expect(try read(fresh).get() == "t")
         failing.store(true, ordering: .relaxed)
-        #expect(throws: ProxyAnswer(status: 401, body: "signed out\n")) { try fresh.current().get() }
+        #expect(throws: ProxyAnswer(status: 401, body: "signed out\n")) { try read(fresh).get() }
+        #expect(fresh.held() == nil)
+    }
+
+    @Test func manyWhoAskWhileTheSessionIsReadShareOneRead() {
+        // The first read waits until all 16 have asked: one read answers them all.
+        let asked = Atomic(0)
+        let reads = Atomic(0)
+        let tokens = ProxyTokens(maxAge: 3600) { _ in
+            reads.add(1, ordering: .relaxed)
+            while asked.load(ordering: .relaxed) < 16 { usleep(1000) }
+            return .success("t")
+        }
+        let answered = Atomic(0)
+        for _ in 0..<16 {
+            tokens.read(unless: nil) { result in
+                if case .success("t") = result { answered.add(1, ordering: .relaxed) }
+            }
+            asked.add(1, ordering: .relaxed)
+        }
+        while answered.load(ordering: .relaxed) < 16 { usleep(1000) }
+        #expect(reads.load(ordering: .relaxed) == 1)
     }
 
     @Test func hopByHopHeadersAndThoseConnectionNamesStayBehind() {

@@ -64,7 +64,7 @@ import requests
 from conftest import free_port
 from proxy_upstream import CHUNK, pattern, pattern_sha256, start_upstream
 from support import (claims, clear_fault_log, configure_on_double, fault_log, lock_collection, plan, poll,
-                     read_line, signed_in_on_double, stored)
+                     read_line, release, signed_in_on_double, stored, wait_for_request)
 
 USER = "petra@example.com"
 PASSWORD = "Proxy-Password-1"
@@ -808,6 +808,45 @@ def test_cognito_down_with_an_expired_token_answers_502_and_sends_nothing(cog, d
         assert any(e["action"] in ("GetTokensFromRefreshToken", "InitiateAuth") for e in fault_log(proxy))
     finally:
         plan(proxy)
+
+
+def test_a_refresh_held_at_cognito_holds_no_stream_under_way(cog, double, proxy, proxies, upstream):
+    """The session is read off the proxy's event loops: while one request
+    waits for a refresh that Cognito does not answer, streams already under
+    way (on every loop: connections go to each loop in turn) go on."""
+    plan(proxy)
+    signed_in_on_double(cog, proxy.url, double, USER, PASSWORD, "--request-timeout", "60", "--command-timeout", "90")
+    cog.remember_secret(*stored_secrets(cog.env))
+    cog_proxy = proxies.start(upstream.url)
+    streams = []
+    for n in range(4):
+        connection = cog_proxy.connection(timeout=30)
+        connection.request("GET", f"/events?key=held-{n}")
+        response = connection.getresponse()
+        assert response.status == 200
+        assert response.read1(65536).startswith(b"data: first")
+        streams.append(response)
+    expire_tokens(cog, double)
+    clear_fault_log(proxy)
+    plan(proxy, {"mode": "hold", "seconds": 60, "times": -1})
+    waiting = []
+    try:
+        # The proxy holds a token for a second (ProxyTokens' maxAge): past
+        # it, this request reads the session, which must refresh.
+        time.sleep(1.1)
+        thread = threading.Thread(target=lambda: waiting.append(
+            cog_proxy.session().get(f"{cog_proxy.url}/echo/waits", timeout=90)))
+        thread.start()
+        wait_for_request(proxy, "GetTokensFromRefreshToken")
+        for n, response in enumerate(streams):
+            upstream.release(f"held-{n}")
+            assert response.read() == b"data: second\n\n"
+        assert waiting == []
+    finally:
+        release(proxy)
+        plan(proxy)
+    thread.join(timeout=90)
+    assert [answer.status_code for answer in waiting] == [200], [answer.text for answer in waiting]
 
 
 def test_id_token_sends_the_id_token(bus, proxies, upstreams, signed_in):

@@ -172,6 +172,10 @@ int clinux_epoll_forget(int epoll, int fd);
 int clinux_epoll_wait(int epoll, unsigned long long *tags, unsigned int *events, int most, int milliseconds);
 /// An eventfd (non-blocking, close-on-exec): another thread's way to wake a loop.
 int clinux_eventfd(void);
+/// accept4(2), the connection non-blocking and close-on-exec: its
+/// descriptor and the peer's address, or -1 with errno (EAGAIN: none waits).
+struct sockaddr_storage;
+int clinux_accept_from(int listening, struct sockaddr_storage *address, unsigned int *length);
 // mlockall where RLIMIT_MEMLOCK does not cap it; -1 otherwise, `limit` the cap in bytes.
 int clinux_lock_memory(unsigned long *limit);
 // --daemon's: a close-on-exec pipe; posix_spawn's flag for a new session.

@@ -24,20 +24,20 @@ const char *cmhd_load_failure(void);
 /// request's context (`*con_cls` in the handler).
 typedef void *(*cmhd_request_start)(void *context, const char *target, struct MHD_Connection *connection);
 
-/// Serves on `listen_fd` (a listening TCP or UNIX socket the caller made;
-/// several daemons may share it), run by the caller's event loop: at most
-/// `connection_limit` connections, each closed after `idle_seconds`
-/// without traffic. NULL when it cannot start.
-struct MHD_Daemon *cmhd_start(int listen_fd, unsigned int connection_limit, unsigned int idle_seconds,
+/// A server of the connections cmhd_add_connection gives it, run by the
+/// caller's event loop: at most `connection_limit` connections, each
+/// closed after `idle_seconds` without traffic. NULL when it cannot start.
+struct MHD_Daemon *cmhd_start(unsigned int connection_limit, unsigned int idle_seconds,
                               MHD_AcceptPolicyCallback accepts, void *accepts_context,
                               cmhd_request_start started, void *started_context,
                               MHD_AccessHandlerCallback handler, void *handler_context,
                               MHD_RequestCompletedCallback completed, void *completed_context,
                               MHD_NotifyConnectionCallback connections, void *connections_context);
-/// Stops accepting; the connections open go on.
-void cmhd_quiesce(struct MHD_Daemon *daemon);
 /// Stops, closing every connection.
 void cmhd_stop(struct MHD_Daemon *daemon);
+/// Serves a connection the caller accepted (non-blocking), on the loop's
+/// thread; 0 when refused (at the limit, or by `accepts`): it is closed.
+int cmhd_add_connection(struct MHD_Daemon *daemon, int fd, const struct sockaddr *address, unsigned int length);
 /// The daemon's epoll descriptor: readable when cmhd_run has work.
 int cmhd_epoll_fd(struct MHD_Daemon *daemon);
 /// Does what is ready (accepts, reads, calls the handlers, sends), without waiting.

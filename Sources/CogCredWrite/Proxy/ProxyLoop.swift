@@ -1,6 +1,7 @@
 import CCurl
 import CLinux
 import CMicroHTTPD
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -17,13 +18,19 @@ import Glibc
 final class ProxyLoop: @unchecked Sendable {
     private static let daemonTag = UInt64.max
     private static let wakeTag = UInt64.max - 1
+    private static let listeningTag = UInt64.max - 2
 
     let proxy: TokenProxy
     let multi: UnsafeMutableRawPointer
     private let epoll: Int32
     private let wake: Int32
     private var daemon: OpaquePointer?
-    private var quiesced = false
+    /// The listening socket, on the loop that accepts (-1 on the others,
+    /// and once the proxy stops taking connections).
+    private var listening: Int32 = -1
+    /// Every loop, the accepting one's turn about for its connections.
+    private var loops: [ProxyLoop] = []
+    private var turn = 0
     /// When libcurl asked to be run for its timers (nil: not asked).
     private var curlDeadline: ContinuousClock.Instant?
     /// The sockets in the epoll for libcurl, and those of them libcurl
@@ -44,6 +51,8 @@ final class ProxyLoop: @unchecked Sendable {
     /// The transfers in the multi, by their easy handle.
     private var running: [UnsafeMutableRawPointer: UpstreamExchange] = [:]
     private var thread: pthread_t?
+    /// Work handed to the loop by other threads (a token read), run on its own.
+    private let posted = Mutex<[@Sendable () -> Void]>([])
 
     init?(proxy: TokenProxy) {
         guard let multi = ccurl_multi_init() else { return nil }
@@ -74,10 +83,22 @@ final class ProxyLoop: @unchecked Sendable {
         if wake >= 0 { close(wake) }
     }
 
-    /// Serves `daemon` (made with this loop as its callbacks' context) on a thread of its own.
-    func start(_ daemon: OpaquePointer) -> Bool {
+    /// Serves `daemon` (made with this loop as its callbacks' context).
+    func serve(_ daemon: OpaquePointer) -> Bool {
         self.daemon = daemon
-        guard clinux_epoll_watch(epoll, cmhd_epoll_fd(daemon), 1, 0, ProxyLoop.daemonTag, 0) == 0 else { return false }
+        return clinux_epoll_watch(epoll, cmhd_epoll_fd(daemon), 1, 0, ProxyLoop.daemonTag, 0) == 0
+    }
+
+    /// This loop accepts the connections of `fd` and hands them to each of `loops` in turn.
+    func accept(on fd: Int32, for loops: [ProxyLoop]) -> Bool {
+        listening = fd
+        self.loops = loops
+        // Non-blocking: the loop accepts until none waits.
+        return clinux_set_blocking(fd, 0) == 0 && clinux_epoll_watch(epoll, fd, 1, 0, ProxyLoop.listeningTag, 0) == 0
+    }
+
+    /// Runs the loop on a thread of its own.
+    func start() -> Bool {
         var thread = pthread_t()
         let me = Unmanaged.passRetained(self).toOpaque()
         guard pthread_create(&thread, nil, { context in
@@ -92,7 +113,13 @@ final class ProxyLoop: @unchecked Sendable {
         return true
     }
 
-    /// Has the loop look at the proxy's state (stopping).
+    /// Runs `work` on the loop's thread, soon.
+    func post(_ work: @escaping @Sendable () -> Void) {
+        posted.withLock { $0.append(work) }
+        poke()
+    }
+
+    /// Has the loop look at the proxy's state (stopping) and what was posted.
     func poke() {
         var one: UInt64 = 1
         _ = write(wake, &one, 8)
@@ -108,9 +135,9 @@ final class ProxyLoop: @unchecked Sendable {
         var tags = [UInt64](repeating: 0, count: 64)
         var events = [UInt32](repeating: 0, count: 64)
         while !proxy.finishing {
-            if proxy.quiescing && !quiesced, let daemon {
-                cmhd_quiesce(daemon)
-                quiesced = true
+            if proxy.quiescing && listening >= 0 {
+                _ = clinux_epoll_forget(epoll, listening)
+                listening = -1
             }
             let daemonWait = daemon.map { cmhd_timeout($0) } ?? -1
             var wait = resumed ? 0 : daemonWait
@@ -123,9 +150,15 @@ final class ProxyLoop: @unchecked Sendable {
             for i in 0..<max(Int(count), 0) {
                 switch tags[i] {
                 case ProxyLoop.daemonTag: daemonReady = true
+                case ProxyLoop.listeningTag: acceptWaiting()
                 case ProxyLoop.wakeTag:
                     var value: UInt64 = 0
                     _ = read(wake, &value, 8)
+                    let work = posted.withLock { work in
+                        defer { work = [] }
+                        return work
+                    }
+                    for each in work { each() }
                 default:
                     let socket = curl_socket_t(truncatingIfNeeded: tags[i])
                     guard watched.contains(socket) else {
@@ -148,8 +181,6 @@ final class ProxyLoop: @unchecked Sendable {
             }
         }
         if let daemon {
-            // The listening socket is every loop's: none closes it.
-            if !quiesced { cmhd_quiesce(daemon) }
             // libmicrohttpd stops only with no connection suspended: each
             // request still waiting gives up its transfer (a 502, or a
             // body cut short) and goes on to its end.
@@ -161,6 +192,37 @@ final class ProxyLoop: @unchecked Sendable {
             cmhd_stop(daemon)
         }
         daemon = nil
+    }
+
+    /// Takes the connections waiting (a few dozen at a time: the socket
+    /// stays readable for the rest) and gives each to the next loop.
+    private func acceptWaiting() {
+        for _ in 0..<32 {
+            var address = sockaddr_storage()
+            var length: UInt32 = 0
+            let fd = clinux_accept_from(listening, &address, &length)
+            guard fd >= 0 else { return }
+            let loop = loops.isEmpty ? self : loops[turn % loops.count]
+            turn &+= 1
+            if loop === self {
+                add(fd, address, length)
+            } else {
+                let (address, length) = (address, length)
+                loop.post { loop.add(fd, address, length) }
+            }
+        }
+    }
+
+    /// A connection for the daemon (which closes it if it refuses it).
+    private func add(_ fd: Int32, _ address: sockaddr_storage, _ length: UInt32) {
+        guard let daemon, !proxy.finishing else {
+            close(fd)
+            return
+        }
+        var address = address
+        _ = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { cmhd_add_connection(daemon, fd, $0, length) }
+        }
     }
 
     /// libcurl's timers that are due, then the transfers that ended.

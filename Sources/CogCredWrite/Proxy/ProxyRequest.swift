@@ -28,7 +28,14 @@ final class ProxyRequest: @unchecked Sendable {
     /// What the suspended connection waits for; nil: it is not suspended.
     private var waiting: Wait?
 
+    /// The request's headers, kept while it waits for its token.
+    private var head: RequestHeaders.Read?
+    /// The token read for it, or why there is none: taken at the next step.
+    private var arrived: Result<String, ProxyAnswer>?
+
     enum Wait {
+        /// The session's token (ProxyTokens reads it on a thread of its own).
+        case token
         /// Room for the client's next piece of body.
         case room
         /// The upstream's answer (its head, and a small body whole).
@@ -53,6 +60,11 @@ final class ProxyRequest: @unchecked Sendable {
             self.method = method
             self.connection = connection
             return begin(connection)
+        }
+        if let arrived {
+            // The step that began it, again, once the token came.
+            self.arrived = nil
+            return go(connection, with: arrived)
         }
         if size.pointee > 0 {
             guard let exchange, !answered, let data else {
@@ -92,11 +104,30 @@ final class ProxyRequest: @unchecked Sendable {
         if !proxy.settings.unixSocket, let refusal = head.fromAnotherSite {
             return answer(connection, ProxyAnswer(status: 403, body: "cog-cred proxy refuses \(refusal)\n"))
         }
-        // The session's token: held by the proxy for up to a second, so
-        // this seldom waits; when it reads the session (or refreshes),
-        // this loop's other requests wait with it.
+        self.head = head
+        if let token = proxy.tokens.held() { return go(connection, with: .success(token)) }
+        // No token held: the connection waits while one is read, and this
+        // step comes again (libmicrohttpd calls it anew once resumed).
+        suspend(until: .token)
+        let loop = self.loop
+        proxy.tokens.read(unless: nil) { result in
+            loop.post { self.tokenRead(result) }
+        }
+        return true
+    }
+
+    private func tokenRead(_ result: Result<String, ProxyAnswer>) {
+        guard waiting == .token else { return }
+        arrived = result
+        resume()
+    }
+
+    /// With the token (or why there is none), the request goes to the upstream.
+    private func go(_ connection: OpaquePointer, with arrival: Result<String, ProxyAnswer>) -> Bool {
+        guard let head else { return false }
+        self.head = nil
         let token: String
-        switch proxy.tokens.current() {
+        switch arrival {
         case .success(let current): token = current
         case .failure(let refusal): return answer(connection, refusal)
         }
@@ -142,6 +173,7 @@ final class ProxyRequest: @unchecked Sendable {
         guard let waiting, let exchange else { return }
         let there: Bool
         switch waiting {
+        case .token: there = false
         case .room: there = exchange.hasRoom
         case .answer: there = exchange.answerReady
         case .body: there = exchange.hasBody

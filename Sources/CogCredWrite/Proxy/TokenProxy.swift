@@ -98,23 +98,25 @@ public final class TokenProxy: @unchecked Sendable {
         let count = TokenProxy.loopCount
         let limit = (settings.connectionLimit + UInt32(count) - 1) / UInt32(count)
         for _ in 0..<count {
-            guard let loop = ProxyLoop(proxy: self), let daemon = startDaemon(fd, limit: limit, loop: loop) else {
-                stop(grace: 0)
-                throw .cannotStart
-            }
-            guard loop.start(daemon) else {
+            guard let loop = ProxyLoop(proxy: self), let daemon = startDaemon(limit: limit, loop: loop) else { throw .cannotStart }
+            guard loop.serve(daemon) else {
                 cmhd_stop(daemon)
-                stop(grace: 0)
                 throw .cannotStart
             }
             loops.append(loop)
         }
+        guard loops[0].accept(on: fd, for: loops) else { throw .cannotStart }
+        for (started, loop) in loops.enumerated() where !loop.start() {
+            loops = Array(loops[..<started])
+            stop(grace: 0)
+            throw .cannotStart
+        }
     }
 
-    /// A daemon on `fd` whose callbacks have `loop` as their context.
-    private func startDaemon(_ fd: Int32, limit: UInt32, loop: ProxyLoop) -> OpaquePointer? {
+    /// A daemon whose callbacks have `loop` as their context.
+    private func startDaemon(limit: UInt32, loop: ProxyLoop) -> OpaquePointer? {
         cmhd_start(
-            fd, limit, settings.idleSeconds,
+            limit, settings.idleSeconds,
             { context, address, length in
                 // Before anything is read: another user's connection is
                 // taken only while few of them are open.

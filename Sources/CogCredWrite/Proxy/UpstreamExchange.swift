@@ -37,7 +37,8 @@ final class UpstreamLink: @unchecked Sendable {
 /// A 401 to a request that is safe to send again (GET, HEAD or OPTIONS
 /// with no body) is answered once: the token is replaced (a forced
 /// refresh) and the request sent again; any other 401 goes back as it is.
-final class UpstreamExchange {
+/// Used on its loop's thread only (what another thread hands it is posted there).
+final class UpstreamExchange: @unchecked Sendable {
     enum Body: Equatable {
         case none
         case length(Int64)
@@ -211,17 +212,29 @@ final class UpstreamExchange {
     func ended(_ code: CURLcode) {
         if added, let link { loop.remove(link) }
         added = false
-        if sending.unauthorized {
-            switch tokens.replacing(token) {
-            case .success(let fresh):
-                token = fresh
-                sending = Sending(retry401: false)
-                start()
-                if added { return }
-            case .failure(let answer):
-                if outcome == nil { outcome = .answered(answer) }
-            }
+        guard sending.unauthorized else { return finish(code) }
+        // Another token (read off the loop), then the same request again.
+        let loop = self.loop
+        tokens.read(unless: token) { fresh in
+            loop.post { self.retry(with: fresh, after: code) }
         }
+    }
+
+    private func retry(with fresh: Result<String, ProxyAnswer>, after code: CURLcode) {
+        guard result == nil, link != nil else { return }  // the client is gone
+        switch fresh {
+        case .success(let token):
+            self.token = token
+            sending = Sending(retry401: false)
+            start()
+            if !added { finish(result ?? CURLE_FAILED_INIT) }
+        case .failure(let answer):
+            if outcome == nil { outcome = .answered(answer) }
+            finish(code)
+        }
+    }
+
+    private func finish(_ code: CURLcode) {
         if result == nil { result = code }
         if outcome == nil { outcome = .failed(failure(code)) }
         changed()
