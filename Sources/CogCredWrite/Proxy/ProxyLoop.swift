@@ -8,20 +8,21 @@ import Glibc
 #endif
 
 /// One of the proxy's event loops, on a thread of its own: a libmicrohttpd
-/// daemon on the shared listening socket and a libcurl multi handle, both
-/// watched by one epoll. A request the daemon takes is served here from its
-/// head to its last byte: its transfer to the upstream runs in the multi,
-/// and while it waits, its client's connection is suspended (cmhd_suspend),
-/// not a thread. So a loop takes what is ready in batches, as nginx's
-/// workers do, where a thread per connection made two context switches a
-/// request (bench/notes.md). Only `poke` is called from another thread.
+/// daemon and a libcurl multi handle, both watched by one epoll (the first
+/// loop also accepts, and hands each connection to the loops in turn). A
+/// request the daemon takes is served here from its head to its last byte:
+/// its transfer to the upstream runs in the multi, and while it waits, its
+/// client's connection is suspended (cmhd_suspend), not a thread. So a loop
+/// takes what is ready in batches, as nginx's workers do, where a thread
+/// per connection made two context switches a request (bench/notes.md).
+/// Other threads only `post` work to it and `poke` it.
 final class ProxyLoop: @unchecked Sendable {
     private static let daemonTag = UInt64.max
     private static let wakeTag = UInt64.max - 1
     private static let listeningTag = UInt64.max - 2
 
     let proxy: TokenProxy
-    let multi: UnsafeMutableRawPointer
+    private let multi: UnsafeMutableRawPointer
     private let epoll: Int32
     private let wake: Int32
     private var daemon: OpaquePointer?
@@ -31,6 +32,9 @@ final class ProxyLoop: @unchecked Sendable {
     /// Every loop, the accepting one's turn about for its connections.
     private var loops: [ProxyLoop] = []
     private var turn = 0
+    /// Out of descriptors (EMFILE, ENFILE): the listening socket is left
+    /// unwatched until then, instead of waking the loop at once, again and again.
+    private var acceptAgain: ContinuousClock.Instant?
     /// When libcurl asked to be run for its timers (nil: not asked).
     private var curlDeadline: ContinuousClock.Instant?
     /// The sockets in the epoll for libcurl, and those of them libcurl
@@ -140,9 +144,13 @@ final class ProxyLoop: @unchecked Sendable {
                 listening = -1
             }
             let daemonWait = daemon.map { cmhd_timeout($0) } ?? -1
+            if let again = acceptAgain, again <= .now, listening >= 0 {
+                acceptAgain = nil
+                _ = clinux_epoll_watch(epoll, listening, 1, 0, ProxyLoop.listeningTag, 0)
+            }
             var wait = resumed ? 0 : daemonWait
-            if let curlDeadline {
-                let milliseconds = max(0, Int((curlDeadline - .now) / .milliseconds(1)) + 1)
+            for deadline in [curlDeadline, acceptAgain].compactMap({ $0 }) {
+                let milliseconds = max(0, Int((deadline - .now) / .milliseconds(1)) + 1)
                 wait = wait < 0 ? milliseconds : min(wait, milliseconds)
             }
             let count = clinux_epoll_wait(epoll, &tags, &events, 64, Int32(clamping: wait))
@@ -201,7 +209,13 @@ final class ProxyLoop: @unchecked Sendable {
             var address = sockaddr_storage()
             var length: UInt32 = 0
             let fd = clinux_accept_from(listening, &address, &length)
-            guard fd >= 0 else { return }
+            guard fd >= 0 else {
+                if errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM {
+                    _ = clinux_epoll_forget(epoll, listening)
+                    acceptAgain = .now + .milliseconds(100)
+                }
+                return
+            }
             let loop = loops.isEmpty ? self : loops[turn % loops.count]
             turn &+= 1
             if loop === self {
