@@ -66,11 +66,6 @@ void cmhd_suspend(struct MHD_Connection *connection) { api.MHD_suspend_connectio
 
 void cmhd_resume(struct MHD_Connection *connection) { api.MHD_resume_connection(connection); }
 
-unsigned int cmhd_connection_count(struct MHD_Daemon *daemon) {
-    const union MHD_DaemonInfo *info = api.MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_CURRENT_CONNECTIONS);
-    return info ? info->num_connections : 0;
-}
-
 int cmhd_connection_fd(struct MHD_Connection *connection) {
     const union MHD_ConnectionInfo *info = api.MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
     return info ? info->connect_fd : -1;

@@ -49,8 +49,6 @@ long cmhd_timeout(struct MHD_Daemon *daemon);
 /// loop's thread, before its next cmhd_run): its request waits on the upstream.
 void cmhd_suspend(struct MHD_Connection *connection);
 void cmhd_resume(struct MHD_Connection *connection);
-/// How many connections are open.
-unsigned int cmhd_connection_count(struct MHD_Daemon *daemon);
 
 /// The connection's socket.
 int cmhd_connection_fd(struct MHD_Connection *connection);

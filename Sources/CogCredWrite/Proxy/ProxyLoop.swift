@@ -200,6 +200,7 @@ final class ProxyLoop: @unchecked Sendable {
             cmhd_stop(daemon)
         }
         daemon = nil
+        loops = []  // the accepting loop held every loop, itself among them
     }
 
     /// Takes the connections waiting (a few dozen at a time: the socket

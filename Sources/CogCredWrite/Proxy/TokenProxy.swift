@@ -22,7 +22,8 @@ import Glibc
 ///   CONNECT (a client taking it for a forward proxy) are refused.
 /// - Bounded for whoever reaches it: at most `connectionLimit` connections,
 ///   each closed after `idleSeconds` without traffic; bodies pass through
-///   channels of a fixed size.
+///   channels of a fixed size; no thread a connection or a request (an
+///   event loop a processor, ProxyLoop), and the session read off them.
 public final class TokenProxy: @unchecked Sendable {
     public struct Settings: Sendable {
         public var upstream: ProxyUpstream
