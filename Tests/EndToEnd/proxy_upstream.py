@@ -62,7 +62,7 @@ import urllib.parse
 from pathlib import Path
 
 from git_server import Rejected, TokenVerifier, b64url_decode, token_from
-from serving import ConnectionCounter, QuietHandler, QuietServer, serve_in_background, serve_tls
+from serving import ConnectionCounter, QuietHandler, QuietServer, body_chunks, serve_in_background, serve_tls
 
 CHUNK = 64 * 1024
 WAIT_SECONDS = 60  # the longest a paused route waits for release() before going on
@@ -88,37 +88,6 @@ def pattern_sha256(length, seed="0"):
     for piece in pattern(length, seed):
         digest.update(piece)
     return digest.hexdigest()
-
-
-# --- reading a request body as it comes --------------------------------------------------------
-
-def body_chunks(handler, size=CHUNK):
-    """The request body in pieces of at most `size`, de-chunked (Python's
-    http.server does not decode Transfer-Encoding: chunked itself) or by
-    Content-Length. ValueError for a connection closed inside the body."""
-    if "chunked" in handler.headers.get("Transfer-Encoding", "").lower():
-        while True:
-            line = handler.rfile.readline(65537)
-            if not line:
-                raise ValueError("connection closed inside a chunked body")
-            length = int(line.split(b";", 1)[0].strip() or b"0", 16)
-            if length == 0:
-                while handler.rfile.readline(65537) not in (b"\r\n", b"\n", b""):
-                    pass  # trailers
-                return
-            yield from _exactly(handler.rfile, length, size)
-            handler.rfile.readline(65537)  # the CRLF after the chunk
-    else:
-        yield from _exactly(handler.rfile, int(handler.headers.get("Content-Length") or 0), size)
-
-
-def _exactly(stream, length, size):
-    while length > 0:
-        data = stream.read(min(size, length))
-        if not data:
-            raise ValueError("connection closed inside the body")
-        length -= len(data)
-        yield data
 
 
 # --- the server --------------------------------------------------------------------------------

@@ -77,32 +77,50 @@ def serve_tls(server, directory):
     return cert
 
 
-def read_body(handler, limit=None) -> bytes:
-    """A request's whole body, chunked or by Content-Length. It must always be
-    consumed, or keep-alive connections desync. ValueError for a body over
-    `limit` bytes or a connection closed inside a chunked body."""
-    def within_limit(size):
-        if limit is not None and size > limit:
-            raise ValueError("request body too large")
-
+def body_chunks(handler, size=64 * 1024):
+    """The request body in pieces of at most `size`, de-chunked (Python's
+    http.server does not decode Transfer-Encoding: chunked itself) or by
+    Content-Length, never held whole. ValueError for a connection closed
+    inside the body."""
     if "chunked" in handler.headers.get("Transfer-Encoding", "").lower():
-        chunks, total = [], 0
         while True:
             line = handler.rfile.readline(65537)
             if not line:
                 raise ValueError("connection closed inside a chunked body")
-            size = int(line.split(b";", 1)[0].strip() or b"0", 16)
-            if size == 0:
+            length = int(line.split(b";", 1)[0].strip() or b"0", 16)
+            if length == 0:
                 while handler.rfile.readline(65537) not in (b"\r\n", b"\n", b""):
                     pass  # trailers
-                return b"".join(chunks)
-            total += size
-            within_limit(total)
-            chunks.append(handler.rfile.read(size))
-            handler.rfile.readline(65537)  # CRLF after the chunk
-    length = int(handler.headers.get("Content-Length") or 0)
-    within_limit(length)
-    return handler.rfile.read(length) if length > 0 else b""
+                return
+            yield from _exactly(handler.rfile, length, size)
+            handler.rfile.readline(65537)  # the CRLF after the chunk
+    else:
+        yield from _exactly(handler.rfile, int(handler.headers.get("Content-Length") or 0), size)
+
+
+def _exactly(stream, length, size):
+    while length > 0:
+        data = stream.read(min(size, length))
+        if not data:
+            raise ValueError("connection closed inside the body")
+        length -= len(data)
+        yield data
+
+
+def read_body(handler, limit=None) -> bytes:
+    """A request's whole body (body_chunks). It must always be consumed, or
+    keep-alive connections desync. ValueError for a body over `limit`
+    bytes (a Content-Length over it before anything is read) or a
+    connection closed inside the body."""
+    if limit is not None and int(handler.headers.get("Content-Length") or 0) > limit:
+        raise ValueError("request body too large")
+    chunks, total = [], 0
+    for piece in body_chunks(handler):
+        total += len(piece)
+        if limit is not None and total > limit:
+            raise ValueError("request body too large")
+        chunks.append(piece)
+    return b"".join(chunks)
 
 
 def serve_in_background(server, name, **serve_args):
