@@ -750,6 +750,7 @@ def test_not_signed_in_answers_401_naming_sign_in_and_sends_nothing(cog, double,
                                          timeout=30)
         assert answer.status_code == 401, answer.text
         assert re.search(r"cog-cred sign-in (-p|--profile) work\b", answer.text), answer.text
+        assert answer.text.count("cog-cred sign-in") == 1, answer.text
     assert upstream.requests() == []
 
 
@@ -1041,6 +1042,11 @@ def test_through_an_agent(cog, bus, double, proxies, upstream, tmp_path):
         assert entry["admitted"] and entry["jti"] == claims(access)["jti"]
         # The session lives in the agent alone.
         assert bus.items(service="cog-cred") == []
+        # Signed out there: 401, the agent's words naming the one step out.
+        cog.ok("sign-out", "--local", env=via)
+        answer = sent_until_refused(proxy, upstream, "/echo/after", 401)
+        assert answer.text.startswith("cog-cred proxy has no token: ") and "not signed in" in answer.text, answer.text
+        assert answer.text.count("cog-cred sign-in") == 1, answer.text
         assert proxy.stop() == 0  # before the agent goes
     finally:
         agent.send_signal(signal.SIGTERM)

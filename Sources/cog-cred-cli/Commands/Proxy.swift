@@ -183,9 +183,14 @@ struct Proxy: ParsableCommand, HelpExamples {
         let failure = error as? any CogCredFailure
         let line = failure.map { ErrorWording.line($0) } ?? "\(error)"
         if failure?.category == .notAuthenticated {
-            // The problem in the failure's words, and the one step out of it, for this profile.
-            let problem = (failure as? any ExplainedFailure)?.explanation.problem ?? line
-            return ProxyAnswer(status: 401, body: "cog-cred proxy has no token: \(problem); sign in: cog-cred sign-in -p \(profile)\n")
+            // The problem in the failure's words, and the one step out of it,
+            // for this profile. An agent's failure is its whole line, worded
+            // there with its step already.
+            guard let explained = failure as? any ExplainedFailure else {
+                return ProxyAnswer(status: 401, body: "cog-cred proxy has no token: \(line)\n")
+            }
+            return ProxyAnswer(
+                status: 401, body: "cog-cred proxy has no token: \(explained.explanation.problem); sign in: cog-cred sign-in -p \(profile)\n")
         }
         let locked = (error as? SecretServiceError).map { $0 == .locked || $0 == .unlockDeclined } ?? false
         let body = JSONValue.object(["error": .string(line), "profile": .string(profile)])
