@@ -5,16 +5,21 @@ kwallet_provider.py say how each is started).
 
 For each: configure, sign in, `token` equal to what `secret-tool lookup`
 finds, get-header, git's protocol, a refresh, sign-out and `token` 77
-after it; and while the keyring is locked, exit 69 and never a token.
+after it; and while the keyring is locked, exit 69 and never a token. A
+running `cog-cred proxy` follows the keyring the same way.
 """
 import json
 import shutil
+import signal
 import subprocess
+import urllib.error
+import urllib.request
 
 import pytest
 
 from conftest import Bus, CogCred, wait_until
-from support import configure_on_double, lock_collection
+from proxy_upstream import start_upstream
+from support import claims, configure_on_double, lock_collection, poll, read_line
 from keepassxc_provider import KeePassXC
 from kwallet_provider import KWallet
 
@@ -200,6 +205,57 @@ def test_locked_is_69_and_never_a_token(provider):
         assert "locked" in result.stderr
     keyring.unlock()
     assert cog.ok("token").stdout.strip() == lookup(keyring, "access")
+
+
+def test_a_running_proxy_follows_the_keyring(provider, double):
+    """The proxy sends the keyring's token; items deleted by another tool,
+    401; signed in again, served; locked, 503: each within the second it
+    may hold a token (polled for 3 s, room for a loaded machine), and
+    nothing sent once refused."""
+    name, keyring, cog = provider
+    cog.ok("sign-in", "--password-stdin", input=PASSWORD + "\n")
+    token = lookup(keyring, "access").strip()
+    cog.remember_secret(token)
+    upstream, url = start_upstream(double)
+    proxy = subprocess.Popen([cog.binary, "proxy", "--upstream", url], env=cog.env, stdin=subprocess.DEVNULL,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+
+    def status(path):
+        try:
+            with urllib.request.urlopen(f"{address}{path}", timeout=30) as answer:
+                return answer.status
+        except urllib.error.HTTPError as refused:
+            return refused.code
+
+    def answered(path, expected):
+        poll(lambda: status(path) == expected, f"{name}: the proxy to answer {expected}", seconds=3)
+
+    try:
+        address = read_line(proxy.stdout.fileno(), 30).strip()
+        assert address.startswith("http://127.0.0.1:"), (name, address, proxy.poll())
+        assert status("/echo/first") == 200, name
+        assert [e["jti"] for e in upstream.requests()] == [claims(token)["jti"]], name
+        keyring.secret_tool("clear", "service", "cog-cred")
+        answered("/echo/deleted", 401)
+        seen = len(upstream.requests())
+        assert status("/echo/after") == 401 and len(upstream.requests()) == seen, name
+        # Signed in again: served again. Then locked: 503, and nothing sent.
+        cog.ok("sign-in", "--password-stdin", input=PASSWORD + "\n")
+        cog.remember_secret(lookup(keyring, "access").strip())
+        answered("/echo/again", 200)
+        keyring.lock()
+        answered("/echo/locked", 503)
+        seen = len(upstream.requests())
+        assert status("/echo/still-locked") == 503 and len(upstream.requests()) == seen, name
+    finally:
+        proxy.send_signal(signal.SIGTERM)
+        assert proxy.wait(timeout=15) == 0, (name, proxy.stderr.read())
+        said = proxy.stderr.read().decode()
+        proxy.stdout.close()
+        proxy.stderr.close()
+        upstream.shutdown()
+        upstream.server_close()
+    assert token not in said
 
 
 def test_unlock_by_password_is_gnome_keyrings_alone(provider):
