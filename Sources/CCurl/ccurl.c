@@ -136,6 +136,9 @@ CURLMcode ccurl_multi_watch(CURLM *multi, ccurl_socket_callback socket, ccurl_ti
     if (result == CURLM_OK) result = api.curl_multi_setopt(multi, CURLMOPT_TIMERDATA, context);
     return result;
 }
+CURLMcode ccurl_multi_keep(CURLM *multi, long connections) {
+    return api.curl_multi_setopt(multi, CURLMOPT_MAXCONNECTS, connections);
+}
 CURLMcode ccurl_multi_socket_action(CURLM *multi, curl_socket_t s, int events, int *running) {
     return api.curl_multi_socket_action(multi, s, events, running);
 }

@@ -89,6 +89,8 @@ typedef int (*ccurl_socket_callback)(CURL *easy, curl_socket_t s, int what, void
 /// CURL_SOCKET_TIMEOUT in `milliseconds` (-1: no timer).
 typedef int (*ccurl_timer_callback)(CURLM *multi, long milliseconds, void *context);
 CURLMcode ccurl_multi_watch(CURLM *multi, ccurl_socket_callback socket, ccurl_timer_callback timer, void *context);
+/// CURLMOPT_MAXCONNECTS: idle connections the multi keeps for later transfers.
+CURLMcode ccurl_multi_keep(CURLM *multi, long connections);
 /// `events`: CURL_CSELECT_IN, _OUT, _ERR of `s`, or CURL_SOCKET_TIMEOUT with 0.
 CURLMcode ccurl_multi_socket_action(CURLM *multi, curl_socket_t s, int events, int *running);
 /// The next finished transfer's handle, and its result; NULL when none is.

@@ -77,8 +77,16 @@ final class ProxyLoop: @unchecked Sendable {
                 loop.curlDeadline = milliseconds < 0 ? nil : .now + .milliseconds(milliseconds)
                 return 0
             }, me)
-        guard watching == CURLM_OK else { return nil }
+        // The multi's own bound is 4 connections a transfer running: when
+        // few run for a moment, it closed kept connections that the next
+        // burst had to open again (about 60 a second under wrk, each a
+        // connect for the proxy and an accept for the upstream). As many
+        // as nginx keeps a worker (the reference's `keepalive 32`).
+        guard watching == CURLM_OK, ccurl_multi_keep(multi, ProxyLoop.keptConnections) == CURLM_OK else { return nil }
     }
+
+    /// Idle connections to the upstream a loop keeps.
+    static let keptConnections = 32
 
     deinit {
         spare = []
@@ -149,10 +157,13 @@ final class ProxyLoop: @unchecked Sendable {
                 _ = clinux_epoll_watch(epoll, listening, 1, 0, ProxyLoop.listeningTag, 0)
             }
             var wait = resumed ? 0 : daemonWait
-            for deadline in [curlDeadline, acceptAgain].compactMap({ $0 }) {
+            func until(_ deadline: ContinuousClock.Instant?) {
+                guard let deadline else { return }
                 let milliseconds = max(0, Int((deadline - .now) / .milliseconds(1)) + 1)
                 wait = wait < 0 ? milliseconds : min(wait, milliseconds)
             }
+            until(curlDeadline)
+            until(acceptAgain)
             let count = clinux_epoll_wait(epoll, &tags, &events, 64, Int32(clamping: wait))
             var daemonReady = count == 0 || daemonWait == 0
             for i in 0..<max(Int(count), 0) {
