@@ -80,10 +80,14 @@ import Glibc
     }
 
     @Test func hopByHopHeadersAndThoseConnectionNamesStayBehind() {
-        let kept = RequestHeaders.forwardedResponse([
+        let headers = ResponseHeaders([
             ("Content-Type", "text/plain"), ("Connection", "keep-alive, X-Private"), ("X-Private", "1"), ("Keep-Alive", "timeout=5"),
-            ("Transfer-Encoding", "chunked"), ("Content-Length", "12"), ("Set-Cookie", "a=b"), ("Connection", "close"),
-        ].map { ($0.0, $0.0.lowercased(), $0.1) })
-        #expect(kept.map(\.0) == ["Content-Type", "Set-Cookie"])
+            ("TRANSFER-ENCODING", "chunked"), ("content-length", "12"), ("Set-Cookie", "a=b"), ("Connection", "close"),
+            ("Upgrade-Insecure", "1"),
+        ])
+        var kept: [String] = []
+        headers.forwarded { kept.append("\(String(cString: $0)): \(String(cString: $1))") }
+        #expect(kept == ["Content-Type: text/plain", "Set-Cookie: a=b", "Upgrade-Insecure: 1"])
+        #expect(headers.all.map(\.lower) == ["content-type", "connection", "x-private", "keep-alive", "transfer-encoding", "content-length", "set-cookie", "connection", "upgrade-insecure"])
     }
 }

@@ -10,11 +10,13 @@ import Glibc
 /// (Endpoint) and a git server (GitCredential).
 public func isLoopbackHost(_ host: String) -> Bool {
     if host.utf8.count == 9 && host.lowercased() == "localhost" { return true }
+    // withCString, not the String itself: a short one (most hosts) would
+    // be copied to the heap first, and the proxy asks this of every request.
     var v4 = in_addr()
-    if inet_pton(AF_INET, host, &v4) == 1 {
+    if host.withCString({ inet_pton(AF_INET, $0, &v4) }) == 1 {
         return UInt32(bigEndian: v4.s_addr) >> 24 == 127
     }
     var v6 = in6_addr()
-    guard inet_pton(AF_INET6, host, &v6) == 1 else { return false }
+    guard host.withCString({ inet_pton(AF_INET6, $0, &v6) }) == 1 else { return false }
     return withUnsafeBytes(of: &v6) { bytes in bytes.dropLast().allSatisfy { $0 == 0 } && bytes.last == 1 }
 }

@@ -54,10 +54,10 @@ final class ProxyRequest: @unchecked Sendable {
     }
 
     /// False closes the connection.
-    func step(_ connection: OpaquePointer, method: String, data: UnsafePointer<CChar>?, size: UnsafeMutablePointer<Int>) -> Bool {
+    func step(_ connection: OpaquePointer, method: UnsafePointer<CChar>, data: UnsafePointer<CChar>?, size: UnsafeMutablePointer<Int>) -> Bool {
         if !started {
             started = true
-            self.method = method
+            self.method = String(cString: method)
             self.connection = connection
             return begin(connection)
         }
@@ -225,7 +225,7 @@ final class ProxyRequest: @unchecked Sendable {
             }
             guard let response else { return false }
             defer { cmhd_destroy(response) }
-            for (name, value) in RequestHeaders.forwardedResponse(head.headers) { _ = cmhd_add_header(response, name, value) }
+            head.headers.forwarded { _ = cmhd_add_header(response, $0, $1) }
             return cmhd_queue(connection, UInt32(head.status), response) != 0
         }
     }
@@ -267,15 +267,28 @@ enum RequestHeaders {
     /// A header with its name lowercased, to compare.
     typealias Header = (name: String, lower: String, value: String)
 
-    /// `lower` (a lowercased name) is hop-by-hop.
+    static let hopByHop: [StaticString] = [
+        "connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "proxy-connection", "te", "trailer",
+        "transfer-encoding", "upgrade",
+    ]
+
+    /// `name` is hop-by-hop (in any case).
+    static func isHopByHop(_ name: UnsafeRawBufferPointer) -> Bool {
+        hopByHop.contains { named(name, $0) }
+    }
+
     static func isHopByHop(_ lower: String) -> Bool {
-        switch lower {
-        case "connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "proxy-connection", "te", "trailer",
-            "transfer-encoding", "upgrade":
-            return true
-        default:
-            return false
-        }
+        var lower = lower
+        return lower.withUTF8 { isHopByHop(UnsafeRawBufferPointer($0)) }
+    }
+
+    /// `name` is `lower` (a lowercase name) in any case, compared as the
+    /// bytes libcurl hands over.
+    static func named(_ name: UnsafeRawBufferPointer, _ lower: StaticString) -> Bool {
+        guard name.count == lower.utf8CodeUnitCount else { return false }
+        let lower = UnsafeRawBufferPointer(start: lower.utf8Start, count: name.count)
+        for i in 0..<name.count where (name[i] >= 65 && name[i] <= 90 ? name[i] | 0x20 : name[i]) != lower[i] { return false }
+        return true
     }
 
     struct Read {
@@ -364,17 +377,6 @@ enum RequestHeaders {
             read.forwarded.append("\(header.name): \(header.value)")
         }
         return read
-    }
-
-    /// The response's headers to pass on.
-    static func forwardedResponse(_ headers: [Header]) -> [(String, String)] {
-        let named = headers.contains { $0.lower == "connection" } ? connectionNamed(headers) : []
-        var kept: [(String, String)] = []
-        kept.reserveCapacity(headers.count)
-        for header in headers where !isHopByHop(header.lower) && header.lower != "content-length" {
-            if named.isEmpty || !named.contains(header.lower) { kept.append((header.name, header.value)) }
-        }
-        return kept
     }
 
     /// The headers a Connection header names, lowercased.

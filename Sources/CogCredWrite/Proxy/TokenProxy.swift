@@ -132,7 +132,7 @@ public final class TokenProxy: @unchecked Sendable {
             { _, connection, _, method, _, data, size, request in
                 guard let connection, let method, let size, let pointer = request?.pointee else { return .NO }
                 let request = Unmanaged<ProxyRequest>.fromOpaque(pointer).takeUnretainedValue()
-                return request.step(connection, method: String(cString: method), data: data, size: size) ? .YES : .NO
+                return request.step(connection, method: method, data: data, size: size) ? .YES : .NO
             }, nil,
             { _, _, request, _ in
                 guard let pointer = request?.pointee else { return }

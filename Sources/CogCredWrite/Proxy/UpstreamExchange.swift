@@ -11,6 +11,21 @@ final class UpstreamLink: @unchecked Sendable {
     /// emptied before each.
     let error: UnsafeMutablePointer<CChar>
 
+    /// The request headers last given to libcurl (CURLOPT_HTTPHEADER), and
+    /// what they were made of: a request that sends what the one before it
+    /// sent (most do) uses them again, and the token's line is a kilobyte.
+    private var headerList: UnsafeMutablePointer<curl_slist>?
+    private var headersSent: SentHeaders?
+
+    struct SentHeaders: Equatable {
+        /// The client's ("Name: value"), the token's own header (nil:
+        /// Authorization), the token, and whether a body goes.
+        var client: [String]
+        var tokenHeader: String?
+        var token: String
+        var body: Bool
+    }
+
     init?() {
         guard let easy = ccurl_easy_init() else { return nil }
         self.easy = easy
@@ -18,8 +33,25 @@ final class UpstreamLink: @unchecked Sendable {
         error[0] = 0
     }
 
+    /// The list for `sent`, made anew only when it differs from the last.
+    func headers(_ sent: SentHeaders) -> UnsafeMutablePointer<curl_slist>? {
+        if sent == headersSent, let headerList { return headerList }
+        headerList.map(ccurl_slist_free_all)
+        var list: UnsafeMutablePointer<curl_slist>? = nil
+        for line in sent.client { list = ccurl_slist_append(list, line) }
+        list = ccurl_slist_append(list, sent.tokenHeader.map { "\($0): \(sent.token)" } ?? "Authorization: Bearer \(sent.token)")
+        // No 100-continue round trip for a body (the client's own was
+        // answered), and no Accept of libcurl's when the client sent none.
+        if sent.body { list = ccurl_slist_append(list, "Expect:") }
+        list = ccurl_slist_append(list, "Accept:")
+        headerList = list
+        headersSent = list == nil ? nil : sent
+        return list
+    }
+
     deinit {
         ccurl_easy_cleanup(easy)
+        headerList.map(ccurl_slist_free_all)
         error.deallocate()
     }
 }
@@ -47,8 +79,7 @@ final class UpstreamExchange: @unchecked Sendable {
 
     struct Head {
         var status: Int
-        /// Each with its name lowercased, for RequestHeaders.forwardedResponse.
-        var headers: [RequestHeaders.Header]
+        var headers: ResponseHeaders
         /// The body's length, when the upstream said it (Content-Length).
         var length: Int64?
     }
@@ -250,7 +281,7 @@ final class UpstreamExchange: @unchecked Sendable {
         /// A 401 is to be answered by a retry, not passed on.
         let retry401: Bool
         var status = 0
-        var headers: [RequestHeaders.Header] = []
+        var headers = ResponseHeaders()
         /// Content-Length, when said.
         var length: Int64?
         var unauthorized = false
@@ -271,7 +302,8 @@ final class UpstreamExchange: @unchecked Sendable {
             var status = 0
             for byte in line.dropFirst(space + 1).prefix(3) where byte >= 48 && byte <= 57 { status = status * 10 + Int(byte - 48) }
             sending.status = status
-            sending.headers = []
+            sending.headers = ResponseHeaders()
+            sending.length = nil
         } else if line.isEmpty {
             guard sending.status >= 200 else { return }
             if sending.retry401 && sending.status == 401 {
@@ -283,11 +315,10 @@ final class UpstreamExchange: @unchecked Sendable {
         } else if let colon = line.firstIndex(of: 58) {
             var start = colon + 1
             while start < line.count && (line[start] == 32 || line[start] == 9) { start += 1 }
-            let name = String(decoding: line[..<colon], as: UTF8.self)
-            let value = String(decoding: line[start...], as: UTF8.self)
-            let lower = name.lowercased()
-            if lower == "content-length" { sending.length = Int64(value) }
-            sending.headers.append((name, lower, value))
+            let name = UnsafeRawBufferPointer(rebasing: line[..<colon])
+            let value = UnsafeRawBufferPointer(rebasing: line[start...])
+            if RequestHeaders.named(name, "content-length") { sending.length = Int64(String(decoding: value, as: UTF8.self)) }
+            sending.headers.append(name: name, value: value)
         }
     }
 
@@ -306,6 +337,8 @@ final class UpstreamExchange: @unchecked Sendable {
             set(ccurl_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 0))
             // Straight to the upstream: the proxy variables are for Cognito.
             set(ccurl_setopt_string(handle, CURLOPT_PROXY, ""))
+            // Nor their no_proxy, which libcurl would look up for every request.
+            set(ccurl_setopt_string(handle, CURLOPT_NOPROXY, "*"))
             set(ccurl_setopt_cloexec_sockets(handle))
             set(ccurl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, 10_000))
             set(ccurl_setopt_long(handle, CURLOPT_TCP_KEEPALIVE, 1))
@@ -320,16 +353,9 @@ final class UpstreamExchange: @unchecked Sendable {
         }
         set(ccurl_setopt_string(handle, CURLOPT_URL, request.url))
         link.error[0] = 0
-        headerList.map(ccurl_slist_free_all)
-        var list: UnsafeMutablePointer<curl_slist>? = nil
-        for line in request.headers { list = ccurl_slist_append(list, line) }
-        list = ccurl_slist_append(list, request.tokenHeader.map { "\($0): \(token)" } ?? "Authorization: Bearer \(token)")
-        // No 100-continue round trip for a body (the client's own was
-        // answered), and no Accept of libcurl's when the client sent none.
-        if request.body != .none { list = ccurl_slist_append(list, "Expect:") }
-        list = ccurl_slist_append(list, "Accept:")
-        headerList = list
-        set(ccurl_setopt_slist(handle, CURLOPT_HTTPHEADER, list))
+        let headers = link.headers(
+            .init(client: request.headers, tokenHeader: request.tokenHeader, token: token, body: request.body != .none))
+        set(ccurl_setopt_slist(handle, CURLOPT_HTTPHEADER, headers))
         // HTTPGET clears NOBODY and UPLOAD; CUSTOMREQUEST is cleared by hand.
         set(ccurl_setopt_long(handle, CURLOPT_HTTPGET, 1))
         set(ccurl_setopt_string(handle, CURLOPT_CUSTOMREQUEST, nil))
@@ -400,10 +426,7 @@ final class UpstreamExchange: @unchecked Sendable {
         return n
     }
 
-    private var headerList: UnsafeMutablePointer<curl_slist>?
-
     deinit {
         close()
-        headerList.map(ccurl_slist_free_all)
     }
 }
