@@ -9,7 +9,11 @@ lives on in the command `exec` runs."""
 import json
 import socket
 import ssl
+import threading
 import time
+import urllib.error
+import urllib.request
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import urlsplit
 
 import pytest
@@ -238,6 +242,80 @@ def test_a_repeatable_request_whose_kept_connection_dies_goes_again_on_a_new_one
     assert log[0]["connection"] == log[1]["connection"] != log[2]["connection"]
     assert "GetCredentialsForIdentity (attempt 1): HTTP 200" in fetched.stderr
     assert "(attempt 2)" not in fetched.stderr
+
+
+class ProxyThatClosesAfterEachAnswer(ThreadingHTTPServer):
+    """A proxy forwarding plain HTTP (what http_proxy names) that answers one
+    request a connection and closes it a moment later without saying so, as
+    tinyproxy does at times: a request sent on the connection meanwhile is
+    read and never answered (`unanswered`: each one's X-Amz-Target)."""
+    daemon_threads = True
+
+    def __init__(self):
+        super().__init__(("127.0.0.1", 0), self.Handler)
+        self.url = f"http://127.0.0.1:{self.server_address[1]}"
+        self.lock, self.connections, self.unanswered = threading.Lock(), 0, []
+        threading.Thread(target=self.serve_forever, daemon=True).start()
+
+    def stop(self):
+        self.shutdown()
+        self.server_close()
+
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, *args):
+            pass
+
+        def handle(self):
+            with self.server.lock:
+                self.server.connections += 1
+            self.handle_one_request()
+            # The close comes a second later: what is sent before it is read, unanswered.
+            self.connection.settimeout(1)
+            try:
+                self.raw_requestline = self.rfile.readline(65537)
+                if self.raw_requestline and self.parse_request():
+                    with self.server.lock:
+                        self.server.unanswered.append(self.headers.get("X-Amz-Target", self.requestline))
+            except OSError:
+                pass
+
+        def do_POST(self):
+            body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+            headers = {name: value for name, value in self.headers.items()
+                       if name.lower() not in ("host", "content-length", "connection", "proxy-connection")}
+            direct = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+            try:
+                with direct.open(urllib.request.Request(self.path, data=body, headers=headers), timeout=30) as answer:
+                    status, kind, data = answer.status, answer.headers.get("Content-Type"), answer.read()
+            except urllib.error.HTTPError as refused:
+                status, kind, data = refused.code, refused.headers.get("Content-Type"), refused.read()
+            self.send_response(status)
+            if kind:
+                self.send_header("Content-Type", kind)
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+
+def test_an_answer_through_a_proxy_that_closes_after_each_answer_goes_on_a_new_connection(cog, bus, double):
+    """Plain HTTP through a forwarding proxy: a request that must not go out
+    twice never takes a kept connection, which the proxy may be closing as
+    it is sent (as tinyproxy did under test_agent.py once: "the request may
+    have arrived, so it is not sent again", 75)."""
+    proxy = ProxyThatClosesAfterEachAnswer()
+    try:
+        double.add_user(USER, PASSWORD)
+        cog.remember_secret(PASSWORD)
+        configure_on_double(cog, double.url, "--username", USER)
+        signed = cog.run("sign-in", "--password-stdin", input=PASSWORD + "\n", env={"http_proxy": proxy.url})
+        assert signed.returncode == 0, signed.stderr
+        assert not any("RespondToAuthChallenge" in target for target in proxy.unanswered), proxy.unanswered
+        assert proxy.connections >= 2
+        assert double.calls("RespondToAuthChallenge:PASSWORD_VERIFIER") == 1
+    finally:
+        proxy.stop()
 
 
 def test_kept_connections_do_not_live_on_in_the_command_exec_runs(cog, bus, double):

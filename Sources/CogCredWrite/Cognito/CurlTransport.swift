@@ -28,6 +28,10 @@ import Foundation
 /// - it reuses only a connection idle less than a second (`freshAge`),
 ///   so after a person's pause it goes on a new connection rather than on
 ///   one the server may be closing;
+/// - through a proxy that forwards plain HTTP, it never reuses one: such
+///   proxies may close a client's connection after each answer without
+///   saying so (tinyproxy does, at times), and a request sent as the close
+///   comes in is one nobody can tell was read;
 /// - libcurl's own second sending of it is stopped (`Sink.sendings`, the
 ///   PREREQFUNCTION libcurl calls before each): the command fails saying
 ///   the request may have arrived, and RetryingPost does not repeat it.
@@ -192,6 +196,8 @@ public final class CurlTransport: HTTPTransport, Sendable {
                 set("NOPROXY", ccurl_setopt_string(handle, CURLOPT_NOPROXY, ""))
                 set("OPENSOCKETFUNCTION", ccurl_setopt_cloexec_sockets(handle))
                 set("MAXAGE_CONN", ccurl_setopt_long(handle, CURLOPT_MAXAGE_CONN, request.repeatable ? CurlTransport.keptAge : CurlTransport.freshAge))
+                let forwarded = request.route.proxy?.forwards == true && request.url.lowercased().hasPrefix("http://")
+                set("FRESH_CONNECT", ccurl_setopt_long(handle, CURLOPT_FRESH_CONNECT, !request.repeatable && forwarded ? 1 : 0))
                 set("CONNECTTIMEOUT_MS", ccurl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, max(1, Int(request.connectTimeout * 1000))))
                 set("TIMEOUT_MS", ccurl_setopt_long(handle, CURLOPT_TIMEOUT_MS, max(1, Int(request.totalTimeout * 1000))))
                 set("ERRORBUFFER", ccurl_setopt_pointer(handle, CURLOPT_ERRORBUFFER, errorPointer.baseAddress))

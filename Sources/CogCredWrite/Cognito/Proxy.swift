@@ -26,6 +26,10 @@ public struct Proxy: Sendable, Equatable {
 
     /// Where it was set: "HTTPS_PROXY", or "the agent's HTTPS_PROXY".
     public var source: String { agents ? "the agent's \(variable)" : variable }
+
+    /// An HTTP or HTTPS proxy, which takes a plain-HTTP request and sends
+    /// it on itself; SOCKS only carries the connection.
+    var forwards: Bool { !shown.lowercased().hasPrefix("socks") }
 }
 
 /// How one request reaches its URL.
