@@ -12,7 +12,7 @@ struct ResponseHeaders {
 
     init() {}
 
-    /// Headers given as Strings (tests, and the rare paths).
+    /// Headers given as Strings (the tests).
     init(_ headers: [(String, String)]) {
         for (name, value) in headers {
             var name = name, value = value
