@@ -7,7 +7,7 @@ struct ResponseHeaders {
     private var bytes: [UInt8] = []
     /// Where each header's name and value start in `bytes`.
     private var offsets: [(name: Int, value: Int)] = []
-    /// A Connection header came, which may name others to leave behind.
+    /// A Connection header came that may name others to leave behind.
     private var connection = false
 
     init() {}
@@ -26,12 +26,15 @@ struct ResponseHeaders {
             offsets.reserveCapacity(16)
         }
         let start = bytes.count
-        bytes.append(contentsOf: name)
+        bytes.append(contentsOf: name.assumingMemoryBound(to: UInt8.self))
         bytes.append(0)
         offsets.append((start, bytes.count))
-        bytes.append(contentsOf: value)
+        bytes.append(contentsOf: value.assumingMemoryBound(to: UInt8.self))
         bytes.append(0)
-        if RequestHeaders.named(name, "connection") { connection = true }
+        // What nearly every response says, and names no other header.
+        if RequestHeaders.named(name, "connection") && !RequestHeaders.named(value, "keep-alive") && !RequestHeaders.named(value, "close") {
+            connection = true
+        }
     }
 
     /// Each header as (name, lowercased name, value).
