@@ -247,7 +247,7 @@ def test_a_repeatable_request_whose_kept_connection_dies_goes_again_on_a_new_one
 class ProxyThatClosesAfterEachAnswer(ThreadingHTTPServer):
     """A proxy forwarding plain HTTP (what http_proxy names) that answers one
     request a connection and closes it a moment later without saying so, as
-    tinyproxy does at times: a request sent on the connection meanwhile is
+    a CI run through tinyproxy met once: a request sent on the connection meanwhile is
     read and never answered (`unanswered`: each one's X-Amz-Target)."""
     daemon_threads = True
 
@@ -302,7 +302,7 @@ class ProxyThatClosesAfterEachAnswer(ThreadingHTTPServer):
 def test_an_answer_through_a_proxy_that_closes_after_each_answer_goes_on_a_new_connection(cog, bus, double):
     """Plain HTTP through a forwarding proxy: a request that must not go out
     twice never takes a kept connection, which the proxy may be closing as
-    it is sent (as tinyproxy did under test_agent.py once: "the request may
+    it is sent (what test_agent.py met through tinyproxy once: "the request may
     have arrived, so it is not sent again", 75)."""
     proxy = ProxyThatClosesAfterEachAnswer()
     try:

@@ -30,7 +30,7 @@ import Foundation
 ///   one the server may be closing;
 /// - through a proxy that forwards plain HTTP, it never reuses one: such
 ///   proxies may close a client's connection after each answer without
-///   saying so (tinyproxy does, at times), and a request sent as the close
+///   saying so (a CI run through tinyproxy met one), and a request sent as the close
 ///   comes in is one nobody can tell was read;
 /// - libcurl's own second sending of it is stopped (`Sink.sendings`, the
 ///   PREREQFUNCTION libcurl calls before each): the command fails saying
