@@ -59,7 +59,7 @@ final class AgentWorkers: Sendable {
             state.start(job)
             return true
         }
-        if now { AgentServer.onThread { self.run(job) } }
+        if now { onThread { self.run(job) } }
     }
 
     func run(_ first: Job) {

@@ -1,6 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import Synchronization
 
 /// What the proxy answers itself, sending nothing upstream: no token can be
 /// had (not signed in, the keyring locked, a refresh failing), or the
@@ -26,7 +24,7 @@ public struct ProxyAnswer: Error, Sendable, Equatable {
 /// requests that need a token), and one read at a time: requests that
 /// ask meanwhile get its answer (many requests on an expired token make
 /// one refresh, under the session's own lock besides).
-public final class ProxyTokens: @unchecked Sendable {
+public final class ProxyTokens: Sendable {
     /// The session's current token (`forceRefresh`: refreshed first, as
     /// after the upstream refused one), or what to answer instead.
     public typealias Fetch = @Sendable (_ forceRefresh: Bool) -> Result<String, ProxyAnswer>
@@ -34,68 +32,43 @@ public final class ProxyTokens: @unchecked Sendable {
 
     private let fetch: Fetch
     private let maxAge: Double
-    private var mutex = pthread_mutex_t()
-    private var held: (token: String, at: ContinuousClock.Instant)?
-    private var reading = false
-    /// Who waits for the read under way: each with the token it must not
-    /// get (one the upstream refused), if any.
-    private var waiting: [(rejected: String?, answer: Answer)] = []
+    private struct State {
+        var held: (token: String, at: ContinuousClock.Instant)?
+        var reading = false
+        /// Who waits for the read under way: each with the token it must
+        /// not get (one the upstream refused), if any.
+        var waiting: [(rejected: String?, answer: Answer)] = []
+
+        /// The token held, while it is fresh and is not `rejected`.
+        func fresh(unless rejected: String?, maxAge: Double) -> String? {
+            guard let held, held.token != rejected, seconds(since: held.at) < maxAge else { return nil }
+            return held.token
+        }
+    }
+    private let state = Mutex(State())
 
     public init(maxAge: Double = 1, fetch: @escaping Fetch) {
         self.fetch = fetch
         self.maxAge = maxAge
-        pthread_mutex_init(&mutex, nil)
     }
-
-    deinit { pthread_mutex_destroy(&mutex) }
 
     /// The token held, while it is fresh (and is not `rejected`); nil: `read`.
     func held(unless rejected: String? = nil) -> String? {
-        pthread_mutex_lock(&mutex)
-        defer { pthread_mutex_unlock(&mutex) }
-        return fresh(unless: rejected)
-    }
-
-    /// Under the mutex.
-    private func fresh(unless rejected: String?) -> String? {
-        guard let held, held.token != rejected, seconds(since: held.at) < maxAge else { return nil }
-        return held.token
+        state.withLock { $0.fresh(unless: rejected, maxAge: maxAge) }
     }
 
     /// A token other than `rejected` (nil: any), told to `answer` on the
     /// reading thread (or at once, when one is held): the session is read,
     /// and refreshed first when it would give `rejected` again.
     func read(unless rejected: String?, then answer: @escaping Answer) {
-        pthread_mutex_lock(&mutex)
-        if let token = fresh(unless: rejected) {
-            pthread_mutex_unlock(&mutex)
-            return answer(.success(token))
+        let (held, start) = state.withLock { state -> (String?, Bool) in
+            if let token = state.fresh(unless: rejected, maxAge: maxAge) { return (token, false) }
+            state.waiting.append((rejected, answer))
+            defer { state.reading = true }
+            return (nil, !state.reading)
         }
-        waiting.append((rejected, answer))
-        let start = !reading
-        reading = true
-        pthread_mutex_unlock(&mutex)
-        if start { startReading(force: rejected != nil) }
-    }
-
-    private func startReading(force: Bool) {
-        final class Job {
-            let tokens: ProxyTokens
-            let force: Bool
-            init(_ tokens: ProxyTokens, _ force: Bool) { (self.tokens, self.force) = (tokens, force) }
-        }
-        var thread = pthread_t()
-        let job = Unmanaged.passRetained(Job(self, force)).toOpaque()
-        if pthread_create(&thread, nil, { context in
-            let job = Unmanaged<Job>.fromOpaque(context!).takeRetainedValue()
-            job.tokens.readUntilAnswered(force: job.force)
-            return nil
-        }, job) == 0 {
-            pthread_detach(thread)
-        } else {
-            Unmanaged<Job>.fromOpaque(job).release()
-            readUntilAnswered(force: force)
-        }
+        if let held { return answer(.success(held)) }
+        if start { onThread { self.readUntilAnswered(force: rejected != nil) } }
     }
 
     /// Reads until every waiter has its answer: one read, and a forced one
@@ -104,25 +77,26 @@ public final class ProxyTokens: @unchecked Sendable {
         var force = force
         while true {
             let result = fetch(force)
-            pthread_mutex_lock(&mutex)
-            var told: [Answer] = []
-            var again: [(rejected: String?, answer: Answer)] = []
-            switch result {
-            case .success(let token): held = (token, ContinuousClock.now)
-            case .failure: held = nil
-            }
-            for waiter in waiting {
-                if !force, case .success(let token) = result, token == waiter.rejected {
-                    again.append(waiter)
-                } else {
-                    told.append(waiter.answer)
+            let (told, again) = state.withLock { state -> ([Answer], Bool) in
+                var told: [Answer] = []
+                var again: [(rejected: String?, answer: Answer)] = []
+                switch result {
+                case .success(let token): state.held = (token, ContinuousClock.now)
+                case .failure: state.held = nil
                 }
+                for waiter in state.waiting {
+                    if !force, case .success(let token) = result, token == waiter.rejected {
+                        again.append(waiter)
+                    } else {
+                        told.append(waiter.answer)
+                    }
+                }
+                state.waiting = again
+                state.reading = !again.isEmpty
+                return (told, !again.isEmpty)
             }
-            waiting = again
-            reading = !again.isEmpty
-            pthread_mutex_unlock(&mutex)
             for answer in told { answer(result) }
-            guard !again.isEmpty else { return }
+            guard again else { return }
             force = true
         }
     }

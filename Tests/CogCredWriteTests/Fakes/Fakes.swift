@@ -279,6 +279,6 @@ func servingAgent(
     guard case .success(let socket) = AgentSocket.listen(at: directory + "/agent", environment: { _ in nil }) else {
         throw AgentFailure(.other, "cannot listen")
     }
-    AgentServer.onThread { AgentServer(socket: socket, service: service, bounds: bounds, log: { _ in }).serve() }
+    onThread { AgentServer(socket: socket, service: service, bounds: bounds, log: { _ in }).serve() }
     return AgentConnection(path: socket.path)
 }
