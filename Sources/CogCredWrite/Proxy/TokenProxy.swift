@@ -84,8 +84,9 @@ public final class TokenProxy: @unchecked Sendable {
         case cannotStart
     }
 
-    /// An event loop per processor, up to 4: each takes connections from
-    /// the one listening socket and serves them to their end.
+    /// An event loop per processor, up to 4: the first accepts from the
+    /// listening socket and hands each connection to the loops in turn,
+    /// and each serves its connections to their end.
     static var loopCount: Int { min(max(sysconf(Int32(_SC_NPROCESSORS_ONLN)), 1), 4) }
 
     /// Serves on `listening`, a socket listening already, until `stop`.
