@@ -90,4 +90,23 @@ import Glibc
         #expect(kept == ["Content-Type: text/plain", "Set-Cookie: a=b", "Upgrade-Insecure: 1"])
         #expect(headers.all.map(\.lower) == ["content-type", "connection", "x-private", "keep-alive", "transfer-encoding", "content-length", "set-cookie", "connection", "upgrade-insecure"])
     }
+
+    @Test func aRequestsHostIsThisMachineOnlyWhenItsNameOrAddressIs() {
+        let here = ["localhost", "LOCALHOST:1", "127.0.0.1", "127.0.0.1:8080", "127.8.9.10:1", "[::1]", "[::1]:9", "[0:0:0:0:0:0:0:1]:9"]
+        let elsewhere = [
+            "", "evil.example", "evil.example:443", "127.0.0.1.evil.example", "localhost.example:80", "localhostx", "128.0.0.1:1",
+            "[::2]:1", "[::1", "127.0.0.1\u{0}.evil.example", String(repeating: "1", count: 60), "0000:0000:0000:0000:0000:0000:0000:0001",
+        ]
+        for host in here { #expect(RequestHeaders.Read.isThisMachine(host: host), "\(host)") }
+        for host in elsewhere { #expect(!RequestHeaders.Read.isThisMachine(host: host), "\(host)") }
+    }
+
+    @Test func aContentLengthIsDigitsOnly() {
+        func length(_ text: String) -> Int64? { Array(text.utf8).withUnsafeBytes { RequestHeaders.length($0) } }
+        #expect(length("12") == 12)
+        #expect(length(" 7\t") == 7)
+        #expect(length("0") == 0)
+        #expect(length("9223372036854775807") == Int64.max)
+        for bad in ["", " ", "+5", "-1", "1a", "1 2", "9223372036854775808", "0x10"] { #expect(length(bad) == nil, "\(bad)") }
+    }
 }

@@ -24,7 +24,9 @@ check no token leaked into a log.
 
 Routes (the path after `prefix`, "" unless given):
   /echo/...               200 JSON {method, path, query, headers (Host as
-                          received), body_length, body_sha256}; any method
+                          received), body_length, body_sha256}; any method;
+                          ?hold=K: answered only once release(K) (60 s at
+                          most), the request recorded as held meanwhile
   /status/N               status N: a JSON body {"status": N}, none for 204/304
   /upload                 reads the body as it comes (Content-Length or
                           chunked, never held whole), answers JSON {length,
@@ -223,6 +225,10 @@ class Handler(QuietHandler):
 
     # ------------------------------------------------------------------- routes
     def echo(self, url):
+        hold = urllib.parse.parse_qs(url.query).get("hold")
+        if hold:
+            self.record(held=True)
+            self.server.gate(hold[0]).wait(WAIT_SECONDS)
         headers = [[name, value] for name, value in self.entry["headers"]]
         self.answer_json(200, {"method": self.command, "path": url.path, "query": url.query, "headers": headers,
                                "body_length": self.entry["body_length"], "body_sha256": self.entry["body_sha256"]})

@@ -17,7 +17,8 @@ Cognito test double and real clients:
   sender held back while the other side does not read, and the proxy's
   peak resident size under 96 MB; a server-sent event reaching the client
   before its stream ends; keep-alive to clients and kept connections to the
-  upstream;
+  upstream; a request whose answer is held costing the proxy no processor
+  time while it waits;
 - the token: an expired one and 16 requests at once make one refresh; an
   upstream 401 for GET, HEAD or OPTIONS retried once after a forced refresh,
   any other 401 passed back; not signed in, signed out or items deleted:
@@ -39,6 +40,8 @@ Cognito test double and real clients:
 The tests run as root here; "another user" is nobody (uid 65534), run with
 setpriv. No test sleeps on a guess: each waits for a state (support.poll, a
 threading.Event the upstream waits on, a thread seen blocked in a write).
+The one sleep is a window of 2 s over which the proxy's processor time is
+measured, while an answer is held.
 """
 import base64
 import hashlib
@@ -46,6 +49,7 @@ import http.client
 import json
 import os
 import re
+import select
 import shutil
 import signal
 import socket
@@ -537,6 +541,33 @@ def test_forward_proxy_requests_are_refused_and_nothing_is_sent(through, request
     assert upstream.requests() == []
     # It still serves an ordinary request.
     assert proxy.session().get(f"{proxy.url}/echo/after", timeout=30).status_code == 200
+
+
+def cpu_ticks(pid):
+    """The processor time `pid` has used, all its threads, in clock ticks (/proc/PID/stat's utime + stime)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return int(fields[11]) + int(fields[12])
+
+
+def test_a_request_whose_answer_is_held_costs_the_proxy_no_processor_time(through):
+    """A request whose answer is not there after one turn of its loop waits
+    suspended: its loop sleeps. (libmicrohttpd asks again at once for a
+    request not suspended, so one left so would keep its loop busy.) Over a
+    window of 2 s with the answer held, the proxy uses under a tenth of it;
+    a loop asking again and again would use a whole processor, or at least
+    a third of one on a machine this busy. Then the answer arrives."""
+    proxy, upstream = through
+    connection = proxy.connection(timeout=30)
+    connection.request("GET", "/echo/held?hold=held")
+    poll(lambda: any(e.get("held") for e in upstream.requests()), "the upstream to hold the answer")
+    before, ticks = time.monotonic(), cpu_ticks(proxy.pid)
+    time.sleep(2)  # the window measured, not a wait for a state
+    used = (cpu_ticks(proxy.pid) - ticks) / os.sysconf("SC_CLK_TCK")
+    assert used < 0.1 * (time.monotonic() - before), f"the proxy used {used:.2f} s of processor time while the answer was held"
+    assert not select.select([connection.sock], [], [], 0)[0], "the answer came while the upstream held it"
+    upstream.release("held")
+    response = connection.getresponse()
+    assert response.status == 200 and json.loads(response.read())["path"] == "/echo/held"
 
 
 def test_keep_alive_to_the_client_and_kept_connections_to_the_upstream(through):

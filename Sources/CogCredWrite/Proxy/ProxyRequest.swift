@@ -16,7 +16,8 @@ final class ProxyRequest: @unchecked Sendable {
     let target: String
     let loop: ProxyLoop
     private var proxy: TokenProxy { loop.proxy }
-    private let start = ContinuousClock.now
+    /// When it began, for --verbose's line (nil: no line is written).
+    private let start: ContinuousClock.Instant?
     private var method = ""
     private var started = false
     /// The proxy answered itself: the upstream was sent nothing, and any
@@ -27,6 +28,8 @@ final class ProxyRequest: @unchecked Sendable {
     private var connection: OpaquePointer?
     /// What the suspended connection waits for; nil: it is not suspended.
     private var waiting: Wait?
+    /// The answer was not there when the body was done: the next step suspends.
+    private var askedAgain = false
 
     /// The request's headers, kept while it waits for its token.
     private var head: RequestHeaders.Read?
@@ -50,6 +53,7 @@ final class ProxyRequest: @unchecked Sendable {
     init(target: String, loop: ProxyLoop) {
         self.target = target
         self.loop = loop
+        start = loop.proxy.log == nil ? nil : .now
         loop.proxy.began()
     }
 
@@ -83,7 +87,13 @@ final class ProxyRequest: @unchecked Sendable {
         guard let exchange else { return false }
         exchange.finishUpload()
         guard exchange.answerReady else {
-            suspend(until: .answer)
+            // Not yet: the connection is left as it is for one turn of the
+            // loop (libmicrohttpd asks this step again on its next run, at
+            // once), and suspended only if the answer is not there then.
+            // Under load it often is, and suspending costs two system
+            // calls a request (the socket out of the daemon's epoll, and
+            // back in on resuming).
+            if askedAgain { suspend(until: .answer) } else { askedAgain = true }
             return true
         }
         return respond(connection, exchange.head())
@@ -246,7 +256,7 @@ final class ProxyRequest: @unchecked Sendable {
     /// The server is done with the request (answered, or the client gone).
     func finished() {
         exchange?.close()
-        if let log = proxy.log {
+        if let log = proxy.log, let start {
             // The path, never the query (which may hold something secret),
             // nor an absolute URI's host.
             let path = target.hasPrefix("/") ? String(target.prefix { $0 != "?" }) : "(not a path)"
@@ -277,18 +287,34 @@ enum RequestHeaders {
         hopByHop.contains { named(name, $0) }
     }
 
-    static func isHopByHop(_ lower: String) -> Bool {
-        var lower = lower
-        return lower.withUTF8 { isHopByHop(UnsafeRawBufferPointer($0)) }
+    /// `name` is `lower` (a lowercase name) in any case, compared as the
+    /// bytes libcurl or the server hands over.
+    static func named(_ name: UnsafeRawBufferPointer, _ lower: StaticString) -> Bool {
+        named(name, UnsafeRawBufferPointer(start: lower.utf8Start, count: lower.utf8CodeUnitCount))
     }
 
-    /// `name` is `lower` (a lowercase name) in any case, compared as the
-    /// bytes libcurl hands over.
-    static func named(_ name: UnsafeRawBufferPointer, _ lower: StaticString) -> Bool {
-        guard name.count == lower.utf8CodeUnitCount else { return false }
-        let lower = UnsafeRawBufferPointer(start: lower.utf8Start, count: name.count)
+    static func named(_ name: UnsafeRawBufferPointer, _ lower: UnsafeRawBufferPointer) -> Bool {
+        guard name.count == lower.count else { return false }
         for i in 0..<name.count where (name[i] >= 65 && name[i] <= 90 ? name[i] | 0x20 : name[i]) != lower[i] { return false }
         return true
+    }
+
+    /// A Content-Length's value: digits, with spaces or tabs around them; nil: anything else.
+    static func length(_ value: UnsafeRawBufferPointer) -> Int64? {
+        func isBlank(_ byte: UInt8) -> Bool { byte == 32 || byte == 9 }
+        var (start, end) = (0, value.count)
+        while start < end && isBlank(value[start]) { start += 1 }
+        while end > start && isBlank(value[end - 1]) { end -= 1 }
+        guard start < end else { return nil }
+        var length: Int64 = 0
+        for byte in value[start..<end] {
+            guard byte >= 48 && byte <= 57 else { return nil }
+            let (times, overflowed) = length.multipliedReportingOverflow(by: 10)
+            let (sum, overflowedAgain) = times.addingReportingOverflow(Int64(byte - 48))
+            guard !overflowed && !overflowedAgain else { return nil }
+            length = sum
+        }
+        return length
     }
 
     struct Read {
@@ -318,14 +344,17 @@ enum RequestHeaders {
 
         /// A Host header's authority (host, or host:port, or [v6]:port) names this machine.
         static func isThisMachine(host authority: String) -> Bool {
-            let bytes = authority.utf8
-            var host = Substring(authority)
-            if bytes.first == UInt8(ascii: "[") {
-                host = host.dropFirst().prefix { $0 != "]" }
-            } else if let colon = bytes.lastIndex(of: UInt8(ascii: ":")) {
-                host = host[..<colon]
+            var authority = authority
+            return authority.withUTF8 { authority in
+                var host = UnsafeRawBufferPointer(authority)
+                if host.first == UInt8(ascii: "[") {
+                    guard let close = host.firstIndex(of: UInt8(ascii: "]")) else { return false }
+                    host = UnsafeRawBufferPointer(rebasing: host[1..<close])
+                } else if let colon = host.lastIndex(of: UInt8(ascii: ":")) {
+                    host = UnsafeRawBufferPointer(rebasing: host[..<colon])
+                }
+                return isLoopbackHost(host)
             }
-            return isThisMachine(String(host))
         }
 
         static func isThisMachine(_ host: String) -> Bool { isLoopbackHost(host) }
@@ -341,40 +370,47 @@ enum RequestHeaders {
     /// client's Host and credentials (the proxy sends the upstream's and
     /// its own, in Authorization or `tokenHeader`), a length (libcurl
     /// frames the body) and Expect (answered here).
-    static func dropped(tokenHeader: String?) -> Set<String> {
-        Set(["authorization", "host", "content-length", "expect"] + (tokenHeader.map { [$0.lowercased()] } ?? []))
+    static func dropped(tokenHeader: String?) -> [[UInt8]] {
+        (["authorization", "host", "content-length", "expect"] + (tokenHeader.map { [$0.lowercased()] } ?? [])).map { Array($0.utf8) }
     }
 
     /// The request's headers, as the server parsed them, without `dropped`'s.
-    static func read(_ connection: OpaquePointer, dropping dropped: Set<String>) -> Read {
-        final class Gathered {
-            var all: [Header] = []
-            var connection = false
+    /// Names are compared as the bytes the server holds (for the length
+    /// of the request): a String is made only of what is kept.
+    static func read(_ connection: OpaquePointer, dropping dropped: [[UInt8]]) -> Read {
+        typealias Pair = (name: UnsafePointer<CChar>, value: UnsafePointer<CChar>?)
+        var pairs: [Pair] = []
+        pairs.reserveCapacity(16)
+        _ = withUnsafeMutablePointer(to: &pairs) { pairs in
+            cmhd_headers(connection, { context, _, name, value in
+                guard let context, let name else { return .YES }
+                context.assumingMemoryBound(to: [Pair].self).pointee.append((name, value))
+                return .YES
+            }, pairs)
         }
-        let gathered = Gathered()
-        _ = cmhd_headers(connection, { context, _, name, value in
-            guard let context, let name else { return .YES }
-            let gathered = Unmanaged<Gathered>.fromOpaque(context).takeUnretainedValue()
-            let header = String(cString: name)
-            let lower = header.lowercased()
-            if lower == "connection" { gathered.connection = true }
-            gathered.all.append((header, lower, value.map { String(cString: $0) } ?? ""))
-            return .YES
-        }, Unmanaged.passUnretained(gathered).toOpaque())
+        func bytes(_ text: UnsafePointer<CChar>) -> UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: text, count: strlen(text)) }
+        func string(_ text: UnsafePointer<CChar>?) -> String { text.map { String(cString: $0) } ?? "" }
         var read = Read()
-        read.forwarded.reserveCapacity(gathered.all.count)
-        let named = gathered.connection ? connectionNamed(gathered.all) : []
-        for header in gathered.all {
-            switch header.lower {
-            case "content-length": read.length = Int64(header.value.trimmingWhitespace())
-            case "transfer-encoding": if header.value.lowercased().contains("chunked") { read.chunked = true }
-            case "host": read.host = header.value
-            case "origin": read.origin = header.value
-            case "sec-fetch-site": read.fetchSite = header.value
-            default: break
+        let named =
+            pairs.contains { Self.named(bytes($0.name), "connection") }
+            ? connectionNamed(pairs.map { (String(cString: $0.name), String(cString: $0.name).lowercased(), string($0.value)) }) : []
+        for pair in pairs {
+            let name = bytes(pair.name)
+            if Self.named(name, "content-length") {
+                read.length = pair.value.flatMap { length(bytes($0)) }
+            } else if Self.named(name, "transfer-encoding") {
+                if string(pair.value).lowercased().contains("chunked") { read.chunked = true }
+            } else if Self.named(name, "host") {
+                read.host = string(pair.value)
+            } else if Self.named(name, "origin") {
+                read.origin = string(pair.value)
+            } else if Self.named(name, "sec-fetch-site") {
+                read.fetchSite = string(pair.value)
             }
-            guard !isHopByHop(header.lower), !dropped.contains(header.lower), named.isEmpty || !named.contains(header.lower) else { continue }
-            read.forwarded.append("\(header.name): \(header.value)")
+            guard !isHopByHop(name), !dropped.contains(where: { lower in lower.withUnsafeBytes { Self.named(name, $0) } }) else { continue }
+            let header = String(cString: pair.name)
+            if !named.isEmpty && named.contains(header.lowercased()) { continue }
+            read.forwarded.append("\(header): \(string(pair.value))")
         }
         return read
     }

@@ -60,7 +60,7 @@ public final class TokenProxy: @unchecked Sendable {
     let tokens: ProxyTokens
     let log: Log?
     /// The request headers that never go on (RequestHeaders.dropped).
-    let dropped: Set<String>
+    let dropped: [[UInt8]]
     private var loops: [ProxyLoop] = []
     private var listening: Int32 = -1
     /// Connections of other users open now.

@@ -137,9 +137,17 @@ final class UpstreamExchange: @unchecked Sendable {
         self.token = token
         self.tokens = tokens
         self.changed = changed
-        sending = Sending(retry401: request.body == .none && ["GET", "HEAD", "OPTIONS"].contains(request.method))
+        sending = Sending(retry401: request.body == .none && UpstreamExchange.safeToRepeat(request.method))
         if request.body == .none { uploadFinished = true }
         start()
+    }
+
+    /// A request that changes nothing, so may go again after a 401.
+    static func safeToRepeat(_ method: String) -> Bool {
+        switch method {
+        case "GET", "HEAD", "OPTIONS": true
+        default: false
+        }
     }
 
     /// Takes a piece of the client's body, unless `capacity` bytes wait
@@ -296,7 +304,7 @@ final class UpstreamExchange: @unchecked Sendable {
         var end = line.count
         while end > 0 && (line[end - 1] == 10 || line[end - 1] == 13) { end -= 1 }
         let line = UnsafeRawBufferPointer(rebasing: line[0..<end])
-        if line.starts(with: "HTTP/".utf8) {
+        if line.count >= 5 && RequestHeaders.named(UnsafeRawBufferPointer(rebasing: line[..<5]), "http/") {
             // HTTP/1.1 200 OK: the three digits after the first space.
             let space = line.firstIndex(of: 32) ?? line.count
             var status = 0
@@ -317,7 +325,7 @@ final class UpstreamExchange: @unchecked Sendable {
             while start < line.count && (line[start] == 32 || line[start] == 9) { start += 1 }
             let name = UnsafeRawBufferPointer(rebasing: line[..<colon])
             let value = UnsafeRawBufferPointer(rebasing: line[start...])
-            if RequestHeaders.named(name, "content-length") { sending.length = Int64(String(decoding: value, as: UTF8.self)) }
+            if RequestHeaders.named(name, "content-length") { sending.length = RequestHeaders.length(value) }
             sending.headers.append(name: name, value: value)
         }
     }
