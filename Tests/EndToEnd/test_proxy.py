@@ -544,9 +544,16 @@ def test_forward_proxy_requests_are_refused_and_nothing_is_sent(through, request
 
 
 def cpu_ticks(pid):
-    """The processor time `pid` has used, all its threads, in clock ticks (/proc/PID/stat's utime + stime)."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return int(fields[11]) + int(fields[12])
+    """The processor time `pid` and the processes below it have used, all
+    their threads, in clock ticks (/proc/PID/stat's utime + stime)."""
+    total = 0
+    for member in descendants(pid):
+        try:
+            fields = Path(f"/proc/{member}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += int(fields[11]) + int(fields[12])
+    return total
 
 
 def test_a_request_whose_answer_is_held_costs_the_proxy_no_processor_time(through):
