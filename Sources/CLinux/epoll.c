@@ -1,9 +1,10 @@
 // epoll and accept4 for `cog-cred proxy`'s event loops: struct epoll_event is
 // packed on x86_64, which Swift does not lay out as glibc does, so its
 // fields are filled and read here (each watched descriptor carries a 64-bit
-// tag); accept4 is declared only under _GNU_SOURCE.
+// tag); accept4 and sched_getaffinity are declared only under _GNU_SOURCE.
 #define _GNU_SOURCE
 #include <errno.h>
+#include <sched.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
@@ -37,6 +38,12 @@ int clinux_epoll_wait(int epoll, unsigned long long *tags, unsigned int *events,
 }
 
 int clinux_eventfd(void) { return eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK); }
+
+int clinux_cpus_usable(void) {
+    cpu_set_t usable;
+    if (sched_getaffinity(0, sizeof usable, &usable) != 0) return 0;
+    return CPU_COUNT(&usable);
+}
 
 int clinux_accept_from(int listening, struct sockaddr_storage *address, unsigned int *length) {
     socklen_t size = sizeof(*address);

@@ -18,7 +18,7 @@ Cognito test double and real clients:
   peak resident size under 96 MB; a server-sent event reaching the client
   before its stream ends; keep-alive to clients and kept connections to the
   upstream; a request whose answer is held costing the proxy no processor
-  time while it waits;
+  time while it waits; an event loop for each processor it may run on;
 - the token: an expired one and 16 requests at once make one refresh; an
   upstream 401 for GET, HEAD or OPTIONS retried once after a forced refresh,
   any other 401 passed back; not signed in, signed out or items deleted:
@@ -575,6 +575,35 @@ def test_a_request_whose_answer_is_held_costs_the_proxy_no_processor_time(throug
     upstream.release("held")
     response = connection.getresponse()
     assert response.status == 200 and json.loads(response.read())["path"] == "/echo/held"
+
+
+def epolls(pid):
+    """The epoll instances `pid` and the processes below it hold open."""
+    count = 0
+    for member in descendants(pid):
+        try:
+            links = [os.readlink(fd) for fd in Path(f"/proc/{member}/fd").iterdir()]
+        except OSError:
+            continue
+        count += links.count("anon_inode:[eventpoll]")
+    return count
+
+
+def test_an_event_loop_for_each_processor_the_proxy_may_run_on(proxies, upstream, signed_in):
+    """An event loop a processor, up to 4, counting those the proxy may run
+    on (taskset, a container's cpuset), not all the machine's: each loop is
+    an epoll of its own and its libmicrohttpd daemon's."""
+    mine = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, {min(mine)})  # inherited by the proxy started now
+    try:
+        pinned = proxies.start(upstream.url)
+    finally:
+        os.sched_setaffinity(0, mine)
+    free = proxies.start(upstream.url)
+    assert epolls(pinned.pid) == 2
+    assert epolls(free.pid) == 2 * min(len(mine), 4)
+    for proxy in (pinned, free):
+        assert proxy.session().get(f"{proxy.url}/echo/loops", timeout=30).status_code == 200
 
 
 def test_keep_alive_to_the_client_and_kept_connections_to_the_upstream(through):

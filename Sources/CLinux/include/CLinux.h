@@ -172,6 +172,9 @@ int clinux_epoll_forget(int epoll, int fd);
 int clinux_epoll_wait(int epoll, unsigned long long *tags, unsigned int *events, int most, int milliseconds);
 /// An eventfd (non-blocking, close-on-exec): another thread's way to wake a loop.
 int clinux_eventfd(void);
+/// The processors this process may run on (its affinity: taskset, a
+/// container's cpuset), for the proxy's loop count; 0 when it cannot be read.
+int clinux_cpus_usable(void);
 /// accept4(2), the connection non-blocking and close-on-exec: its
 /// descriptor and the peer's address, or -1 with errno (EAGAIN: none waits).
 struct sockaddr_storage;

@@ -86,8 +86,13 @@ public final class TokenProxy: @unchecked Sendable {
 
     /// An event loop per processor, up to 4: the first accepts from the
     /// listening socket and hands each connection to the loops in turn,
-    /// and each serves its connections to their end.
-    static var loopCount: Int { min(max(sysconf(Int32(_SC_NPROCESSORS_ONLN)), 1), 4) }
+    /// and each serves its connections to their end. The processors are
+    /// those the proxy may run on (taskset, a container's cpuset), not all
+    /// the machine's: loops beyond them would only take turns on one.
+    static var loopCount: Int {
+        let usable = Int(clinux_cpus_usable())
+        return min(max(usable > 0 ? usable : sysconf(Int32(_SC_NPROCESSORS_ONLN)), 1), 4)
+    }
 
     /// Serves on `listening`, a socket listening already, until `stop`.
     public func start(listening fd: Int32) throws(StartFailure) {
