@@ -196,7 +196,7 @@ public final class CurlTransport: HTTPTransport, Sendable {
                 set("NOPROXY", ccurl_setopt_string(handle, CURLOPT_NOPROXY, ""))
                 set("OPENSOCKETFUNCTION", ccurl_setopt_cloexec_sockets(handle))
                 set("MAXAGE_CONN", ccurl_setopt_long(handle, CURLOPT_MAXAGE_CONN, request.repeatable ? CurlTransport.keptAge : CurlTransport.freshAge))
-                let forwarded = request.route.proxy?.forwards == true && request.url.lowercased().hasPrefix("http://")
+                let forwarded = request.route.proxy?.forwards == true && Endpoint.isPlainHTTP(request.url)
                 set("FRESH_CONNECT", ccurl_setopt_long(handle, CURLOPT_FRESH_CONNECT, !request.repeatable && forwarded ? 1 : 0))
                 set("CONNECTTIMEOUT_MS", ccurl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, max(1, Int(request.connectTimeout * 1000))))
                 set("TIMEOUT_MS", ccurl_setopt_long(handle, CURLOPT_TIMEOUT_MS, max(1, Int(request.totalTimeout * 1000))))
